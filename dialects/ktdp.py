@@ -1,0 +1,1083 @@
+"""The KTDP (KTIR data-plane) dialect.
+
+Memory views over HBM/LX, access tiles (coordinate sets anchored in a view),
+and the load/store ops that move data between a view and a tensor. Syntax and
+verifier rules follow the public ktir-mlir-frontend; where sources disagree,
+the choice recorded in ../shared/KTDP-SEMANTICS.md ("Rec") is taken and noted
+here.
+
+Address unit: a view's base is an element offset in units of the view's own
+element type, per memory space (see README, "Address unit").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils import (
+    parse_dynamic_index_list_without_types,
+    print_dynamic_index_list,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser.affine_parser import AffineParser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from spyre_mlir.affine import box_bounds, format_expr, permutation_of
+
+DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
+
+
+# ===========================================================================
+# Attributes and types
+# ===========================================================================
+
+
+def _parse_opt_keyword_int(parser: AttrParser, keyword: str) -> int:
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("=")
+    return parser.parse_integer(allow_boolean=False)
+
+
+@irdl_attr_definition
+class MemorySpaceAttr(ParametrizedAttribute):
+    """`#ktdp.memory_space<global | ct_local [, ct_id = N]>`.
+
+    `global` is HBM, reachable by every compute tile; `ct_local` is a tile's
+    private scratchpad (LX), owned by tile `ct_id` (absent: the executing tile).
+    """
+
+    name = "ktdp.memory_space"
+
+    kind: StringAttr
+    ct_id: IntAttr | NoneAttr
+
+    KINDS: ClassVar[tuple[str, ...]] = ("global", "ct_local")
+
+    def __init__(self, kind: str, ct_id: int | None = None):
+        super().__init__(StringAttr(kind), NoneAttr() if ct_id is None else IntAttr(ct_id))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in cls.KINDS:
+                parser.raise_error(
+                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
+                )
+            ct_id: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(","):
+                ct_id = IntAttr(_parse_opt_keyword_int(parser, "ct_id"))
+        return (StringAttr(kind), ct_id)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.kind.data}")
+        if isinstance(self.ct_id, IntAttr):
+            printer.print_string(f", ct_id = {self.ct_id.data}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(f"unknown memory space '{self.kind.data}'")
+        if isinstance(self.ct_id, IntAttr):
+            if self.kind.data != "ct_local":
+                raise VerifyException("'ct_id' is only allowed on the 'ct_local' memory space")
+            if self.ct_id.data < 0:
+                raise VerifyException("'ct_id' must be non-negative")
+
+    @property
+    def is_global(self) -> bool:
+        return self.kind.data == "global"
+
+    @property
+    def tile(self) -> int | None:
+        return self.ct_id.data if isinstance(self.ct_id, IntAttr) else None
+
+
+@irdl_attr_definition
+class SpyreMemorySpaceAttr(ParametrizedAttribute):
+    """The older spelling `#ktdp.spyre_memory_space<HBM | LX | L0 | unspecified [, core = N]>`.
+
+    Kept as written so files round-trip; `as_memory_space()` maps it onto
+    `#ktdp.memory_space` (HBM -> global, LX/L0 -> ct_local, core -> ct_id)."""
+
+    name = "ktdp.spyre_memory_space"
+
+    kind: StringAttr
+    core: IntAttr | NoneAttr
+
+    KINDS: ClassVar[tuple[str, ...]] = ("HBM", "LX", "L0", "unspecified")
+
+    def __init__(self, kind: str, core: int | None = None):
+        super().__init__(StringAttr(kind), NoneAttr() if core is None else IntAttr(core))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in cls.KINDS:
+                parser.raise_error(
+                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
+                )
+            core: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(","):
+                core = IntAttr(_parse_opt_keyword_int(parser, "core"))
+        return (StringAttr(kind), core)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.kind.data}")
+        if isinstance(self.core, IntAttr):
+            printer.print_string(f", core = {self.core.data}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(f"unknown memory space '{self.kind.data}'")
+        if isinstance(self.core, IntAttr):
+            if self.kind.data not in ("LX", "L0"):
+                raise VerifyException("'core' is only allowed on the LX and L0 memory spaces")
+            if self.core.data < 0:
+                raise VerifyException("'core' must be non-negative")
+
+    def as_memory_space(self) -> MemorySpaceAttr | None:
+        if self.kind.data == "HBM":
+            return MemorySpaceAttr("global")
+        if self.kind.data in ("LX", "L0"):
+            return MemorySpaceAttr("ct_local", self.core.data if isinstance(self.core, IntAttr) else None)
+        return None
+
+
+def normalized_memory_space(attr: Attribute) -> MemorySpaceAttr | None:
+    """Either spelling as `#ktdp.memory_space`; None for `unspecified`."""
+    if isinstance(attr, MemorySpaceAttr):
+        return attr
+    if isinstance(attr, SpyreMemorySpaceAttr):
+        return attr.as_memory_space()
+    return None
+
+
+@irdl_attr_definition
+class AccessTileType(ParametrizedAttribute, TypeAttribute):
+    """`!ktdp.access_tile<d0x...xindex>`: a tile of coordinates (not data)."""
+
+    name = "ktdp.access_tile"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute | None = None):
+        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type or IndexType())
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            dims, elt = parser.parse_ranked_shape()
+        return (ArrayAttr([IntAttr(d) for d in dims]), elt)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        for d in self.shape.data:
+            printer.print_string("?" if d.data == DYNAMIC_INDEX else str(d.data))
+            printer.print_string("x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, IndexType):
+            raise VerifyException(f"access tile element type must be 'index', got {self.element_type}")
+        for d in self.shape.data:
+            if d.data < 0 and d.data != DYNAMIC_INDEX:
+                raise VerifyException("access tile dimensions must be non-negative or '?'")
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+
+@irdl_attr_definition
+class RuntimeArgType(ParametrizedAttribute, TypeAttribute):
+    """`!ktdp.runtime_arg<T[, granularity = G][, upperbound = U]>`: a launch-time value."""
+
+    name = "ktdp.runtime_arg"
+
+    underlying: Attribute
+    granularity: IntAttr | NoneAttr
+    upperbound: IntAttr | NoneAttr
+
+    def __init__(self, underlying: Attribute, granularity: int | None = None, upperbound: int | None = None):
+        super().__init__(
+            underlying,
+            NoneAttr() if granularity is None else IntAttr(granularity),
+            NoneAttr() if upperbound is None else IntAttr(upperbound),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        found: dict[str, Attribute] = {}
+        with parser.in_angle_brackets():
+            underlying = parser.parse_type()
+            while parser.parse_optional_punctuation(","):
+                pos = parser.pos
+                key = parser.parse_identifier()
+                if key not in ("granularity", "upperbound"):
+                    parser.raise_error(f"unknown runtime_arg parameter '{key}'", pos, parser.pos)
+                if key in found:
+                    parser.raise_error(f"duplicate runtime_arg parameter '{key}'", pos, parser.pos)
+                parser.parse_punctuation("=")
+                found[key] = IntAttr(parser.parse_integer(allow_boolean=False))
+        return (underlying, found.get("granularity", NoneAttr()), found.get("upperbound", NoneAttr()))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.underlying)
+        if isinstance(self.granularity, IntAttr):
+            printer.print_string(f", granularity={self.granularity.data}")
+        if isinstance(self.upperbound, IntAttr):
+            printer.print_string(f", upperbound={self.upperbound.data}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        from xdsl.dialects.builtin import AnyFloat
+
+        if not isinstance(self.underlying, IndexType | IntegerType | AnyFloat):
+            raise VerifyException("runtime_arg underlying type must be index, an integer or a float type")
+        for key in ("granularity", "upperbound"):
+            v = getattr(self, key)
+            if isinstance(v, IntAttr) and v.data <= 0:
+                raise VerifyException(f"runtime_arg {key} must be positive, got {v.data}")
+
+
+def _parse_short_type(parser: Parser, cls: type[ParametrizedAttribute]) -> Attribute:
+    """A type of this dialect, in full (`!ktdp.x<...>`) or short (`<...>`) form."""
+    if parser._current_token.kind == MLIRTokenKind.LESS:  # pyright: ignore[reportPrivateUsage]
+        return cls.new(cls.parse_parameters(parser))
+    return parser.parse_type()
+
+
+# ===========================================================================
+# Affine expressions over SSA names: `[%r + %i, 0]`, `symbol(%n)`
+# ===========================================================================
+
+
+class _SSAAffineSpace:
+    """Collects SSA operands met in an affine expression: each distinct name is
+    one dim (first appearance), `symbol(%x)` one symbol."""
+
+    def __init__(self, parser: Parser, dims: list[UnresolvedOperand] | None = None):
+        self.parser = parser
+        self.dims: list[UnresolvedOperand] = dims if dims is not None else []
+        self.syms: list[UnresolvedOperand] = []
+
+    @staticmethod
+    def _key(o: UnresolvedOperand) -> tuple[str, int]:
+        return (o.span.text, o.index)
+
+    def _index(self, pool: list[UnresolvedOperand], o: UnresolvedOperand) -> int:
+        for i, p in enumerate(pool):
+            if self._key(p) == self._key(o):
+                return i
+        pool.append(o)
+        return len(pool) - 1
+
+    def parse_optional_leaf(self) -> AffineExpr | None:
+        p = self.parser
+        if p._current_token.kind == MLIRTokenKind.PERCENT_IDENT:  # pyright: ignore[reportPrivateUsage]
+            return AffineExpr.dimension(self._index(self.dims, p.parse_unresolved_operand()))
+        if p.parse_optional_keyword("symbol") is not None:
+            p.parse_punctuation("(")
+            o = p.parse_unresolved_operand()
+            p.parse_punctuation(")")
+            return AffineExpr.symbol(self._index(self.syms, o))
+        return None
+
+    def parse_expr(self) -> AffineExpr:
+        return AffineParser(self.parser._parser_state)._parse_affine_expr(  # pyright: ignore[reportPrivateUsage]
+            self.parse_optional_leaf
+        )
+
+
+def _print_ssa_expr(printer: Printer, expr: AffineExpr, dims: Sequence[SSAValue], syms: Sequence[SSAValue] = ()):
+    def name(e: AffineExpr) -> str:
+        from xdsl.ir.affine import AffineDimExpr
+
+        if isinstance(e, AffineDimExpr):
+            return _ssa_name(printer, dims[e.position])
+        return f"symbol({_ssa_name(printer, syms[e.position])})"
+
+    printer.print_string(format_expr(expr, name))
+
+
+def _ssa_name(printer: Printer, value: SSAValue) -> str:
+    """The printed name of `value` without printing it."""
+    from io import StringIO
+
+    saved = printer.stream
+    printer.stream = StringIO()
+    try:
+        return "%" + printer.print_ssa_value(value)
+    finally:
+        printer.stream = saved
+
+
+def _print_attrs_sorted(printer: Printer, op: Operation, elided: set[str]) -> None:
+    attrs = {**op.properties, **op.attributes}
+    shown = {k: attrs[k] for k in sorted(attrs) if k not in elided}
+    if shown:
+        printer.print_string(" ")
+        printer.print_attr_dict(shown)
+
+
+def _split_props(op_cls: type[IRDLOperation], attrs: dict[str, Attribute]) -> tuple[dict, dict]:
+    prop_names = set(op_cls.get_irdl_definition().properties)
+    props = {k: v for k, v in attrs.items() if k in prop_names}
+    return props, {k: v for k, v in attrs.items() if k not in prop_names}
+
+
+def _shape_of(ty: Attribute) -> tuple[int, ...] | None:
+    if isinstance(ty, MemRefType | TensorType):
+        return tuple(ty.get_shape())
+    return None
+
+
+def _check_order_and_shape(
+    op: Operation, set_attr: AffineSetAttr, order_attr: AffineMapAttr, result: AccessTileType, what: str
+) -> None:
+    aset, order = set_attr.data, order_attr.data
+    if order.num_dims != len(order.results):
+        raise VerifyException(
+            f"{what}_order must have equal number of inputs ({order.num_dims}) and outputs ({len(order.results)})"
+        )
+    if len(order.results) != aset.num_dims:
+        raise VerifyException(
+            f"{what}_order dimensions ({len(order.results)}) must match {what}_set dimensions ({aset.num_dims})"
+        )
+    perm = permutation_of(order)
+    if perm is None:
+        raise VerifyException(f"{what}_order must be a permutation of its dims, got {order}")
+    shape = result.get_shape()
+    if len(shape) != aset.num_dims:
+        raise VerifyException(f"result type rank ({len(shape)}) must match {what}_set dimensions ({aset.num_dims})")
+    if aset.num_symbols == 0 and (box := box_bounds(aset)) is not None:
+        expected = tuple(box[p][1] - box[p][0] + 1 for p in perm)
+        if any(s != DYNAMIC_INDEX and s != e for s, e in zip(shape, expected)):
+            raise VerifyException(
+                f"result shape {'x'.join(map(str, shape))} does not match the {what}_set box "
+                f"{'x'.join(map(str, expected))} under {what}_order"
+            )
+
+
+def tile_source_element_type(tile: SSAValue) -> Attribute | None:
+    """Element type of the view an access tile was built on, when visible."""
+    owner = tile.owner
+    if isinstance(owner, ConstructAccessTileOp | ConstructIndirectAccessTileOp):
+        base_ty = owner.base.type
+        if isinstance(base_ty, MemRefType | TensorType):
+            return base_ty.get_element_type()
+    return None
+
+
+# ===========================================================================
+# Operations
+# ===========================================================================
+
+
+@irdl_op_definition
+class GetComputeTileIdOp(IRDLOperation):
+    """Coordinates of the executing compute tile, one result per grid dim."""
+
+    name = "ktdp.get_compute_tile_id"
+
+    results_ = var_result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($results_)"
+
+    def __init__(self, rank: int = 1):
+        super().__init__(result_types=[[IndexType()] * rank])
+
+    def verify_(self) -> None:
+        if not self.results:
+            raise VerifyException("expects at least one result")
+
+
+@irdl_op_definition
+class ConstructMemoryViewOp(IRDLOperation):
+    """A strided view of existing memory at element offset `offset`."""
+
+    name = "ktdp.construct_memory_view"
+
+    offset = operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    static_strides = prop_def(DenseArrayBase.constr(i64))
+    memory_space = prop_def(MemorySpaceAttr | SpyreMemorySpaceAttr)
+    coordinate_set = prop_def(AffineSetAttr)
+    result = result_def(MemRefType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        offset: SSAValue | Operation,
+        sizes: Sequence[int | SSAValue],
+        strides: Sequence[int | SSAValue],
+        coordinate_set: AffineSetAttr,
+        memory_space: Attribute,
+        result_type: MemRefType,
+    ):
+        super().__init__(
+            operands=[
+                offset,
+                [s for s in sizes if not isinstance(s, int)],
+                [s for s in strides if not isinstance(s, int)],
+            ],
+            result_types=[result_type],
+            properties={
+                "static_sizes": DenseArrayBase.from_list(i64, [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]),
+                "static_strides": DenseArrayBase.from_list(
+                    i64, [s if isinstance(s, int) else DYNAMIC_INDEX for s in strides]
+                ),
+                "coordinate_set": coordinate_set,
+                "memory_space": memory_space,
+            },
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstructMemoryViewOp:
+        offset = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("sizes")
+        parser.parse_punctuation(":")
+        sizes, static_sizes = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("strides")
+        parser.parse_punctuation(":")
+        strides, static_strides = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        idx = IndexType()
+        props, attrs = _split_props(cls, attrs)
+        props["static_sizes"] = DenseArrayBase.from_list(i64, static_sizes)
+        props["static_strides"] = DenseArrayBase.from_list(i64, static_strides)
+        op = cls.create(
+            operands=[
+                parser.resolve_operand(offset, idx),
+                *[parser.resolve_operand(s, idx) for s in sizes],
+                *[parser.resolve_operand(s, idx) for s in strides],
+            ],
+            result_types=[result_type],
+            properties=props,
+            attributes=attrs,
+        )
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [1, len(sizes), len(strides)])
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.offset)
+        printer.print_string(", sizes: ")
+        print_dynamic_index_list(printer, DYNAMIC_INDEX, self.sizes, self.static_sizes.get_values())
+        printer.print_string(", strides: ")
+        print_dynamic_index_list(printer, DYNAMIC_INDEX, self.strides, self.static_strides.get_values())
+        _print_attrs_sorted(printer, self, {"static_sizes", "static_strides", "operandSegmentSizes"})
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        ss, st = self.static_sizes.get_values(), self.static_strides.get_values()
+        if len(ss) != len(st):
+            raise VerifyException(f"expected as many sizes ({len(ss)}) as strides ({len(st)})")
+        if sum(1 for s in ss if s == DYNAMIC_INDEX) != len(self.sizes):
+            raise VerifyException("number of dynamic sizes does not match the number of '?' entries")
+        if sum(1 for s in st if s == DYNAMIC_INDEX) != len(self.strides):
+            raise VerifyException("number of dynamic strides does not match the number of '?' entries")
+        ty = self.result.type
+        assert isinstance(ty, MemRefType)
+        shape = ty.get_shape()
+        if len(shape) != len(ss):
+            raise VerifyException(f"result memref rank ({len(shape)}) must match the number of sizes ({len(ss)})")
+        for i, (s, d) in enumerate(zip(ss, shape)):
+            if s != DYNAMIC_INDEX and d != DYNAMIC_INDEX and s != d:
+                raise VerifyException(f"size {s} of dim {i} disagrees with the result type's dim {d}")
+            if s != DYNAMIC_INDEX and s < 0:
+                raise VerifyException(f"size of dim {i} must be non-negative, got {s}")
+        cs = self.coordinate_set.data
+        if cs.num_dims != len(ss):
+            raise VerifyException(f"coordinate_set has {cs.num_dims} dims but the view has rank {len(ss)}")
+        if cs.num_symbols > len(self.sizes):
+            raise VerifyException(
+                f"coordinate_set has {cs.num_symbols} symbols but only {len(self.sizes)} dynamic sizes bind symbols"
+            )
+        mem = ty.memory_space
+        if not isinstance(mem, NoneAttr) and normalized_memory_space(mem) != normalized_memory_space(self.memory_space):
+            raise VerifyException("memory space of the result type disagrees with the 'memory_space' attribute")
+
+
+@irdl_op_definition
+class ConstructDistributedMemoryViewOp(IRDLOperation):
+    """One logical view over the union of its partitions' coordinate sets."""
+
+    name = "ktdp.construct_distributed_memory_view"
+
+    memrefs = var_operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "`(` ($memrefs^ `:` type($memrefs))? `)` attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        rt = self.result.type
+        assert isinstance(rt, MemRefType)
+        if not self.memrefs:
+            raise VerifyException("expects at least one partition")
+        for i, m in enumerate(self.memrefs):
+            mt = m.type
+            assert isinstance(mt, MemRefType)
+            if mt.get_element_type() != rt.get_element_type():
+                raise VerifyException(f"partition #{i} element type {mt.get_element_type()} differs from the result's")
+            if mt.get_num_dims() != rt.get_num_dims():
+                raise VerifyException(f"partition #{i} rank {mt.get_num_dims()} differs from the result's")
+
+
+@irdl_op_definition
+class ConstructAccessTileOp(IRDLOperation):
+    """Coordinates `anchor + s` for every `s` in `access_tile_set`, laid out
+    by `access_tile_order`; `anchor = base_map(indices)`."""
+
+    name = "ktdp.construct_access_tile"
+
+    base = operand_def(MemRefType | TensorType)
+    indices = var_operand_def(IndexType)
+    symbol_operands = var_operand_def(IndexType)
+    base_map = prop_def(AffineMapAttr)
+    access_tile_set = prop_def(AffineSetAttr)
+    access_tile_order = prop_def(AffineMapAttr)
+    result = result_def(AccessTileType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        base: SSAValue | Operation,
+        base_map: AffineMap,
+        indices: Sequence[SSAValue | Operation],
+        access_tile_set: AffineSetAttr,
+        access_tile_order: AffineMap,
+        result_type: AccessTileType,
+        symbol_operands: Sequence[SSAValue | Operation] = (),
+    ):
+        super().__init__(
+            operands=[base, indices, symbol_operands],
+            result_types=[result_type],
+            properties={
+                "base_map": AffineMapAttr(base_map),
+                "access_tile_set": access_tile_set,
+                "access_tile_order": AffineMapAttr(access_tile_order),
+            },
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstructAccessTileOp:
+        base = parser.parse_unresolved_operand()
+        space = _SSAAffineSpace(parser)
+        exprs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, space.parse_expr)
+        symbols: list[UnresolvedOperand] = []
+        if parser.parse_optional_keyword("symbols") is not None:
+            symbols = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        base_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = _parse_short_type(parser, AccessTileType)
+        idx = IndexType()
+        map_operands = space.dims + space.syms
+        base_map = AffineMap(len(space.dims), len(space.syms), tuple(exprs))
+        props, attrs = _split_props(cls, attrs)
+        props["base_map"] = AffineMapAttr(base_map)
+        op = cls.create(
+            operands=[
+                parser.resolve_operand(base, base_type),
+                *[parser.resolve_operand(o, idx) for o in map_operands],
+                *[parser.resolve_operand(o, idx) for o in symbols],
+            ],
+            result_types=[result_type],
+            properties=props,
+            attributes=attrs,
+        )
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [1, len(map_operands), len(symbols)])
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.base)
+        amap = self.base_map.data
+        dims = list(self.indices[: amap.num_dims])
+        syms = list(self.indices[amap.num_dims :])
+        printer.print_string("[")
+        for i, r in enumerate(amap.results):
+            if i:
+                printer.print_string(", ")
+            _print_ssa_expr(printer, r, dims, syms)
+        printer.print_string("]")
+        if self.symbol_operands:
+            printer.print_string(" symbols(")
+            printer.print_list(self.symbol_operands, printer.print_ssa_value)
+            printer.print_string(")")
+        _print_attrs_sorted(printer, self, {"base_map", "operandSegmentSizes"})
+        printer.print_string(" : ")
+        printer.print_attribute(self.base.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        aset = self.access_tile_set.data
+        amap = self.base_map.data
+        if aset.num_dims != len(amap.results):
+            raise VerifyException(
+                f"access_tile_set dimensions ({aset.num_dims}) must match base_map results ({len(amap.results)})"
+            )
+        if amap.num_dims + amap.num_symbols != len(self.indices):
+            raise VerifyException(
+                f"base_map expects {amap.num_dims + amap.num_symbols} operands but got {len(self.indices)}"
+            )
+        if aset.num_symbols != len(self.symbol_operands):
+            raise VerifyException(
+                f"access_tile_set has {aset.num_symbols} symbols but got {len(self.symbol_operands)} symbol operands"
+            )
+        rank = _shape_of(self.base.type)
+        if rank is not None and len(rank) != len(amap.results):
+            raise VerifyException(
+                f"base_map has {len(amap.results)} results but the base has rank {len(rank)}"
+            )
+        rt = self.result.type
+        assert isinstance(rt, AccessTileType)
+        _check_order_and_shape(self, self.access_tile_set, self.access_tile_order, rt, "access_tile")
+
+
+@irdl_op_definition
+class RegionTerminatorOp(IRDLOperation):
+    """Implicit terminator of the hidden region of an indirect access tile."""
+
+    name = "ktdp.region_terminator"
+    traits = traits_def(IsTerminator())
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class ConstructIndirectAccessTileOp(IRDLOperation):
+    """Gather/scatter coordinates: per base dim, an affine subscript over the
+    intermediate variables (`(expr)`), or an index loaded from another view
+    (`ind(%idx[exprs])`), for every point of `variables_space_set`."""
+
+    name = "ktdp.construct_indirect_access_tile"
+
+    base = operand_def(MemRefType | TensorType)
+    indirect_memrefs = var_operand_def(MemRefType)
+    captured_variables = var_operand_def(IndexType)
+    symbol_operands = var_operand_def(IndexType)
+    per_dim_subscript_kinds = prop_def(ArrayAttr[BoolAttr])
+    per_dim_subscript_maps = prop_def(ArrayAttr[AffineMapAttr])
+    variables_space_set = prop_def(AffineSetAttr)
+    variables_space_order = prop_def(AffineMapAttr)
+    region = region_def("single_block")
+    result = result_def(AccessTileType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect())
+
+    @property
+    def intermediate_variables(self) -> tuple[SSAValue, ...]:
+        return tuple(self.region.block.args)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstructIndirectAccessTileOp:
+        parser.parse_keyword("intermediate_variables")
+        inter = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        inter_keys = [(o.span.text, o.index) for o in inter]
+        if len(set(inter_keys)) != len(inter_keys):
+            parser.raise_error("duplicate intermediate variable")
+        base = parser.parse_unresolved_operand()
+
+        # Each subscript is parsed against its own SSA space; dims are then
+        # remapped onto the unified list (captured..., intermediates...).
+        subscripts: list[tuple[bool, UnresolvedOperand | None, list[AffineExpr], list[UnresolvedOperand]]] = []
+
+        def parse_subscript() -> None:
+            space = _SSAAffineSpace(parser)
+            if parser.parse_optional_keyword("ind") is not None:
+                parser.parse_punctuation("(")
+                idx_view = parser.parse_unresolved_operand()
+                exprs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, space.parse_expr)
+                parser.parse_punctuation(")")
+                subscripts.append((True, idx_view, exprs, space.dims))
+            else:
+                parser.parse_punctuation("(")
+                expr = space.parse_expr()
+                parser.parse_punctuation(")")
+                subscripts.append((False, None, [expr], space.dims))
+            if space.syms:
+                parser.raise_error("symbol(...) is not allowed in indirect subscripts")
+
+        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_subscript)
+        symbols: list[UnresolvedOperand] = []
+        if parser.parse_optional_keyword("symbols") is not None:
+            symbols = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation("->")
+        result_type = _parse_short_type(parser, AccessTileType)
+        n_ind = sum(1 for s in subscripts if s[0])
+        if len(types) != n_ind + 1:
+            parser.raise_error(f"expected {n_ind + 1} types (base + {n_ind} indirect memrefs), but got {len(types)}")
+
+        captured: list[UnresolvedOperand] = []
+        for _, _, _, dims in subscripts:
+            for d in dims:
+                k = (d.span.text, d.index)
+                if k not in inter_keys and all((c.span.text, c.index) != k for c in captured):
+                    captured.append(d)
+        unified = [(c.span.text, c.index) for c in captured] + inter_keys
+        maps = []
+        for _, _, exprs, dims in subscripts:
+            remap = tuple(AffineExpr.dimension(unified.index((d.span.text, d.index))) for d in dims)
+            maps.append(
+                AffineMapAttr(
+                    AffineMap(len(unified), 0, tuple(e.replace_dims_and_symbols(remap, ()) for e in exprs))
+                )
+            )
+        idx = IndexType()
+        operands = [parser.resolve_operand(base, types[0])]
+        ind_views = [s[1] for s in subscripts if s[0]]
+        operands += [parser.resolve_operand(v, t) for v, t in zip(ind_views, types[1:])]  # type: ignore[arg-type]
+        operands += [parser.resolve_operand(c, idx) for c in captured]
+        operands += [parser.resolve_operand(s, idx) for s in symbols]
+        props, attrs = _split_props(cls, attrs)
+        props["per_dim_subscript_kinds"] = ArrayAttr([BoolAttr.from_bool(s[0]) for s in subscripts])
+        props["per_dim_subscript_maps"] = ArrayAttr(maps)
+        props["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [1, n_ind, len(captured), len(symbols)])
+        block = Block(arg_types=[idx] * len(inter))
+        for arg, o in zip(block.args, inter):
+            name = o.span.text[1:]
+            arg.name_hint = None if name[:1].isdigit() else name
+        block.add_op(RegionTerminatorOp())
+        return cls.create(
+            operands=operands,
+            result_types=[result_type],
+            properties=props,
+            attributes=attrs,
+            regions=[Region(block)],
+        )
+
+    def print(self, printer: Printer) -> None:
+        inter = list(self.region.block.args)
+        printer.print_string(" intermediate_variables(")
+        printer.print_list(inter, printer.print_ssa_value)
+        printer.print_string(") ")
+        printer.print_ssa_value(self.base)
+        printer.print_string("[")
+        unified = list(self.captured_variables) + inter
+        ind_views = iter(self.indirect_memrefs)
+        for i, (kind, m) in enumerate(zip(self.per_dim_subscript_kinds.data, self.per_dim_subscript_maps.data)):
+            if i:
+                printer.print_string(", ")
+            if kind.value:
+                printer.print_string("ind(")
+                printer.print_ssa_value(next(ind_views))
+                printer.print_string("[")
+                for j, r in enumerate(m.data.results):
+                    if j:
+                        printer.print_string(", ")
+                    _print_ssa_expr(printer, r, unified)
+                printer.print_string("])")
+            else:
+                printer.print_string("(")
+                _print_ssa_expr(printer, m.data.results[0], unified)
+                printer.print_string(")")
+        printer.print_string("]")
+        if self.symbol_operands:
+            printer.print_string(" symbols(")
+            printer.print_list(self.symbol_operands, printer.print_ssa_value)
+            printer.print_string(")")
+        _print_attrs_sorted(
+            printer, self, {"per_dim_subscript_kinds", "per_dim_subscript_maps", "operandSegmentSizes"}
+        )
+        printer.print_string(" : ")
+        printer.print_list([self.base.type, *[v.type for v in self.indirect_memrefs]], printer.print_attribute)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        aset = self.variables_space_set.data
+        inter = self.region.block.args
+        if len(inter) != aset.num_dims:
+            raise VerifyException(
+                f"number of intermediate variables ({len(inter)}) must match variables_space_set dimensions ({aset.num_dims})"
+            )
+        if aset.num_symbols != len(self.symbol_operands):
+            raise VerifyException(
+                f"variables_space_set has {aset.num_symbols} symbols but got {len(self.symbol_operands)} symbol operands"
+            )
+        kinds, maps = self.per_dim_subscript_kinds.data, self.per_dim_subscript_maps.data
+        if len(kinds) != len(maps):
+            raise VerifyException("per_dim_subscript_kinds and per_dim_subscript_maps must have the same length")
+        base_shape = _shape_of(self.base.type)
+        if base_shape is not None and len(kinds) != len(base_shape):
+            raise VerifyException(f"number of subscripts ({len(kinds)}) must match base rank ({len(base_shape)})")
+        n_ind = sum(1 for k in kinds if k.value)
+        if n_ind != len(self.indirect_memrefs):
+            raise VerifyException(
+                f"number of indirect dimensions ({n_ind}) must match number of indirect memrefs ({len(self.indirect_memrefs)})"
+            )
+        expected_dims = len(self.captured_variables) + len(inter)
+        ind_views = iter(self.indirect_memrefs)
+        for i, (k, m) in enumerate(zip(kinds, maps)):
+            if m.data.num_dims != expected_dims:
+                raise VerifyException(
+                    f"subscript map for dimension {i} has {m.data.num_dims} dimensions, but expected {expected_dims}"
+                )
+            if k.value:
+                view = next(ind_views)
+                vt = view.type
+                assert isinstance(vt, MemRefType)
+                if len(m.data.results) != vt.get_num_dims():
+                    raise VerifyException(
+                        f"indirect subscript for dimension {i} has {len(m.data.results)} indices but its index view has rank {vt.get_num_dims()}"
+                    )
+                if not isinstance(vt.get_element_type(), IntegerType | IndexType):
+                    raise VerifyException(
+                        f"index view for dimension {i} must have an integer element type, got {vt.get_element_type()}"
+                    )
+            elif len(m.data.results) != 1:
+                raise VerifyException(f"direct subscript for dimension {i} must have exactly one result")
+        rt = self.result.type
+        assert isinstance(rt, AccessTileType)
+        _check_order_and_shape(self, self.variables_space_set, self.variables_space_order, rt, "variables_space")
+        if not isinstance(self.region.block.last_op, RegionTerminatorOp):
+            raise VerifyException("region must be terminated by 'ktdp.region_terminator'")
+
+
+def _check_tile_data(tile: SSAValue, data_type: Attribute, what: str) -> None:
+    tt = tile.type
+    assert isinstance(tt, AccessTileType)
+    if not isinstance(data_type, TensorType):
+        raise VerifyException(f"{what} must be a ranked tensor, got {data_type}")
+    if tuple(data_type.get_shape()) != tt.get_shape():
+        raise VerifyException(
+            f"{what} shape {'x'.join(map(str, data_type.get_shape()))} must match the access tile shape "
+            f"{'x'.join(map(str, tt.get_shape()))}"
+        )
+    src = tile_source_element_type(tile)
+    if src is not None and src != data_type.get_element_type():
+        raise VerifyException(
+            f"{what} element type {data_type.get_element_type()} must match the element type {src} of the view the access tile reads"
+        )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Gather the coordinates of an access tile into a new tensor."""
+
+    name = "ktdp.load"
+
+    access_tile = operand_def(AccessTileType)
+    result = result_def(TensorType)
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, access_tile: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[access_tile], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        tile = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        tile_type = _parse_short_type(parser, AccessTileType)
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.create(
+            operands=[parser.resolve_operand(tile, tile_type)], result_types=[result_type], attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.access_tile)
+        _print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.access_tile.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _check_tile_data(self.access_tile, self.result.type, "result")
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Scatter a tensor to the coordinates of an access tile."""
+
+    name = "ktdp.store"
+
+    data_tile = operand_def(TensorType)
+    access_tile = operand_def(AccessTileType)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, data_tile: SSAValue | Operation, access_tile: SSAValue | Operation):
+        super().__init__(operands=[data_tile, access_tile])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        data = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        tile = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        data_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        tile_type = _parse_short_type(parser, AccessTileType)
+        return cls.create(
+            operands=[parser.resolve_operand(data, data_type), parser.resolve_operand(tile, tile_type)],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.data_tile)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.access_tile)
+        _print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.data_tile.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.access_tile.type)
+
+    def verify_(self) -> None:
+        _check_tile_data(self.access_tile, self.data_tile.type, "data tile")
+
+
+@irdl_op_definition
+class RuntimeArgExtractOp(IRDLOperation):
+    """`value`, `granularity` or `upperbound` of a `!ktdp.runtime_arg`."""
+
+    name = "ktdp.runtime_arg_extract"
+
+    KINDS: ClassVar[tuple[str, ...]] = ("value", "granularity", "upperbound")
+
+    input = operand_def(RuntimeArgType)
+    kind = prop_def(StringAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RuntimeArgExtractOp:
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in cls.KINDS:
+            parser.raise_error(f"unknown extraction kind '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos)
+        parser.parse_keyword("from")
+        operand = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        in_type = _parse_short_type(parser, RuntimeArgType)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.create(
+            operands=[parser.resolve_operand(operand, in_type)],
+            result_types=[result_type],
+            properties={"kind": StringAttr(kind)},
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} from ")
+        printer.print_ssa_value(self.input)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        _print_attrs_sorted(printer, self, {"kind"})
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in self.KINDS:
+            raise VerifyException(f"unknown extraction kind '{kind}'")
+        ty = self.input.type
+        assert isinstance(ty, RuntimeArgType)
+        if kind == "value":
+            if self.result.type != ty.underlying:
+                raise VerifyException(
+                    f"result type {self.result.type} must equal the runtime_arg's underlying type {ty.underlying}"
+                )
+            return
+        if not isinstance(self.result.type, IndexType):
+            raise VerifyException(f"extracting '{kind}' yields 'index', got {self.result.type}")
+        if isinstance(getattr(ty, kind), NoneAttr):
+            raise VerifyException(f"runtime_arg type has no '{kind}' parameter to extract")
+
+
+KTDP = Dialect(
+    "ktdp",
+    [
+        GetComputeTileIdOp,
+        ConstructMemoryViewOp,
+        ConstructDistributedMemoryViewOp,
+        ConstructAccessTileOp,
+        ConstructIndirectAccessTileOp,
+        RegionTerminatorOp,
+        LoadOp,
+        StoreOp,
+        RuntimeArgExtractOp,
+    ],
+    [MemorySpaceAttr, SpyreMemorySpaceAttr, AccessTileType, RuntimeArgType],
+)

@@ -1,0 +1,51 @@
+"""spyre-mlir: an xDSL-based MLIR toolchain for IBM's Spyre AI accelerator.
+
+Public API (see README, "Python API"):
+
+    spyre_mlir.parse(text_or_path) -> ModuleOp
+    spyre_mlir.PassManager.parse("cse,canonicalize") / .from_pipeline("default"); .run(module)
+    spyre_mlir.interpret(module_or_text_or_path, func, hbm=None, **args) -> dict[str, np.ndarray]
+
+Imports are lazy so that `spyre-opt` starts quickly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from spyre_mlir.interpreter import interpret
+    from spyre_mlir.passes.pipelines import PassManager
+
+__all__ = ["parse", "PassManager", "interpret", "DiagnosticError"]
+
+
+def parse(text_or_path: Any, *, verify: bool = True) -> ModuleOp:
+    """Parse MLIR text or a file path into a verified module.
+
+    Raises `spyre_mlir.DiagnosticError` (with `file:line:col`) on bad input."""
+    from spyre_mlir import ir
+
+    text, name = ir.read_source(text_or_path)
+    module = ir.parse_module(text, name)
+    if verify:
+        ir.verify(module)
+    return module
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PassManager":
+        from spyre_mlir.passes.pipelines import PassManager
+
+        return PassManager
+    if name == "interpret":
+        from spyre_mlir.interpreter import interpret
+
+        return interpret
+    if name == "DiagnosticError":
+        from spyre_mlir.diagnostics import DiagnosticError
+
+        return DiagnosticError
+    raise AttributeError(f"module 'spyre_mlir' has no attribute {name!r}")

@@ -1,0 +1,105 @@
+"""The one diagnostics path: errors, warnings and notes with source locations.
+
+Everything a user sees about bad input goes through here and is rendered as
+MLIR does: `FILE:LINE:COL: error: MESSAGE`, the source line, a caret.
+Ops get a `FileLineColLoc` when parsed (see `spyre_mlir.ir`), so verifier and
+pass diagnostics point at the op's source.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # "error" | "warning" | "note" | "remark"
+    message: str
+    location: Location | None = None
+    notes: list[Diagnostic] = field(default_factory=list)
+
+    def render(self, sources: dict[str, str] | None = None) -> str:
+        head = f"{self.location}: " if self.location else ""
+        out = [f"{head}{self.severity}: {self.message}"]
+        if self.location and sources and (text := sources.get(self.location.file)) is not None:
+            lines = text.splitlines()
+            if 1 <= self.location.line <= len(lines):
+                src = lines[self.location.line - 1]
+                out.append(src)
+                out.append(" " * (self.location.col - 1) + "^")
+        for note in self.notes:
+            out.append(note.render(sources))
+        return "\n".join(out)
+
+
+class DiagnosticError(Exception):
+    """A user-facing error: bad input or a refused transformation."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def location_of(op: Operation | None) -> Location | None:
+    """The source location of `op`, or of its nearest located ancestor."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return Location(loc.filename.data, loc.line.data, loc.column.data)
+        op = op.parent_op()
+    return None
+
+
+def error(op: Operation | None, message: str, *notes: tuple[Operation | None, str]) -> DiagnosticError:
+    """Build (for `raise`) an error at `op`, with optional notes at other ops."""
+    return DiagnosticError(
+        Diagnostic(
+            "error",
+            message,
+            location_of(op),
+            [Diagnostic("note", m, location_of(o)) for o, m in notes],
+        )
+    )
+
+
+_collected: contextvars.ContextVar[list[Diagnostic] | None] = contextvars.ContextVar("spyre_diagnostics", default=None)
+
+
+def warning(op: Operation | None, message: str) -> None:
+    """Emit a warning; collected by the enclosing `collect()`, else ignored."""
+    sink = _collected.get()
+    if sink is not None:
+        sink.append(Diagnostic("warning", message, location_of(op)))
+
+
+def remark(op: Operation | None, message: str) -> None:
+    sink = _collected.get()
+    if sink is not None:
+        sink.append(Diagnostic("remark", message, location_of(op)))
+
+
+@contextmanager
+def collect() -> Iterator[list[Diagnostic]]:
+    """Collect the warnings and remarks emitted inside the block."""
+    sink: list[Diagnostic] = []
+    token = _collected.set(sink)
+    try:
+        yield sink
+    finally:
+        _collected.reset(token)

@@ -1,0 +1,159 @@
+"""Context, parsing, verification and printing with source locations.
+
+`make_context()` registers every dialect lazily (xDSL's upstream dialects,
+the ones we add in `dialects/`), so start-up only pays for what a file uses.
+`parse_module()` attaches a `FileLineColLoc` to every op that has none, and
+turns every failure while reading text into a located `DiagnosticError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Dialect, Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, error
+
+
+def _ktdp() -> Dialect:
+    from spyre_mlir.dialects.ktdp import KTDP
+
+    return KTDP
+
+
+def _spyre() -> Dialect:
+    from spyre_mlir.dialects.spyre import SPYRE
+
+    return SPYRE
+
+
+SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spyre}
+"""Our dialects, by name. Upstream dialects come from xDSL."""
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    from xdsl.dialects import get_all_dialects
+
+    from spyre_mlir.dialects.upstream import patched
+
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, patched(name, factory))
+    for name, factory in SPYRE_DIALECTS.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+class LocatingParser(Parser):
+    """xDSL's parser, plus a source location on every op, and any failure
+    inside an op (including attribute verifiers run at construction) reported
+    as a parse error at that op."""
+
+    def __init__(self, ctx: Context, text: str, name: str):
+        super().__init__(ctx, text, name)
+        self._file_attr = StringAttr(name)
+        self._after_arrow = None
+
+    # MLIR's arrow type list: after `->`, a single type needs no parentheses
+    # (`iter_args(...) -> tensor<4xf16>`); xDSL's scf.for insists on them.
+    def parse_punctuation(self, punctuation, context_msg=""):
+        result = super().parse_punctuation(punctuation, context_msg)
+        self._after_arrow = self.pos if punctuation == "->" else None
+        return result
+
+    def parse_comma_separated_list(self, delimiter, parse, context_msg=""):
+        if (
+            delimiter is self.Delimiter.PAREN
+            and self._after_arrow == self.pos
+            and self._current_token.kind != MLIRTokenKind.L_PAREN
+        ):
+            return [parse()]
+        return super().parse_comma_separated_list(delimiter, parse, context_msg)
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except VerifyException as exc:  # attribute/type verifiers run while parsing
+            raise ParseError(start, _describe(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - a bug of ours or xDSL's, still located
+            raise ParseError(start, f"internal error while parsing: {type(exc).__name__}: {_describe(exc)}") from exc
+        if isinstance(op.location, UnknownLoc):
+            loc = start.get_location()
+            op.location = FileLineColLoc(self._file_attr, IntAttr(loc.line), IntAttr(loc.col))
+        return op
+
+
+def _describe(exc: Exception) -> str:
+    msg = str(exc).strip() or type(exc).__name__
+    return msg.splitlines()[0] if "\n" in msg and len(msg) > 400 else msg
+
+
+def parse_error_diagnostic(exc: ParseError) -> Diagnostic:
+    loc = exc.span.get_location()
+    return Diagnostic("error", exc.msg, Location(exc.span.input.name, loc.line, loc.col))
+
+
+def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) -> ModuleOp:
+    """Parse (not verify) `text`; bad text raises a located DiagnosticError."""
+    ctx = ctx or make_context()
+    try:
+        return LocatingParser(ctx, text, name).parse_module()
+    except ParseError as exc:
+        raise DiagnosticError(parse_error_diagnostic(exc)) from None
+    except Exception as exc:  # noqa: BLE001
+        raise DiagnosticError(Diagnostic("error", f"failed to parse: {_describe(exc)}", Location(name, 1, 1))) from None
+
+
+def verify(module: Operation) -> None:
+    """Verify `module`, reporting the first failing op at its location."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as exc:  # noqa: BLE001
+            raise error(op, f"'{op.name}' op {_verify_message(exc)}") from None
+    try:
+        module.verify()
+    except Exception as exc:  # noqa: BLE001
+        raise error(module, _verify_message(exc)) from None
+
+
+def _verify_message(exc: Exception) -> str:
+    msg = str(exc).strip()
+    for prefix in ("Operation does not verify: ",):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix) :]
+    # xDSL appends the printed IR to some verifier messages; keep the first line.
+    return msg.splitlines()[0] if msg else type(exc).__name__
+
+
+def print_ir(op: Operation, generic: bool = False) -> str:
+    out = StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(op)
+    out.write("\n")
+    return out.getvalue()
+
+
+def read_source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
+    """(text, name) for a path, `-` (stdin) or literal MLIR text."""
+    import sys
+
+    if str(path_or_text) == "-":
+        return sys.stdin.read(), "<stdin>"
+    s = str(path_or_text)
+    if "\n" not in s and ("{" not in s) and os.path.exists(s):
+        with open(s, encoding="utf-8", errors="replace") as f:
+            return f.read(), s
+    if isinstance(path_or_text, os.PathLike):
+        raise FileNotFoundError(s)
+    return s, "<string>"
