@@ -775,12 +775,16 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
             symbols = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        types_pos = parser.pos
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        types_end = parser.pos
         parser.parse_punctuation("->")
         result_type = _parse_short_type(parser, AccessTileType)
         n_ind = sum(1 for s in subscripts if s[0])
         if len(types) != n_ind + 1:
-            parser.raise_error(f"expected {n_ind + 1} types (base + {n_ind} indirect memrefs), but got {len(types)}")
+            parser.raise_error(
+                f"expected {n_ind + 1} types (base + {n_ind} indirect memrefs), but got {len(types)}", types_pos, types_end
+            )
 
         captured: list[UnresolvedOperand] = []
         for _, _, _, dims in subscripts:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, i64
 from xdsl.ir import Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 PHYS_OPS = {0: "identity", 1: "floordiv", 2: "mod"}
@@ -36,6 +36,7 @@ class TensorLayoutOp(IRDLOperation):
     phys_arg = prop_def(DenseArrayBase.constr(i64))
 
     assembly_format = "$view attr-dict `:` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def verify_(self) -> None:
         src, ops, args = (a.get_values() for a in (self.phys_src, self.phys_op, self.phys_arg))

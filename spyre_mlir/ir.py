@@ -13,13 +13,22 @@ from collections.abc import Callable
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Dialect, Operation
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from spyre_mlir.affine import format_map, format_set
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, error
 
 
@@ -137,9 +146,22 @@ def _verify_message(exc: Exception) -> str:
     return msg.splitlines()[0] if msg else type(exc).__name__
 
 
-def print_ir(op: Operation, generic: bool = False) -> str:
+class SpyrePrinter(Printer):
+    """xDSL's printer, with affine maps and sets spelled as MLIR spells them
+    (`-d0 + 95 >= 0`, not `((d0 * -1) + 95) >= 0`)."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, AffineMapAttr):
+            self.print_string(f"affine_map<{format_map(attribute.data)}>")
+        elif isinstance(attribute, AffineSetAttr):
+            self.print_string(f"affine_set<{format_set(attribute.data)}>")
+        else:
+            super().print_attribute(attribute)
+
+
+def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
     out = StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(op)
+    SpyrePrinter(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(op)
     out.write("\n")
     return out.getvalue()
 

@@ -1,0 +1,127 @@
+"""Named pipelines and the pass manager behind `spyre-opt` and the Python API.
+
+    pm = spyre_mlir.PassManager.parse("cse,canonicalize")
+    pm = spyre_mlir.PassManager.from_pipeline("default")
+    pm.run(module)            # verifies after every pass; raises DiagnosticError
+
+The pipeline table below is the only place pipelines are defined.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error
+
+PIPELINES: dict[str, tuple[str, str]] = {
+    # name: (pass list, what it is for)
+    "default": (
+        "ktdp-normalize-memory-space,spyre-fold-reshapes,cse,canonicalize",
+        "clean up a KTIR kernel: one memory-space spelling, no no-op reshape pairs, CSE, canonicalize",
+    ),
+}
+"""Named pipelines (`spyre-opt --pipeline NAME`)."""
+
+
+AfterPassHook = Callable[[ModulePass, ModuleOp, float], None]
+
+
+@dataclass
+class PassManager:
+    """An ordered list of module passes, run with verification after each."""
+
+    passes: list[ModulePass]
+    verify_each: bool = True
+    after_pass: list[AfterPassHook] = field(default_factory=list)
+    ctx: Context | None = None
+
+    @classmethod
+    def parse(cls, spec: str, **kwargs) -> PassManager:
+        """Build from a pass list: `"cse,spyre-fold-reshapes{opt=1}"`."""
+        from xdsl.utils.arg_spec import parse_pipeline
+
+        from spyre_mlir.passes import get_all_passes
+
+        available = get_all_passes()
+        try:
+            specs = list(parse_pipeline(spec))
+        except BaseException as exc:  # xDSL raises ArgSpecParseError (a BaseException)
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline '{spec}': {_first_line(exc)}")) from None
+        passes: list[ModulePass] = []
+        for s in specs:
+            if s.name not in available:
+                raise DiagnosticError(
+                    Diagnostic("error", f"unknown pass '{s.name}' (see `spyre-opt --list-passes`)")
+                )
+            try:
+                passes.append(available[s.name]().from_pass_spec(s))
+            except Exception as exc:  # noqa: BLE001 - bad option names/values
+                raise DiagnosticError(
+                    Diagnostic("error", f"invalid options for pass '{s.name}': {_first_line(exc)}")
+                ) from None
+        return cls(passes, **kwargs)
+
+    @classmethod
+    def from_pipeline(cls, name: str, **kwargs) -> PassManager:
+        """Build a named pipeline from the table `PIPELINES`."""
+        if name not in PIPELINES:
+            raise DiagnosticError(
+                Diagnostic("error", f"unknown pipeline '{name}'; available: {', '.join(sorted(PIPELINES))}")
+            )
+        return cls.parse(PIPELINES[name][0], **kwargs)
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.passes]
+
+    def run(self, module: ModuleOp) -> ModuleOp:
+        """Run every pass in order on `module` (in place) and return it."""
+        from spyre_mlir.ir import make_context, verify
+
+        ctx = self.ctx or make_context()
+        for p in self.passes:
+            start = time.perf_counter()
+            try:
+                p.apply(ctx, module)
+            except DiagnosticError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - xDSL passes signal refusal with exceptions
+                raise _pass_failure(p, module, exc) from exc
+            elapsed = time.perf_counter() - start
+            if self.verify_each:
+                try:
+                    verify(module)
+                except DiagnosticError as exc:
+                    exc.diagnostic.message = f"{exc.diagnostic.message} (after pass '{p.name}')"
+                    raise
+            for hook in self.after_pass:
+                hook(p, module, elapsed)
+        return module
+
+    def __str__(self) -> str:
+        return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[-1] if text else type(exc).__name__
+
+
+def _pass_failure(p: ModulePass, module: ModuleOp, exc: Exception) -> DiagnosticError:
+    from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+
+    if isinstance(exc, PassFailedException | DiagnosticException):
+        return error(module, f"pass '{p.name}' failed: {_first_line(exc)}")
+    return error(module, f"internal error in pass '{p.name}': {type(exc).__name__}: {_first_line(exc)}")
+
+
+def pipeline_names() -> Sequence[str]:
+    return sorted(PIPELINES)
