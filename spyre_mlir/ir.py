@@ -167,15 +167,15 @@ def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> s
 
 
 def read_source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
-    """(text, name) for a path, `-` (stdin) or literal MLIR text."""
+    """(text, name) for a path, `-` (stdin) or literal MLIR text.
+
+    A string with no newline, brace or parenthesis is a path."""
     import sys
 
     if str(path_or_text) == "-":
         return sys.stdin.read(), "<stdin>"
-    s = str(path_or_text)
-    if "\n" not in s and ("{" not in s) and os.path.exists(s):
-        with open(s, encoding="utf-8", errors="replace") as f:
-            return f.read(), s
-    if isinstance(path_or_text, os.PathLike):
-        raise FileNotFoundError(s)
-    return s, "<string>"
+    s = os.fspath(path_or_text)
+    if isinstance(path_or_text, str) and any(c in s for c in "\n{("):
+        return s, "<string>"
+    with open(s, encoding="utf-8", errors="replace") as f:
+        return f.read(), s
