@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import linalg
+from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.ir import Block, Dialect, Region
 from xdsl.parser import Parser
@@ -98,7 +99,7 @@ def _payload_region(parser: Parser, name: str, attrs: dict, in_type, init_type) 
     payload = op_type.create(
         operands=[block.args[1], block.args[0]], result_types=[elt_init], properties=props, attributes=plain
     )
-    block.add_ops([payload, linalg.YieldOp(payload.results[0])])
+    block.add_ops([payload, YieldOp(payload.results[0])])
     return Region(block)
 
 
@@ -109,7 +110,7 @@ def _short_form_payload(op: linalg.ReduceOp):
     if len(ops) != 2 or len(block.args) != 2:
         return None
     payload, yield_ = ops
-    if not isinstance(yield_, linalg.YieldOp) or tuple(yield_.operands) != tuple(payload.results):
+    if not isinstance(yield_, YieldOp) or tuple(yield_.operands) != tuple(payload.results):
         return None
     if len(payload.results) != 1 or tuple(payload.operands) != (block.args[1], block.args[0]):
         return None

@@ -9,7 +9,7 @@ turns every failure while reading text into a located `DiagnosticError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from io import StringIO
 
 from xdsl.context import Context
@@ -148,7 +148,21 @@ def _verify_message(exc: Exception) -> str:
 
 class SpyrePrinter(Printer):
     """xDSL's printer, with affine maps and sets spelled as MLIR spells them
-    (`-d0 + 95 >= 0`, not `((d0 * -1) + 95) >= 0`)."""
+    (`-d0 + 95 >= 0`, not `((d0 * -1) + 95) >= 0`), and optionally the ops of
+    some dialects (ours) in generic form, so that upstream MLIR, which knows
+    only the upstream dialects, reads the rest in their custom form."""
+
+    generic_dialects: frozenset[str] = frozenset()
+
+    def print_op(self, op: Operation) -> None:
+        if self.print_generic_format or op.dialect_name() not in self.generic_dialects:
+            super().print_op(op)
+            return
+        self.print_generic_format = True
+        try:
+            super().print_op(op)
+        finally:
+            self.print_generic_format = False
 
     def print_attribute(self, attribute: Attribute) -> None:
         if isinstance(attribute, AffineMapAttr):
@@ -159,9 +173,14 @@ class SpyrePrinter(Printer):
             super().print_attribute(attribute)
 
 
-def print_ir(op: Operation, generic: bool = False, debuginfo: bool = False) -> str:
+def print_ir(
+    op: Operation, generic: bool = False, debuginfo: bool = False, generic_dialects: Iterable[str] = ()
+) -> str:
+    """Print `op`; `generic_dialects` are printed in generic form (see SpyrePrinter)."""
     out = StringIO()
-    SpyrePrinter(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(op)
+    printer = SpyrePrinter(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)
+    printer.generic_dialects = frozenset(generic_dialects)
+    printer.print_op(op)
     out.write("\n")
     return out.getvalue()
 

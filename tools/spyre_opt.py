@@ -67,6 +67,13 @@ class SpyreOptMain(xDSLOptMain):
                                 action="store_true", help="print the IR after every pass (to stderr)")
         arg_parser.add_argument("--mlir-timing", dest="time_passes", action="store_true",
                                 help="alias of --time-passes: report per-pass wall time (to stderr)")
+        arg_parser.add_argument(
+            "--print-op-generic-for",
+            metavar="DIALECTS",
+            default="",
+            help="print the ops of these dialects (comma-separated, e.g. ktdp,spyre) in generic form, "
+            "so that upstream mlir-opt --allow-unregistered-dialect reads the output",
+        )
         arg_parser.add_argument("--list-passes", action="store_true", help="list the available passes and exit")
         arg_parser.add_argument("--list-pipelines", action="store_true", help="list the named pipelines and exit")
 
@@ -179,7 +186,12 @@ def _process_chunk(main: SpyreOptMain, chunk: str, name: str, timings: _Timings 
                     timings.add("Verifier", time.perf_counter() - start)
             main.pass_manager.run(module)
             start = time.perf_counter()
-            out = ir.print_ir(module, generic=args.print_op_generic, debuginfo=args.print_debuginfo)
+            out = ir.print_ir(
+                module,
+                generic=args.print_op_generic,
+                debuginfo=args.print_debuginfo,
+                generic_dialects=[d for d in args.print_op_generic_for.split(",") if d],
+            )
             if timings:
                 timings.add("Output", time.perf_counter() - start)
             return _ChunkResult(out, list(diagnostics))
