@@ -28,6 +28,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from spyre_mlir import xdsl_fixes  # noqa: F401 - applied on import
 from spyre_mlir.affine import format_map, format_set
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, error
 
@@ -95,12 +96,24 @@ class LocatingParser(Parser):
             raise
         except VerifyException as exc:  # attribute/type verifiers run while parsing
             raise ParseError(start, _describe(exc)) from exc
-        except Exception as exc:  # noqa: BLE001 - a bug of ours or xDSL's, still located
-            raise ParseError(start, f"internal error while parsing: {type(exc).__name__}: {_describe(exc)}") from exc
+        except Exception as exc:  # noqa: BLE001 - a parser crashed on this op; still located
+            raise ParseError(start, _crash_message(exc)) from exc
         if isinstance(op.location, UnknownLoc):
             loc = start.get_location()
             op.location = FileLineColLoc(self._file_attr, IntAttr(loc.line), IntAttr(loc.col))
         return op
+
+
+def _crash_message(exc: Exception) -> str:
+    """Blame our code ("internal error") or xDSL's parser for a crash."""
+    import traceback
+
+    innermost = traceback.extract_tb(exc.__traceback__)[-1]
+    ours = "/xdsl/" not in innermost.filename
+    what = f"{type(exc).__name__}: {_describe(exc)}"
+    if ours:
+        return f"internal error while parsing this operation: {what}"
+    return f"malformed operation (the xDSL parser failed with {what})"
 
 
 def _describe(exc: Exception) -> str:
