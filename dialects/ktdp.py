@@ -798,12 +798,7 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
             remap = tuple(AffineExpr.dimension(unified.index((d.span.text, d.index))) for d in dims)
             maps.append(
                 AffineMapAttr(
-                    # Simplified after the remap, as the C++ parser's AffineMap::compose does.
-                    AffineMap(
-                        len(unified),
-                        0,
-                        tuple(e.replace_dims_and_symbols(remap, ()).simplify(len(unified), 0) for e in exprs),
-                    )
+                    AffineMap(len(unified), 0, tuple(e.replace_dims_and_symbols(remap, ()) for e in exprs))
                 )
             )
         idx = IndexType()

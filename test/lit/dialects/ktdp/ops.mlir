@@ -70,7 +70,7 @@ func.func @access_tiles(%base: index, %r: index, %i: index, %n: index) {
 func.func @indirect(%pb: index, %tb: index, %c: index) {
   %pages = ktdp.construct_memory_view %pb, sizes: [500, 4, 16, 32], strides: [2048, 512, 32, 1] {coordinate_set = affine_set<(d0, d1, d2, d3) : (d0 >= 0, -d0 + 499 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 15 >= 0, d3 >= 0, -d3 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<500x4x16x32xf16>
   %tbl = ktdp.construct_memory_view %tb, sizes: [2, 4], strides: [4, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x4xi32>
-  // CHECK: ktdp.construct_indirect_access_tile intermediate_variables(%[[B:.*]], %[[H:.*]], %[[P:.*]], %[[E:.*]]) %{{.*}}[ind(%{{.*}}[%[[B]], %[[P]] floordiv 16]), (%{{.*}} + %[[H]]), (%[[P]] mod 16), (%[[E]])]
+  // CHECK: ktdp.construct_indirect_access_tile intermediate_variables(%[[B:.*]], %[[H:.*]], %[[P:.*]], %[[E:.*]]) %{{.*}}[ind(%{{.*}}[%[[B]], %[[P]] floordiv 16]), (%[[H]] + %{{.*}}), (%[[P]] mod 16), (%[[E]])]
   // CHECK-SAME: : memref<500x4x16x32xf16>, memref<2x4xi32> -> !ktdp.access_tile<2x4x64x32xindex>
   %t = ktdp.construct_indirect_access_tile intermediate_variables(%b, %h, %p, %e)
        %pages[ind(%tbl[%b, %p floordiv 16]), (%h + %c), (%p mod 16), (%e)] {
