@@ -1,0 +1,25 @@
+"""The NumPy reference interpreter for KTIR kernels (see docs/interpreter.md).
+
+    import spyre_mlir
+    out = spyre_mlir.interpret("kernel.mlir", "add_kernel", x_ptr=x, y_ptr=y, output_ptr=z, BLOCK_SIZE=128)
+"""
+
+from __future__ import annotations
+
+# The op handlers register themselves with the decoder when imported.
+from spyre_mlir.interpreter import ops_arith, ops_ktdp, ops_linalg, ops_scf, ops_tensor  # noqa: F401
+from spyre_mlir.interpreter.api import InterpretResult, Interpreter, RunReport, interpret
+from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
+from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, InterpreterOptions
+
+__all__ = [
+    "DEFAULT_LX_BYTES",
+    "InterpretResult",
+    "Interpreter",
+    "InterpreterOptions",
+    "RunReport",
+    "bf16_bits_to_float32",
+    "float32_to_bf16_bits",
+    "interpret",
+    "round_to_bf16",
+]

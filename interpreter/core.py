@@ -1,0 +1,331 @@
+"""Decoding functions into closures, and the frames they run on.
+
+Each op is decoded once into a *step*, a closure `step(frame)` that reads its
+operands from frame slots and writes its results to frame slots; a block
+becomes a *runner* that calls its steps in order and returns the values of
+its terminator. Op dispatch (by name, in `HANDLERS`) happens only while
+decoding.
+
+Batching: with `batched=True`, every core of the grid executes together.
+The decoder first marks which SSA values are *varying* (may differ between
+cores: anything depending on `ktdp.get_compute_tile_id`) and gives those a
+leading lane axis at run time; every other value is computed once for all
+cores. Handlers are specialised by these marks while decoding. Structured
+control flow whose trip count or condition varies runs each side on the
+subset of lanes that takes it (`gather_frame`), then merges the results, so
+divergence costs extra NumPy calls, never wrong results. With
+`batched=False` nothing is varying and a frame is one core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+
+from spyre_mlir.diagnostics import DiagnosticError, error
+from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
+from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.interpreter.lanes import broadcast_lanes, take_lanes
+
+Step = Callable[[list], None]
+Runner = Callable[[list], Sequence]
+Handler = Callable[["FunctionCompiler", Operation], Step | None]
+
+HANDLERS: dict[str, Handler] = {}
+"""Op name -> decoder of that op into a step (None: nothing to do at run time)."""
+
+FALLBACKS: list[tuple[Callable[[Operation], bool], Handler]] = []
+"""(predicate, decoder) for ops without a handler by name, e.g. every linalg
+structured op, so that named ops xDSL adds later work unchanged."""
+
+TERMINATORS = frozenset({"scf.yield", "scf.condition", "func.return", "linalg.yield", "ktdp.region_terminator"})
+
+# NumPy and Python errors a bad kernel can provoke inside a step (a shape that
+# does not broadcast, an index out of range, ...). They are reported at the op,
+# with the original exception chained for debugging.
+_RUNTIME_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def handles(*names: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        for name in names:
+            HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
+def make_runner(steps: list[Step], ops: list[Operation], result_slots: Sequence[int]) -> Runner:
+    """A block runner: its steps in order, then the terminator's values."""
+    steps_t = tuple(steps)
+    op_of = {id(s): o for s, o in zip(steps, ops)}
+    results = tuple(result_slots)
+
+    def run(frame: list) -> Sequence:
+        step = None
+        try:
+            for step in steps_t:
+                step(frame)
+        except DiagnosticError:
+            raise
+        except InterpreterError as exc:
+            raise error(op_of[id(step)], exc.message, *exc.notes) from None
+        except _RUNTIME_ERRORS as exc:
+            op = op_of[id(step)]
+            raise error(op, f"'{op.name}' failed at run time: {type(exc).__name__}: {exc}") from exc
+        if not results:
+            return ()
+        return [frame[s] for s in results]
+
+    return run
+
+
+def gather_frame(frame: list, slots: Iterable[int], idx: np.ndarray) -> list:
+    """A frame for the lanes `idx` of `frame`: its context and the varying `slots` subset."""
+    sub = frame.copy()
+    sub[0] = frame[0].subset(idx)
+    for s in slots:
+        sub[s] = take_lanes(frame[s], idx)
+    return sub
+
+
+def value_format(value: SSAValue) -> ElementFormat | None:
+    """Element format of a scalar or tensor value; None for views, tiles, ..."""
+    ty = value.type
+    if isinstance(ty, TensorType):
+        ty = ty.get_element_type()
+    try:
+        return element_format(ty)
+    except InterpreterError:
+        return None
+
+
+class _Anonymous:
+    """Key of a slot that holds no SSA value."""
+
+
+class CompiledFunction:
+    """A decoded `func.func`: call it with a context and argument values."""
+
+    def __init__(self, frame_size: int, arg_slots: list[int], body: Runner, result_varying: tuple[bool, ...]):
+        self.frame_size = frame_size
+        self.arg_slots = arg_slots
+        self.body = body
+        self.result_varying = result_varying
+
+    def call(self, ctx, args: Sequence) -> Sequence:
+        frame: list = [None] * self.frame_size
+        frame[0] = ctx
+        for slot, value in zip(self.arg_slots, args):
+            frame[slot] = value
+        return self.body(frame)
+
+
+class Program:
+    """The functions of a module, decoded on demand, for one run."""
+
+    def __init__(self, module: ModuleOp, runtime, batched: bool):
+        self.module = module
+        self.runtime = runtime  # spyre_mlir.interpreter.machine.Runtime: memory and options
+        self.batched = batched
+        self.functions: dict[str, func.FuncOp] = {
+            op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)
+        }
+        self._compiled: dict[tuple[str, tuple[bool, ...]], CompiledFunction] = {}
+        self._tile_id_users: dict[str, bool] = {}
+
+    def function(self, name: str, arg_varying: tuple[bool, ...]) -> CompiledFunction:
+        key = (name, arg_varying)
+        if key not in self._compiled:
+            self._compiled[key] = FunctionCompiler(self, self.functions[name], arg_varying).compile()
+        return self._compiled[key]
+
+    def may_vary(self, name: str) -> bool:
+        """Whether a function (or one it calls) reads the tile id."""
+        if name in self._tile_id_users:
+            return self._tile_id_users[name]
+        self._tile_id_users[name] = True  # recursion: assume it does
+        found = False
+        for op in self.functions[name].walk():
+            if op.name == "ktdp.get_compute_tile_id":
+                found = True
+            elif isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions:
+                found = found or self.may_vary(op.callee.root_reference.data)
+        self._tile_id_users[name] = found
+        return found
+
+
+class FunctionCompiler:
+    """Decodes one function for one set of varying arguments."""
+
+    def __init__(self, program: Program, func_op: func.FuncOp, arg_varying: tuple[bool, ...]):
+        self.program = program
+        self.runtime = program.runtime
+        self.batched = program.batched
+        self.func_op = func_op
+        self.slots: dict[SSAValue, int] = {}
+        self.domain_slots: dict[Operation, int] = {}  # structured op -> slot of its iteration domain
+        self.body_depth = 0  # > 0 while decoding a linalg body, whose "scalars" are arrays
+        self._captured: dict[int, list[SSAValue]] = {}
+        entry = func_op.body.blocks[0]
+        self.varying: set[SSAValue] = {a for a, v in zip(entry.args, arg_varying) if v}
+        if self.batched:
+            self._analyze_varying()
+
+    # -- slots and marks ---------------------------------------------------
+
+    def slot(self, value: SSAValue) -> int:
+        s = self.slots.get(value)
+        if s is None:
+            s = self.slots[value] = len(self.slots) + 1  # slot 0 is the context
+        return s
+
+    def new_slot(self) -> int:
+        """A slot for run-time state that is not an SSA value."""
+        return self.slot(_Anonymous())  # type: ignore[arg-type]
+
+    def is_varying(self, value: SSAValue) -> bool:
+        return value in self.varying
+
+    def format(self, value: SSAValue) -> ElementFormat:
+        fmt = value_format(value)
+        if fmt is None:
+            raise error(value.owner if isinstance(value.owner, Operation) else None, f"unsupported type {value.type}")
+        return fmt
+
+    def captured(self, *regions: Region) -> list[SSAValue]:
+        """Values used inside `regions` (at any depth) and defined outside them."""
+        key = id(regions[0]) if len(regions) == 1 else hash(tuple(id(r) for r in regions))
+        if key in self._captured:
+            return self._captured[key]
+        inside: set[Block] = set()
+        for region in regions:
+            for op in region.walk():
+                for r in op.regions:
+                    inside.update(r.blocks)
+            inside.update(region.blocks)
+        seen: dict[SSAValue, None] = {}
+        for region in regions:
+            for op in region.walk():
+                for operand in op.operands:
+                    block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent_block()
+                    if block not in inside:
+                        seen[operand] = None
+        self._captured[key] = list(seen)
+        return self._captured[key]
+
+    def varying_captured_slots(self, *regions: Region) -> tuple[int, ...]:
+        return tuple(self.slot(v) for v in self.captured(*regions) if v in self.varying)
+
+    # -- varying analysis --------------------------------------------------
+
+    def _analyze_varying(self) -> None:
+        """Mark values that may differ between cores (see module docstring)."""
+        while self._mark_pass():
+            pass
+
+    def _mark(self, values: Iterable[SSAValue], condition: bool = True) -> bool:
+        if not condition:
+            return False
+        changed = False
+        for v in values:
+            if v not in self.varying:
+                self.varying.add(v)
+                changed = True
+        return changed
+
+    def _mark_pass(self) -> bool:
+        changed = False
+        v = self.varying
+        for op in self.func_op.body.walk():
+            if op.name == "ktdp.get_compute_tile_id":
+                changed |= self._mark(op.results)
+            elif isinstance(op, scf.ForOp):
+                bounds = any(x in v for x in (op.lb, op.ub, op.step))
+                body = op.body.block
+                changed |= self._mark([body.args[0]], op.lb in v or op.step in v)
+                yielded = body.last_op.operands if body.last_op is not None else ()
+                for init, arg, res, y in zip(op.iter_args, body.args[1:], op.results, yielded):
+                    changed |= self._mark([arg, res], bounds or init in v or y in v)
+            elif isinstance(op, scf.IfOp):
+                cond = op.cond in v
+                yields = [r.block.last_op.operands for r in (op.true_region, op.false_region) if r.blocks]
+                for i, res in enumerate(op.results):
+                    changed |= self._mark([res], cond or any(y[i] in v for y in yields))
+            elif isinstance(op, scf.WhileOp):
+                before, after = op.before_region.block, op.after_region.block
+                condition = before.last_op
+                assert isinstance(condition, scf.ConditionOp)
+                diverges = condition.condition in v
+                after_yield = after.last_op.operands
+                for init, arg, y in zip(op.arguments, before.args, after_yield):
+                    changed |= self._mark([arg], diverges or init in v or y in v)
+                for fwd, arg, res in zip(condition.args, after.args, op.results):
+                    changed |= self._mark([arg, res], diverges or fwd in v)
+            elif isinstance(op, func.CallOp):
+                name = op.callee.root_reference.data
+                callee_varies = name in self.program.functions and self.program.may_vary(name)
+                changed |= self._mark(op.results, callee_varies or any(x in v for x in op.operands))
+            elif op.results:
+                inputs = any(x in v for x in op.operands)
+                if not inputs and op.regions:
+                    inputs = any(x in v for x in self.captured(*op.regions))
+                changed |= self._mark(op.results, inputs)
+        return changed
+
+    # -- decoding ----------------------------------------------------------
+
+    def compile(self) -> CompiledFunction:
+        entry = self.func_op.body.blocks[0]
+        if len(self.func_op.body.blocks) != 1:
+            raise error(self.func_op, "functions with more than one block are not supported by the interpreter")
+        arg_slots = [self.slot(a) for a in entry.args]
+        body = self.compile_block(entry)
+        ret = entry.last_op
+        result_varying = tuple(x in self.varying for x in ret.operands) if ret is not None else ()
+        return CompiledFunction(len(self.slots) + 1, arg_slots, body, result_varying)
+
+    def compile_block(self, block: Block, overrides: dict[Operation, Step] | None = None) -> Runner:
+        steps: list[Step] = []
+        ops: list[Operation] = []
+        result_slots: list[int] = []
+        for op in block.ops:
+            if op.name in TERMINATORS and op is block.last_op:
+                result_slots = [self.slot(v) for v in op.operands]
+                continue
+            step = overrides[op] if overrides and op in overrides else self.compile_op(op)
+            if step is not None:
+                steps.append(step)
+                ops.append(op)
+        return make_runner(steps, ops, result_slots)
+
+    def compile_op(self, op: Operation) -> Step | None:
+        handler = HANDLERS.get(op.name)
+        if handler is None:
+            handler = next((h for accepts, h in FALLBACKS if accepts(op)), None)
+        if handler is None:
+            raise error(op, f"the interpreter does not support '{op.name}'")
+        try:
+            return handler(self, op)
+        except InterpreterError as exc:  # a problem visible while decoding
+            raise error(op, exc.message, *exc.notes) from None
+
+    # -- helpers for handlers ---------------------------------------------
+
+    def lanes_of(self, value: SSAValue, fmt: ElementFormat | None = None) -> Callable:
+        """A function making a value of `value`'s kind varying (identity if it already is)."""
+        if value in self.varying:
+            return lambda x, count: x
+        fmt = fmt or self.format(value)
+        dtype = fmt.compute
+        return lambda x, count: broadcast_lanes(x, count, dtype)
+
+    def require_mergeable(self, op: Operation, values: Sequence[SSAValue]) -> None:
+        """Divergent control flow merges its results lane by lane: only tensors and scalars can be."""
+        for value in values:
+            if value_format(value) is None:
+                raise NotBatchable(op, f"cannot merge values of type {value.type} across cores")

@@ -1,0 +1,629 @@
+"""arith, math and affine ops, on scalars and (elementwise) on tensors.
+
+Every op is one NumPy call on whatever its operands are: Python ints, NumPy
+float scalars, lane arrays or tensors. NumPy's float16 arithmetic rounds
+each result to f16; bf16 results are rounded explicitly (see `dtypes`).
+Integer scalars are Python ints and are wrapped to their width after each op;
+integer arrays wrap in their NumPy dtype.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from collections.abc import Callable
+from functools import reduce
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.ir import Operation, SSAValue
+
+from spyre_mlir.interpreter.affine_eval import compile_map
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
+from spyre_mlir.interpreter.dtypes import ElementFormat
+from spyre_mlir.interpreter.errors import InterpreterError
+
+# ---------------------------------------------------------------------------
+# Result normalization
+# ---------------------------------------------------------------------------
+
+
+def _finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
+    """What to apply to a raw NumPy/Python result so that it has the
+    representation of `result`'s type: bf16 rounding for floats, Python ints
+    wrapped to width for plain integer scalars. None when nothing is needed."""
+    fmt = fc.format(result)
+    plain_scalar = not isinstance(result.type, TensorType) and not fc.is_varying(result) and fc.body_depth == 0
+    if fmt.round is not None:
+        return fmt.round
+    if not plain_scalar:
+        return None
+    if fmt.kind == "bool":
+        return bool
+    if fmt.kind == "index":
+        return int
+    if fmt.kind == "int":
+        wrap = fmt.wrap
+        return lambda x: wrap(int(x))
+    return None
+
+
+def _unary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
+    a, r = fc.slot(op.operands[0]), fc.slot(op.results[0])
+    finish = _finisher(fc, op.results[0])
+    if finish is None:
+
+        def step(frame):
+            frame[r] = fn(frame[a])
+
+    else:
+
+        def step(frame):
+            frame[r] = finish(fn(frame[a]))
+
+    return step
+
+
+def _binary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
+    a, b, r = fc.slot(op.operands[0]), fc.slot(op.operands[1]), fc.slot(op.results[0])
+    finish = _finisher(fc, op.results[0])
+    if finish is None:
+
+        def step(frame):
+            frame[r] = fn(frame[a], frame[b])
+
+    else:
+
+        def step(frame):
+            frame[r] = finish(fn(frame[a], frame[b]))
+
+    return step
+
+
+# ---------------------------------------------------------------------------
+# Integer helpers (Python ints or NumPy integer arrays)
+# ---------------------------------------------------------------------------
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, np.ndarray | np.generic)
+
+
+def _unsigned(x, fmt: ElementFormat):
+    if _is_array(x):
+        x = np.asarray(x)
+        if fmt.kind == "bool":
+            return x.astype(np.uint8)
+        return x.view(np.dtype(f"u{x.dtype.itemsize}")) if x.dtype.kind == "i" else x
+    return int(x) & ((1 << fmt.width) - 1)
+
+
+def _signed(x, fmt: ElementFormat):
+    if _is_array(x):
+        x = np.asarray(x)
+        return x.view(fmt.compute) if x.dtype.kind == "u" and fmt.kind != "bool" and not fmt.unsigned else x
+    return fmt.wrap(int(x))
+
+
+def _check_divisor(b) -> None:
+    if (np.asarray(b) == 0).any():
+        raise InterpreterError("integer division by zero")
+
+
+def _divsi(a, b):
+    _check_divisor(b)
+    if _is_array(a) or _is_array(b):
+        a, b = np.asarray(a), np.asarray(b)
+        q = a // b
+        return q + ((a % b != 0) & ((a < 0) != (b < 0)))
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _remsi(a, b):
+    _check_divisor(b)
+    if _is_array(a) or _is_array(b):
+        return np.fmod(a, b)
+    r = abs(a) % abs(b)
+    return r if a >= 0 else -r
+
+
+def _floordivsi(a, b):
+    _check_divisor(b)
+    return a // b
+
+
+def _ceildivsi(a, b):
+    _check_divisor(b)
+    return -((-a) // b)
+
+
+def _unsigned_binary(fmt: ElementFormat, fn: Callable) -> Callable:
+    def apply(a, b):
+        return _signed(fn(_unsigned(a, fmt), _unsigned(b, fmt)), fmt)
+
+    return apply
+
+
+def _udiv(a, b):
+    _check_divisor(b)
+    return a // b
+
+
+def _urem(a, b):
+    _check_divisor(b)
+    return a % b
+
+
+def _uceildiv(a, b):
+    _check_divisor(b)
+    return a // b + (a % b != 0)
+
+
+def _shift_amount(b, fmt: ElementFormat) -> None:
+    amount = np.asarray(b)
+    if ((amount < 0) | (amount >= fmt.width)).any():
+        raise InterpreterError(f"shift amount out of range for {fmt.name} (poison in MLIR)")
+
+
+# ---------------------------------------------------------------------------
+# arith
+# ---------------------------------------------------------------------------
+
+_FLOAT_BINARY: dict[str, Callable] = {
+    "arith.addf": np.add,
+    "arith.subf": np.subtract,
+    "arith.mulf": np.multiply,
+    "arith.divf": np.divide,
+    "arith.remf": np.fmod,
+    "arith.maximumf": np.maximum,  # NaN-propagating
+    "arith.minimumf": np.minimum,
+    "arith.maxnumf": np.fmax,  # prefers the non-NaN operand
+    "arith.minnumf": np.fmin,
+}
+
+
+@handles(*_FLOAT_BINARY)
+def _float_binary(fc: FunctionCompiler, op: Operation) -> Step:
+    return _binary_step(fc, op, _FLOAT_BINARY[op.name])
+
+
+@handles("arith.negf")
+def _negf(fc: FunctionCompiler, op: Operation) -> Step:
+    return _unary_step(fc, op, np.negative)
+
+
+@handles(
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.maxsi",
+    "arith.minsi",
+    "arith.divsi",
+    "arith.remsi",
+    "arith.floordivsi",
+    "arith.ceildivsi",
+    "arith.divui",
+    "arith.remui",
+    "arith.ceildivui",
+    "arith.maxui",
+    "arith.minui",
+    "arith.shli",
+    "arith.shrsi",
+    "arith.shrui",
+)
+def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
+    fmt = fc.format(op.results[0])
+    signed: dict[str, Callable] = {
+        "arith.addi": lambda a, b: a + b,
+        "arith.subi": lambda a, b: a - b,
+        "arith.muli": lambda a, b: a * b,
+        "arith.andi": lambda a, b: a & b,
+        "arith.ori": lambda a, b: a | b,
+        "arith.xori": lambda a, b: a ^ b,
+        "arith.maxsi": lambda a, b: np.maximum(a, b) if _is_array(a) or _is_array(b) else max(a, b),
+        "arith.minsi": lambda a, b: np.minimum(a, b) if _is_array(a) or _is_array(b) else min(a, b),
+        "arith.divsi": _divsi,
+        "arith.remsi": _remsi,
+        "arith.floordivsi": _floordivsi,
+        "arith.ceildivsi": _ceildivsi,
+        "arith.divui": _unsigned_binary(fmt, _udiv),
+        "arith.remui": _unsigned_binary(fmt, _urem),
+        "arith.ceildivui": _unsigned_binary(fmt, _uceildiv),
+        "arith.maxui": _unsigned_binary(fmt, np.maximum),
+        "arith.minui": _unsigned_binary(fmt, np.minimum),
+    }
+    if op.name in signed:
+        fn = signed[op.name]
+        if fmt.kind == "bool" and op.name in ("arith.addi", "arith.subi"):
+            fn = signed["arith.xori"]  # i1 arithmetic is modulo 2
+        elif fmt.kind == "bool" and op.name == "arith.muli":
+            fn = signed["arith.andi"]
+        return _binary_step(fc, op, fn)
+
+    def shli(a, b):
+        _shift_amount(b, fmt)
+        return a << b
+
+    def shrsi(a, b):
+        _shift_amount(b, fmt)
+        return a >> b
+
+    def shrui(a, b):
+        _shift_amount(b, fmt)
+        return _signed(_unsigned(a, fmt) >> _unsigned(b, fmt), fmt)
+
+    return _binary_step(fc, op, {"arith.shli": shli, "arith.shrsi": shrsi, "arith.shrui": shrui}[op.name])
+
+
+_CMPI = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+    "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+}
+
+
+@handles("arith.cmpi")
+def _cmpi(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, arith.CmpiOp)
+    predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+    if predicate in _CMPI:
+        return _binary_step(fc, op, _CMPI[predicate])
+    fmt = fc.format(op.lhs)
+    compare = _CMPI["s" + predicate[1:]]
+    return _binary_step(fc, op, lambda a, b: compare(_unsigned(a, fmt), _unsigned(b, fmt)))
+
+
+def _isnan(x):
+    return np.isnan(x)
+
+
+_CMPF: dict[str, Callable] = {
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, bool),
+    "oeq": lambda a, b: np.equal(a, b),
+    "ogt": lambda a, b: np.greater(a, b),
+    "oge": lambda a, b: np.greater_equal(a, b),
+    "olt": lambda a, b: np.less(a, b),
+    "ole": lambda a, b: np.less_equal(a, b),
+    "one": lambda a, b: np.not_equal(a, b) & ~_isnan(a) & ~_isnan(b),
+    "ord": lambda a, b: ~_isnan(a) & ~_isnan(b),
+    "ueq": lambda a, b: np.equal(a, b) | _isnan(a) | _isnan(b),
+    "ugt": lambda a, b: ~np.less_equal(a, b),
+    "uge": lambda a, b: ~np.less(a, b),
+    "ult": lambda a, b: ~np.greater_equal(a, b),
+    "ule": lambda a, b: ~np.greater(a, b),
+    "une": lambda a, b: np.not_equal(a, b),
+    "uno": lambda a, b: _isnan(a) | _isnan(b),
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, bool),
+}
+
+
+@handles("arith.cmpf")
+def _cmpf(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, arith.CmpfOp)
+    return _binary_step(fc, op, _CMPF[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]])
+
+
+@handles("arith.select")
+def _select(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, arith.SelectOp)
+    c, a, b, r = fc.slot(op.cond), fc.slot(op.lhs), fc.slot(op.rhs), fc.slot(op.result)
+    result_is_tensor = isinstance(op.result.type, TensorType)
+    scalar_cond = not isinstance(op.cond.type, TensorType)
+    if scalar_cond and not fc.is_varying(op.cond) and fc.body_depth == 0:
+
+        def step(frame):
+            frame[r] = frame[a] if frame[c] else frame[b]
+
+        return step
+    if scalar_cond and result_is_tensor:  # one condition per lane, selecting whole tensors
+        rank = len(op.result.type.get_shape())
+
+        def step(frame):
+            cond = frame[c]
+            frame[r] = np.where(cond.reshape(cond.shape + (1,) * rank), frame[a], frame[b])
+
+        return step
+
+    def step(frame):
+        frame[r] = np.where(frame[c], frame[a], frame[b])
+
+    return step
+
+
+# -- casts -------------------------------------------------------------------
+
+
+def _to_float(fmt: ElementFormat) -> Callable:
+    dtype, rnd = fmt.compute, fmt.round
+
+    def convert(x):
+        y = x.astype(dtype) if isinstance(x, np.ndarray) else dtype.type(x)
+        return rnd(y) if rnd is not None else y
+
+    return convert
+
+
+def _to_int(src: ElementFormat, dst: ElementFormat, zero_extend: bool) -> Callable:
+    dtype = dst.compute
+
+    def convert(x):
+        if zero_extend:
+            x = _unsigned(x, src)
+        if isinstance(x, np.ndarray):
+            return x.astype(dtype)
+        return dst.scalar(x)
+
+    return convert
+
+
+def _fp_to_int(src: ElementFormat, dst: ElementFormat, unsigned: bool) -> Callable:
+    lo = 0 if unsigned else -(1 << (dst.width - 1))
+    hi = (1 << dst.width) - 1 if unsigned else (1 << (dst.width - 1)) - 1
+    dtype = np.dtype(f"u{dst.compute.itemsize}") if unsigned and dst.kind != "bool" else dst.compute
+
+    def convert(x):
+        t = np.trunc(np.asarray(x, dtype=np.float64))
+        if not np.isfinite(t).all() or (t < lo).any() or (t > hi).any():
+            raise InterpreterError(f"float to {dst.name} conversion out of range (poison in MLIR)")
+        if isinstance(x, np.ndarray):
+            return t.astype(dtype).view(dst.compute) if dtype != dst.compute else t.astype(dtype)
+        return dst.scalar(int(t))
+
+    return convert
+
+
+@handles(
+    "arith.extf",
+    "arith.truncf",
+    "arith.sitofp",
+    "arith.uitofp",
+    "arith.fptosi",
+    "arith.fptoui",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.bitcast",
+)
+def _cast(fc: FunctionCompiler, op: Operation) -> Step:
+    src, dst = fc.format(op.operands[0]), fc.format(op.results[0])
+    match op.name:
+        case "arith.extf" | "arith.truncf" | "arith.sitofp":
+            fn = _to_float(dst)
+        case "arith.uitofp":
+            to_float = _to_float(dst)
+            fn = lambda x: to_float(_unsigned(x, src))  # noqa: E731
+        case "arith.fptosi" | "arith.fptoui":
+            fn = _fp_to_int(src, dst, op.name == "arith.fptoui")
+        case "arith.extsi" | "arith.trunci" | "arith.index_cast":
+            fn = _to_int(src, dst, zero_extend=False)
+        case "arith.extui" | "arith.index_castui":
+            fn = _to_int(src, dst, zero_extend=True)
+        case _:
+            fn = _bitcast(src, dst)
+    return _unary_step(fc, op, fn)
+
+
+def _bitcast(src: ElementFormat, dst: ElementFormat) -> Callable:
+    if src.itemsize != dst.itemsize:
+        raise InterpreterError(f"bitcast between types of different widths ({src.name} to {dst.name})")
+
+    def convert(x):
+        raw = src.to_storage(np.asarray(x, dtype=src.compute))
+        out = dst.from_storage(np.array(raw).view(dst.storage))
+        if isinstance(x, np.ndarray):
+            return out
+        return dst.scalar(out[()]) if dst.is_integer else dst.compute.type(out[()])
+
+    return convert
+
+
+# -- constants ---------------------------------------------------------------
+
+
+def constant_value(fmt: ElementFormat, attr, result_type):
+    """The run-time value of an `arith.constant` attribute."""
+    if isinstance(attr, IntegerAttr | FloatAttr) and not isinstance(result_type, TensorType):
+        return fmt.scalar(attr.value.data)
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        shape = tuple(result_type.get_shape())
+        raw = attr.data.data
+        if fmt.kind == "bool":
+            values = np.frombuffer(raw, np.uint8) != 0
+        else:
+            values = fmt.from_storage(np.frombuffer(raw, fmt.storage))
+        count = int(np.prod(shape, dtype=np.int64))
+        if values.size == 1 and count != 1:
+            values = np.broadcast_to(values.reshape(()), shape)
+        elif values.size != count:
+            raise InterpreterError(f"dense constant has {values.size} elements for shape {shape}")
+        array = np.array(values.reshape(shape), dtype=fmt.compute)
+        array.flags.writeable = False
+        return array
+    raise InterpreterError(f"constant attribute {attr} is not supported by the interpreter")
+
+
+@handles("arith.constant")
+def _constant(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, arith.ConstantOp)
+    value = constant_value(fc.format(op.result), op.value, op.result.type)
+    r = fc.slot(op.result)
+
+    def step(frame):
+        frame[r] = value
+
+    return step
+
+
+# ---------------------------------------------------------------------------
+# math
+# ---------------------------------------------------------------------------
+
+_MATH_UNARY: dict[str, Callable] = {
+    "math.exp": np.exp,
+    "math.exp2": np.exp2,
+    "math.expm1": np.expm1,
+    "math.log": np.log,
+    "math.log2": np.log2,
+    "math.log10": np.log10,
+    "math.log1p": np.log1p,
+    "math.sqrt": np.sqrt,
+    "math.cbrt": np.cbrt,
+    "math.sin": np.sin,
+    "math.cos": np.cos,
+    "math.tan": np.tan,
+    "math.asin": np.arcsin,
+    "math.acos": np.arccos,
+    "math.atan": np.arctan,
+    "math.sinh": np.sinh,
+    "math.cosh": np.cosh,
+    "math.tanh": np.tanh,
+    "math.asinh": np.arcsinh,
+    "math.acosh": np.arccosh,
+    "math.atanh": np.arctanh,
+    "math.absf": np.abs,
+    "math.ceil": np.ceil,
+    "math.floor": np.floor,
+    "math.trunc": np.trunc,
+    "math.roundeven": np.rint,
+}
+
+_MATH_BINARY: dict[str, Callable] = {
+    "math.powf": np.power,
+    "math.atan2": np.arctan2,
+    "math.copysign": np.copysign,
+}
+
+
+def _wider(x):
+    """x in a float type wide enough to round a composite op only once."""
+    dtype = np.asarray(x).dtype
+    return np.asarray(x, np.float64 if dtype == np.float32 or dtype == np.float64 else np.float32)
+
+
+def _back(x, like):
+    dtype = np.asarray(like).dtype
+    out = np.asarray(x).astype(dtype)
+    return out if isinstance(like, np.ndarray) else dtype.type(out)
+
+
+def _rsqrt(x):
+    return _back(1.0 / np.sqrt(_wider(x)), x)
+
+
+def _round_half_away(x):
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0).astype(np.asarray(x).dtype)
+
+
+_erf = np.vectorize(pymath.erf, otypes=[np.float64])
+
+
+def _erf_fn(x):
+    return _back(_erf(np.asarray(x, np.float64)), x)
+
+
+@handles(*_MATH_UNARY, "math.rsqrt", "math.round", "math.erf")
+def _math_unary(fc: FunctionCompiler, op: Operation) -> Step:
+    fn = _MATH_UNARY.get(op.name) or {"math.rsqrt": _rsqrt, "math.round": _round_half_away, "math.erf": _erf_fn}[
+        op.name
+    ]
+    return _unary_step(fc, op, fn)
+
+
+@handles(*_MATH_BINARY)
+def _math_binary(fc: FunctionCompiler, op: Operation) -> Step:
+    return _binary_step(fc, op, _MATH_BINARY[op.name])
+
+
+@handles("math.fpowi")
+def _fpowi(fc: FunctionCompiler, op: Operation) -> Step:
+    return _binary_step(fc, op, lambda x, n: _back(np.power(_wider(x), np.asarray(n, np.float64)), x))
+
+
+@handles("math.fma")
+def _fma(fc: FunctionCompiler, op: Operation) -> Step:
+    a, b, c, r = (fc.slot(v) for v in (*op.operands, op.results[0]))
+    finish = _finisher(fc, op.results[0]) or (lambda x: x)
+
+    def step(frame):
+        x = frame[a]
+        frame[r] = finish(_back(_wider(x) * _wider(frame[b]) + _wider(frame[c]), x))
+
+    return step
+
+
+@handles("math.absi")
+def _absi(fc: FunctionCompiler, op: Operation) -> Step:
+    return _unary_step(fc, op, lambda x: np.abs(x) if _is_array(x) else abs(x))
+
+
+@handles("math.ipowi")
+def _ipowi(fc: FunctionCompiler, op: Operation) -> Step:
+    def ipow(a, b):
+        if (np.asarray(b) < 0).any():
+            raise InterpreterError("math.ipowi with a negative exponent")
+        return np.power(a, b) if _is_array(a) or _is_array(b) else a**b
+
+    return _binary_step(fc, op, ipow)
+
+
+@handles("math.ctpop", "math.ctlz", "math.cttz")
+def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
+    fmt = fc.format(op.results[0])
+    width = fmt.width
+
+    def count(v: int) -> int:
+        v &= (1 << width) - 1
+        if op.name == "math.ctpop":
+            return bin(v).count("1")
+        if op.name == "math.ctlz":
+            return width - v.bit_length()
+        return width if v == 0 else (v & -v).bit_length() - 1
+
+    vectorized = np.vectorize(count, otypes=[fmt.compute])
+    return _unary_step(fc, op, lambda x: vectorized(x) if _is_array(x) else count(int(x)))
+
+
+# ---------------------------------------------------------------------------
+# affine
+# ---------------------------------------------------------------------------
+
+
+@handles("affine.apply", "affine.min", "affine.max")
+def _affine(fc: FunctionCompiler, op: Operation) -> Step:
+    amap = op.properties["map"].data
+    fn = compile_map(amap)
+    nd = amap.num_dims
+    operands = tuple(fc.slot(v) for v in op.operands)
+    r = fc.slot(op.results[0])
+    combine: Callable
+    if op.name == "affine.apply":
+        combine = lambda results: results[0]  # noqa: E731
+    else:
+        pick = min if op.name == "affine.min" else max
+        ufunc = np.minimum if op.name == "affine.min" else np.maximum
+
+        def combine(results):
+            if any(isinstance(x, np.ndarray) for x in results):
+                return reduce(ufunc, results)
+            return pick(results)
+
+    def step(frame):
+        values = [frame[s] for s in operands]
+        frame[r] = combine(fn(values[:nd], values[nd:]))
+
+    return step

@@ -1,0 +1,305 @@
+"""ktdp ops: tile ids, views, access tiles, loads and stores.
+
+Semantics follow KTDP-SEMANTICS (§ numbers below); the choices where the
+sources disagree are listed in docs/interpreter.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.ir import BlockArgument, Operation
+
+from spyre_mlir.affine import permutation_of
+from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
+    ConstructAccessTileOp,
+    ConstructDistributedMemoryViewOp,
+    ConstructIndirectAccessTileOp,
+    ConstructMemoryViewOp,
+    GetComputeTileIdOp,
+    LoadOp,
+    RuntimeArgExtractOp,
+    RuntimeArgType,
+    StoreOp,
+    normalized_memory_space,
+)
+from spyre_mlir.interpreter.affine_eval import compile_map
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
+from spyre_mlir.interpreter.dtypes import element_format, storage_matches
+from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.interpreter.views import (
+    BoxTile,
+    DistributedView,
+    MemoryView,
+    PointTile,
+    TileGeometry,
+    gather_points,
+    load,
+    store,
+)
+
+
+@handles("ktdp.get_compute_tile_id")
+def _tile_id(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, GetComputeTileIdOp)
+    rank = len(fc.runtime.grid)
+    if len(op.results) > rank:
+        raise InterpreterError(f"asks for {len(op.results)} tile coordinates but the grid {list(fc.runtime.grid)} has rank {rank}")
+    slots = tuple(fc.slot(r) for r in op.results)
+
+    def step(frame):
+        coords = frame[0].coords
+        for i, s in enumerate(slots):
+            frame[s] = coords[i]
+
+    return step
+
+
+def _mixed(static, dynamic, fc: FunctionCompiler) -> tuple[list, bool]:
+    values = iter(dynamic)
+    entries = [("slot", fc.slot(next(values))) if s == DYNAMIC_INDEX else int(s) for s in static]
+    return entries, any(isinstance(e, tuple) for e in entries)
+
+
+def _resolve(entries: list, frame: list) -> tuple[int, ...]:
+    return tuple(int(frame[e[1]]) if isinstance(e, tuple) else e for e in entries)
+
+
+@handles("ktdp.construct_memory_view")
+def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ConstructMemoryViewOp)
+    ty = op.result.type
+    assert isinstance(ty, MemRefType)
+    fmt = element_format(ty.get_element_type())
+    if any(fc.is_varying(v) for v in (*op.sizes, *op.strides)):
+        raise NotBatchable(op, "the sizes or strides of a view depend on the core id")
+    sizes, dynamic_sizes = _mixed(op.static_sizes.get_values(), op.sizes, fc)
+    strides, _ = _mixed(op.static_strides.get_values(), op.strides, fc)
+    size_slots = tuple(fc.slot(s) for s in op.sizes)
+    declared = tuple(ty.get_shape())
+    cset = op.coordinate_set.data
+    n_syms = cset.num_symbols
+    base = fc.slot(op.offset)
+    r = fc.slot(op.result)
+
+    space = normalized_memory_space(op.memory_space)  # None: `unspecified`, taken as global
+    explicit_core = None
+    local = space is not None and not space.is_global
+    if local and space.tile is not None:
+        explicit_core = space.tile
+        if explicit_core >= len(fc.runtime.cores):
+            raise InterpreterError(f"ct_id {explicit_core} names no core of the {len(fc.runtime.cores)}-core grid")
+
+    # A view over an array argument must read that array's element type.
+    arg_name = None
+    if isinstance(op.offset, BlockArgument) and op.offset.block is fc.func_op.body.blocks[0]:
+        arg_name = op.offset.name_hint
+    array_args = fc.runtime.array_args
+
+    def step(frame):
+        view_sizes = _resolve(sizes, frame) if dynamic_sizes else tuple(sizes)
+        if dynamic_sizes:
+            for i, (got, want) in enumerate(zip(view_sizes, declared)):
+                if want != DYNAMIC_INDEX and got != want:
+                    raise InterpreterError(f"size {got} of dim {i} disagrees with the view type {ty}")
+        syms = tuple(int(frame[s]) for s in size_slots[:n_syms])
+        offset = frame[base]
+        if arg_name is not None and arg_name in array_args:
+            address, dtype = array_args[arg_name]
+            if not storage_matches(fmt, dtype):
+                raise InterpreterError(
+                    f"argument '{arg_name}' is a {dtype} array but this view reads {fmt.name} elements "
+                    f"(addresses are in units of the view's element type)"
+                )
+        lx = None
+        if local:
+            lx = explicit_core if explicit_core is not None else frame[0].linear
+        frame[r] = MemoryView(fmt, offset, view_sizes, _resolve(strides, frame), cset, syms, lx, op)
+
+    return step
+
+
+@handles("ktdp.construct_distributed_memory_view")
+def _distributed_view(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ConstructDistributedMemoryViewOp)
+    fmt = element_format(op.result.type.get_element_type())
+    part_slots = tuple(fc.slot(m) for m in op.memrefs)
+    r = fc.slot(op.result)
+    checked: set = set()
+
+    def step(frame):
+        parts = [frame[s] for s in part_slots]
+        for i, part in enumerate(parts):
+            if not isinstance(part, MemoryView):
+                raise InterpreterError(f"partition #{i} of a distributed view must be a memory view")
+        view = DistributedView(fmt, parts, op)
+        key = tuple((p.lo, p.valid_hi, p.cset, p.cset_syms) for p in parts)
+        if key not in checked:
+            view.check_disjoint()
+            checked.add(key)
+        frame[r] = view
+
+    return step
+
+
+def _geometry_for(op: Operation, aset, order, result_type: AccessTileType, what: str):
+    """A function syms -> TileGeometry, checking the declared tile type."""
+    perm = permutation_of(order)
+    if perm is None:
+        raise InterpreterError(f"{what}_order must be a permutation of its dims, got {order}")
+    declared = result_type.get_shape()
+    cache: dict[tuple[int, ...], TileGeometry] = {}
+
+    def geometry(syms: tuple[int, ...]) -> TileGeometry:
+        geom = cache.get(syms)
+        if geom is None:
+            geom = TileGeometry.of(aset, tuple(perm), syms)
+            if any(d != DYNAMIC_INDEX and d != g for d, g in zip(declared, geom.shape)):
+                raise InterpreterError(
+                    f"access tile type {result_type} does not match the {what}_set, whose bounding box "
+                    f"under {what}_order is {'x'.join(map(str, geom.shape))}"
+                )
+            cache[syms] = geom
+        return geom
+
+    return geometry
+
+
+@handles("ktdp.construct_access_tile")
+def _access_tile(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ConstructAccessTileOp)
+    if isinstance(op.base.type, TensorType):
+        raise InterpreterError("access tiles on tensors are not supported by the interpreter (views only)")
+    if any(fc.is_varying(s) for s in op.symbol_operands):
+        raise NotBatchable(op, "the shape of an access tile depends on the core id")
+    aset = op.access_tile_set.data
+    geometry = _geometry_for(op, aset, op.access_tile_order.data, op.result.type, "access_tile")
+    static_geom = geometry(()) if aset.num_symbols == 0 else None
+    anchor_of = compile_map(op.base_map.data)
+    n_dims = op.base_map.data.num_dims
+    v = fc.slot(op.base)
+    index_slots = tuple(fc.slot(i) for i in op.indices)
+    symbol_slots = tuple(fc.slot(s) for s in op.symbol_operands)
+    r = fc.slot(op.result)
+
+    def step(frame):
+        values = [frame[i] for i in index_slots]
+        anchor = anchor_of(values[:n_dims], values[n_dims:])
+        geom = static_geom or geometry(tuple(int(frame[s]) for s in symbol_slots))
+        first = tuple(a + lo for a, lo in zip(anchor, geom.lo)) if any(geom.lo) else anchor
+        frame[r] = BoxTile(frame[v], first, geom, op)
+
+    return step
+
+
+@handles("ktdp.construct_indirect_access_tile")
+def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ConstructIndirectAccessTileOp)
+    if isinstance(op.base.type, TensorType):
+        raise InterpreterError("indirect access tiles on tensors are not supported by the interpreter (views only)")
+    if any(fc.is_varying(s) for s in op.symbol_operands):
+        raise NotBatchable(op, "the shape of an access tile depends on the core id")
+    aset = op.variables_space_set.data
+    geometry = _geometry_for(op, aset, op.variables_space_order.data, op.result.type, "variables_space")
+    kinds = [k.value for k in op.per_dim_subscript_kinds.data]
+    maps = [compile_map(m.data) for m in op.per_dim_subscript_maps.data]
+    base = fc.slot(op.base)
+    index_views = tuple(fc.slot(m) for m in op.indirect_memrefs)
+    captured = tuple(fc.slot(c) for c in op.captured_variables)
+    symbol_slots = tuple(fc.slot(s) for s in op.symbol_operands)
+    r = fc.slot(op.result)
+    access = fc.runtime.access
+    varying = fc.is_varying(op.result)
+
+    def coordinates(frame, view_values, index_values, captured_values, geom, lane):
+        points = geom.member_offsets() + np.asarray(geom.lo, np.int64)
+        n = points.shape[0]
+        dims = [np.full(n, c, np.int64) for c in captured_values] + [points[:, j] for j in range(points.shape[1])]
+        index_iter = iter(index_values)
+        columns = []
+        for indirect, amap in zip(kinds, maps):
+            exprs = [np.broadcast_to(np.asarray(e, np.int64), (n,)) for e in amap(dims, ())]
+            if not indirect:
+                columns.append(exprs[0])
+                continue
+            index_view = next(index_iter)
+            if not index_view.fmt.is_integer:
+                raise InterpreterError(f"index view of element type {index_view.fmt.name} must hold integers")
+            loaded = gather_points(index_view, np.stack(exprs, axis=1), frame[0], lane, access)
+            columns.append(np.asarray(loaded, np.int64))
+        return np.stack(columns, axis=1) if columns else np.zeros((n, 0), np.int64)
+
+    def step(frame):
+        view = frame[base]
+        geom = geometry(tuple(int(frame[s]) for s in symbol_slots))
+        index_values = [frame[s] for s in index_views]
+        captured_values = [frame[s] for s in captured]
+        if not varying:
+            coords = coordinates(frame, view, index_values, captured_values, geom, None)
+            frame[r] = PointTile(view, coords, geom.shape, geom.tile_mask, op)
+            return
+        count = frame[0].count
+        per_lane = []
+        for lane in range(count):
+            lane_index = [m.lane(lane) if m.varying else m for m in index_values]
+            lane_captured = [int(c[lane]) if isinstance(c, np.ndarray) else c for c in captured_values]
+            per_lane.append(coordinates(frame, view, lane_index, lane_captured, geom, lane))
+        frame[r] = PointTile(view, np.stack(per_lane), geom.shape, geom.tile_mask, op)
+
+    return step
+
+
+@handles("ktdp.load")
+def _load(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, LoadOp)
+    fmt = fc.format(op.result)
+    t, r = fc.slot(op.access_tile), fc.slot(op.result)
+    access = fc.runtime.access
+
+    def step(frame):
+        tile = frame[t]
+        if tile.view.fmt is not fmt:
+            raise InterpreterError(
+                f"loading {fmt.name} elements through an access tile of a {tile.view.fmt.name} view"
+            )
+        frame[r] = load(tile, frame[0], access)
+
+    return step
+
+
+@handles("ktdp.store")
+def _store(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, StoreOp)
+    fmt = fc.format(op.data_tile)
+    d, t = fc.slot(op.data_tile), fc.slot(op.access_tile)
+    access = fc.runtime.access
+
+    def step(frame):
+        tile = frame[t]
+        if tile.view.fmt is not fmt:
+            raise InterpreterError(f"storing {fmt.name} elements through an access tile of a {tile.view.fmt.name} view")
+        store(tile, frame[d], frame[0], access)
+
+    return step
+
+
+@handles("ktdp.runtime_arg_extract")
+def _runtime_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, RuntimeArgExtractOp)
+    ty = op.input.type
+    assert isinstance(ty, RuntimeArgType)
+    a, r = fc.slot(op.input), fc.slot(op.result)
+    kind = op.kind.data
+    if kind == "value":
+
+        def step(frame):
+            frame[r] = frame[a]
+
+        return step
+    constant = int(getattr(ty, kind).data)
+
+    def step(frame):
+        frame[r] = constant
+
+    return step

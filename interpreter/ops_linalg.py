@@ -1,0 +1,475 @@
+"""linalg ops, evaluated on whole arrays rather than element by element.
+
+Every structured op (`linalg.generic` and the named ops, whose bodies xDSL
+materializes) is evaluated over its iteration domain as NumPy arrays: each
+operand is viewed over the domain through its indexing map, and the body's
+scalar ops run once on those arrays. Then, by what the body is:
+
+- all loops parallel: the yielded arrays are the results;
+- a contraction `out + a * b` (matmul and friends): one `np.matmul`/`np.einsum`
+  accumulating in float32 (float64 for f64), rounded once to the result type;
+- a reduction whose body is `combiner(x, out)` with an associative combiner
+  (addf, mulf, maximumf, maxnumf, ..., addi, ...): `x` is evaluated over the
+  whole domain and reduced with the matching NumPy reduction (floats sum in
+  float32 at least, rounded once), then combined with the init;
+- any other reduction: folded sequentially over the reduction loops, exactly
+  as written (vectorized over the parallel loops).
+
+`linalg.reduce`, `linalg.broadcast`, `linalg.transpose` and `linalg.fill`
+have direct implementations; `linalg.index` reads the domain of its op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, TransposeOp
+from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+
+from spyre_mlir.interpreter.affine_eval import compile_map
+from spyre_mlir.interpreter.core import FALLBACKS, FunctionCompiler, Step, handles
+from spyre_mlir.interpreter.dtypes import ElementFormat
+from spyre_mlir.interpreter.errors import InterpreterError
+
+COMBINERS: dict[str, np.ufunc] = {
+    "arith.addf": np.add,
+    "arith.mulf": np.multiply,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+    "arith.maxnumf": np.fmax,
+    "arith.minnumf": np.fmin,
+    "arith.addi": np.add,
+    "arith.muli": np.multiply,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
+}
+"""Associative, commutative combiners and their NumPy reductions."""
+
+_ROUNDING_COMBINERS = {"arith.addf", "arith.mulf"}
+
+
+def accumulator_dtype(fmt: ElementFormat) -> np.dtype:
+    """Where float sums and products accumulate: float32, or float64 for f64."""
+    if fmt.is_float:
+        return np.dtype(np.float64) if fmt.compute == np.float64 else np.dtype(np.float32)
+    return fmt.compute
+
+
+def _finish(fmt: ElementFormat, x: np.ndarray) -> np.ndarray:
+    out = x.astype(fmt.compute, copy=False)
+    return fmt.round(out) if fmt.round is not None else out
+
+
+class Domain:
+    """The iteration domain of a running structured op, for `linalg.index`."""
+
+    __slots__ = ("sizes", "lead", "folded")
+
+    def __init__(self, sizes: tuple[int, ...], lead: int, folded: dict[int, int]):
+        self.sizes = sizes
+        self.lead = lead  # 1 when arrays carry a lane axis
+        self.folded = folded  # reduction dims fixed by the sequential fold
+
+    def index(self, d: int):
+        if d in self.folded:
+            return self.folded[d]
+        axes = [i for i in range(len(self.sizes)) if i not in self.folded]
+        shape = [1] * (self.lead + len(axes))
+        shape[self.lead + axes.index(d)] = self.sizes[d]
+        return np.arange(self.sizes[d], dtype=np.int64).reshape(shape)
+
+
+def _projected_dims(amap: AffineMap) -> list[int] | None:
+    """Dims of a projected permutation map (each result a distinct dim), else None."""
+    dims = []
+    for e in amap.results:
+        if not isinstance(e, AffineDimExpr) or e.position in dims:
+            return None
+        dims.append(e.position)
+    return dims
+
+
+def _domain_view(
+    x: np.ndarray, amap: AffineMap, dims: list[int] | None, lead_in: int, lead: int, sizes: tuple[int, ...]
+) -> np.ndarray:
+    """Operand `x` as an array over the domain ([lanes] + one axis per loop;
+    axes of loops the operand does not depend on have size 1)."""
+    n = len(sizes)
+    if dims is not None:
+        order = sorted(range(len(dims)), key=lambda k: dims[k])
+        axes = list(range(lead_in)) + [lead_in + k for k in order]
+        view = x.transpose(axes) if axes != list(range(len(axes))) else x
+        if lead and not lead_in:
+            view = view[None]
+        missing = [lead + d for d in range(n) if d not in dims]
+        return np.expand_dims(view, missing) if missing else view
+    # General affine map: gather through explicit index arrays.
+    grid = [g for g in np.indices(sizes, dtype=np.int64)]
+    coords = compile_map(amap)(grid, ())
+    for c, extent in zip(coords, x.shape[lead_in:]):
+        if (np.asarray(c) < 0).any() or (np.asarray(c) >= extent).any():
+            raise InterpreterError(f"indexing map {amap} reads outside an operand of shape {x.shape[lead_in:]}")
+    view = x[(slice(None),) * lead_in + tuple(np.broadcast_to(c, sizes) for c in coords)]
+    return view[None] if lead and not lead_in else view
+
+
+def _loop_sizes(maps: Sequence[AffineMap], arrays: Sequence[np.ndarray], leads: Sequence[int]) -> tuple[int, ...]:
+    n = maps[0].num_dims
+    sizes: list[int | None] = [None] * n
+    for amap, x, lead in zip(maps, arrays, leads):
+        for k, e in enumerate(amap.results):
+            if isinstance(e, AffineDimExpr):
+                extent = x.shape[lead + k]
+                if sizes[e.position] is None:
+                    sizes[e.position] = extent
+                elif sizes[e.position] != extent:
+                    raise InterpreterError(
+                        f"operand shapes disagree on loop d{e.position}: {sizes[e.position]} and {extent}"
+                    )
+    if any(s is None for s in sizes):
+        raise InterpreterError("cannot infer the size of every loop from the operand shapes")
+    return tuple(s for s in sizes if s is not None)
+
+
+class _Body:
+    """How a structured op's body is evaluated (decided while decoding)."""
+
+    def __init__(self, block: Block, n_in: int):
+        self.block = block
+        self.n_in = n_in
+        self.reduction: list[tuple[Operation, int]] | None = None  # per output: (combiner op, x operand index)
+        self.contraction: tuple[int, int, str, str] | None = None  # (a input, b input, mul op, add op)
+
+    def match_reduction(self, n_out: int) -> bool:
+        """Each yielded value is `combiner(x, out_k)` with out_k used only there."""
+        yielded = self.block.last_op.operands
+        found = []
+        for k in range(n_out):
+            out_arg = self.block.args[self.n_in + k]
+            owner = yielded[k].owner
+            if not isinstance(owner, Operation) or owner.name not in COMBINERS or len(owner.operands) != 2:
+                return False
+            if not out_arg.has_one_use() or out_arg not in owner.operands:
+                return False
+            x_index = 1 if owner.operands[0] is out_arg else 0
+            if owner.operands[x_index] is out_arg:
+                return False
+            found.append((owner, x_index))
+        self.reduction = found
+        return True
+
+    def match_contraction(self) -> bool:
+        """`yield add(mul(cast?(in0), cast?(in1)), out)` with two inputs and one output."""
+        ops = [op for op in self.block.ops if op is not self.block.last_op]
+        if self.n_in != 2 or len(self.block.args) != 3 or not self.reduction or len(self.reduction) != 1:
+            return False
+        add, x_index = self.reduction[0]
+        if add.name not in ("arith.addf", "arith.addi"):
+            return False
+        mul = add.operands[x_index].owner
+        if not isinstance(mul, Operation) or mul.name not in ("arith.mulf", "arith.muli"):
+            return False
+        sources = []
+        allowed = {add, mul}
+        for v in mul.operands:
+            if isinstance(v.owner, Operation) and v.owner.name in ("arith.extf", "arith.sitofp", "arith.extsi"):
+                allowed.add(v.owner)
+                v = v.owner.operands[0]
+            if v not in self.block.args[:2]:
+                return False
+            sources.append(self.block.args.index(v))
+        if set(ops) != allowed or sorted(sources) != [0, 1]:
+            return False
+        self.contraction = (sources[0], sources[1], mul.name, add.name)
+        return True
+
+
+def _structured(
+    fc: FunctionCompiler,
+    op: Operation,
+    maps: Sequence[AffineMap],
+    iterators: Sequence[str],
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    results: Sequence[SSAValue],
+    block: Block,
+) -> Step:
+    for v in (*inputs, *outputs):
+        if isinstance(v.type, MemRefType):
+            raise InterpreterError(f"'{op.name}' on memrefs is not supported by the interpreter (tensors only)")
+    if len(results) != len(outputs):
+        raise InterpreterError(f"'{op.name}' must have one result per output")
+    operands = (*inputs, *outputs)
+    slots = tuple(fc.slot(v) for v in operands)
+    leads = tuple(1 if fc.is_varying(v) else 0 for v in operands)
+    result_slots = tuple(fc.slot(r) for r in results)
+    out_formats = [fc.format(r) for r in results]
+    varying = any(fc.is_varying(r) for r in results)
+    lead = 1 if varying else 0
+    n_in = len(inputs)
+    n_loops = maps[0].num_dims
+    dims = [_projected_dims(m) for m in maps]
+    parallel = [d for d in range(n_loops) if iterators[d] == "parallel"]
+    reductions = [d for d in range(n_loops) if iterators[d] != "parallel"]
+    arg_slots = tuple(fc.slot(a) for a in block.args)
+    domain_slot = fc.new_slot()
+    fc.domain_slots[op] = domain_slot
+    body = _Body(block, n_in)
+    lane_scalars = tuple(
+        fc.slot(v) for v in fc.captured(op.regions[0]) if fc.is_varying(v) and not isinstance(v.type, TensorType)
+    )
+
+    for k in range(len(outputs)):
+        out_dims = dims[n_in + k]
+        if out_dims is None or sorted(out_dims) != parallel:
+            raise InterpreterError(
+                f"output #{k} of '{op.name}' must be indexed by exactly the parallel loops (map {maps[n_in + k]})"
+            )
+
+    fc.body_depth += 1
+    try:
+        run_body = fc.compile_block(block)
+        run_x = None
+        if reductions and body.match_reduction(len(outputs)):
+            # Same body, but each combiner passes its `x` operand through.
+            overrides = {}
+            for combiner, x_index in body.reduction or ():
+                x_slot, r_slot = fc.slot(combiner.operands[x_index]), fc.slot(combiner.results[0])
+
+                def passthrough(frame, x_slot=x_slot, r_slot=r_slot):
+                    frame[r_slot] = frame[x_slot]
+
+                overrides[combiner] = passthrough
+            run_x = fc.compile_block(block, overrides)
+            if all(d is not None for d in dims):
+                body.match_contraction()
+    finally:
+        fc.body_depth -= 1
+
+    # Where the parallel loops end up in the domain (ascending) vs in each output.
+    out_orders = [[parallel.index(d) for d in dims[n_in + k]] for k in range(len(outputs))]
+
+    def bind(frame: list, sizes: tuple[int, ...], views: Sequence[np.ndarray], folded: dict[int, int]) -> list:
+        frame[domain_slot] = Domain(sizes, lead, folded)
+        for s, v in zip(arg_slots, views):
+            frame[s] = v
+        if not lane_scalars:
+            return frame
+        sub = frame.copy()
+        for s in lane_scalars:
+            x = frame[s]
+            sub[s] = x.reshape(x.shape + (1,) * (len(sizes) - len(folded)))
+        return sub
+
+    def init_in_domain(x: np.ndarray, k: int) -> np.ndarray:
+        """Output init with its axes in ascending loop order (and a lane axis when varying)."""
+        x_lead = leads[n_in + k]
+        order = out_orders[k]
+        inverse = sorted(range(len(order)), key=lambda j: order[j])
+        x = x.transpose(list(range(x_lead)) + [x_lead + j for j in inverse])
+        return x[None] if lead and not x_lead else x
+
+    def to_output(x: np.ndarray, k: int) -> np.ndarray:
+        return x.transpose(list(range(lead)) + [lead + j for j in out_orders[k]])
+
+    def full_shape(frame: list, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return ((frame[0].count,) if lead else ()) + shape
+
+    def step(frame: list) -> None:
+        arrays = [frame[s] for s in slots]
+        sizes = _loop_sizes(maps, arrays, leads)
+        if body.contraction is not None:
+            _contract(frame, arrays, sizes)
+            return
+        views = [_domain_view(x, m, d, l, lead, sizes) for x, m, d, l in zip(arrays, maps, dims, leads)]
+        if not reductions:
+            yielded = run_body(bind(frame, sizes, views, {}))
+            shape = full_shape(frame, sizes)
+            for k, fmt in enumerate(out_formats):
+                value = np.broadcast_to(np.asarray(yielded[k], fmt.compute), shape)
+                frame[result_slots[k]] = to_output(value, k)
+            return
+        if run_x is not None and all(sizes[d] > 0 for d in reductions):
+            _reduce_whole(frame, arrays, views, sizes)
+            return
+        _fold(frame, arrays, views, sizes)
+
+    def _reduce_whole(frame, arrays, views, sizes) -> None:
+        assert run_x is not None and body.reduction is not None
+        xs = run_x(bind(frame, sizes, views, {}))
+        shape = full_shape(frame, sizes)
+        axes = tuple(lead + d for d in reductions)
+        for k, (combiner, _) in enumerate(body.reduction):
+            fmt = out_formats[k]
+            ufunc = COMBINERS[combiner.name]
+            acc = accumulator_dtype(fmt) if combiner.name in _ROUNDING_COMBINERS else None
+            x = np.broadcast_to(np.asarray(xs[k]), shape)
+            reduced = ufunc.reduce(x, axis=axes, dtype=acc)
+            init = init_in_domain(arrays[n_in + k], k)
+            combined = ufunc(init.astype(acc) if acc is not None else init, reduced)
+            frame[result_slots[k]] = to_output(_finish(fmt, combined), k)
+
+    def _fold(frame, arrays, views, sizes) -> None:
+        shape = full_shape(frame, sizes)
+        full = [np.broadcast_to(v, shape) for v in views[:n_in]]
+        par_shape = shape[:lead] + tuple(sizes[d] for d in parallel)
+        acc = [np.broadcast_to(init_in_domain(arrays[n_in + k], k), par_shape) for k in range(len(outputs))]
+        for point in np.ndindex(*(sizes[d] for d in reductions)):
+            fixed = dict(zip(reductions, point))
+            where = (slice(None),) * lead + tuple(fixed.get(d, slice(None)) for d in range(len(sizes)))
+            in_views = [v[where] for v in full]
+            yielded = run_body(bind(frame, sizes, [*in_views, *acc], fixed))
+            acc = [np.broadcast_to(np.asarray(y, fmt.compute), par_shape) for y, fmt in zip(yielded, out_formats)]
+        for k, fmt in enumerate(out_formats):
+            frame[result_slots[k]] = to_output(_finish(fmt, np.asarray(acc[k])), k)
+
+    def _contract(frame, arrays, sizes) -> None:
+        assert body.contraction is not None
+        a_index, b_index, _, _ = body.contraction
+        fmt = out_formats[0]
+        acc = accumulator_dtype(fmt)
+        a, b, init = arrays[a_index].astype(acc), arrays[b_index].astype(acc), arrays[n_in]
+        letters = "abcdefghijklmnopqrstuvwxy"
+        lane = "z"
+
+        def spec(k: int) -> str:
+            return (lane if leads[k] else "") + "".join(letters[d] for d in dims[k])
+
+        out_spec = (lane if lead else "") + "".join(letters[d] for d in dims[n_in])
+        sa, sb = spec(a_index), spec(b_index)
+        plain = [letters[d] for d in reductions]
+        if (
+            len(plain) == 1
+            and sa.lstrip(lane)[-1:] == plain[0]
+            and sb.lstrip(lane)[:1] == plain[0]
+            and len(sa.lstrip(lane)) == 2
+            and len(sb.lstrip(lane)) == 2
+            and out_spec.lstrip(lane) == sa.lstrip(lane)[0] + sb.lstrip(lane)[1]
+        ):
+            product = np.matmul(a, b)  # [lanes,] M x K @ [lanes,] K x N: BLAS
+        else:
+            product = np.einsum(f"{sa},{sb}->{out_spec}", a, b, optimize=True)
+        frame[result_slots[0]] = _finish(fmt, product + init.astype(acc))
+
+    return step
+
+
+def _iterator_names(op: LinalgStructuredOperation) -> list[str]:
+    return [str(it.data) for it in op.get_iterator_types().data]
+
+
+@handles("linalg.generic")
+def _generic(fc: FunctionCompiler, op: Operation) -> Step:
+    return _structured_op(fc, op)
+
+
+def _structured_op(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, LinalgStructuredOperation)
+    maps = [m.data for m in op.get_indexing_maps().data]
+    if any(m.num_symbols for m in maps):
+        raise InterpreterError(f"'{op.name}' with symbols in its indexing maps is not supported")
+    return _structured(fc, op, maps, _iterator_names(op), op.inputs, op.outputs, op.res, op.body.block)
+
+
+# Named structured ops (add, sub, mul, max, min, exp, log, sqrt, select, copy,
+# matmul, and any other xDSL adds, e.g. div): evaluated through their body.
+FALLBACKS.append((lambda op: isinstance(op, LinalgStructuredOperation), _structured_op))
+
+
+@handles("linalg.reduce")
+def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ReduceOp)
+    rank = len(op.input.type.get_shape())
+    reduced = set(op.dimensions.get_values())
+    kept = [d for d in range(rank) if d not in reduced]
+    identity = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))
+    projection = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in kept))
+    iterators = ["reduction" if d in reduced else "parallel" for d in range(rank)]
+    return _structured(
+        fc, op, [identity, projection], iterators, [op.input], [op.init], list(op.result), op.region.block
+    )
+
+
+@handles("linalg.fill")
+def _fill(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, FillOp)
+    value, out = op.inputs[0], op.outputs[0]
+    v, o, r = fc.slot(value), fc.slot(out), fc.slot(op.res[0])
+    dtype = fc.format(op.res[0]).compute
+    fmt = fc.format(op.res[0])
+    lane_value = fc.is_varying(value)
+    out_lead = 1 if fc.is_varying(out) else 0
+
+    def step(frame):
+        shape = frame[o].shape[out_lead:]
+        x = np.asarray(frame[v])
+        if fmt.round is not None:
+            x = fmt.round(x.astype(np.float32))
+        x = x.astype(dtype, copy=False)
+        if lane_value:
+            frame[r] = np.broadcast_to(x.reshape(x.shape + (1,) * len(shape)), x.shape + shape)
+        elif out_lead:
+            frame[r] = np.broadcast_to(x, (frame[0].count, *shape))
+        else:
+            frame[r] = np.broadcast_to(x, shape)
+
+    return step
+
+
+@handles("linalg.broadcast")
+def _broadcast(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, BroadcastOp)
+    added = sorted(op.dimensions.get_values())
+    x_slot, init_slot, r = fc.slot(op.input), fc.slot(op.init), fc.slot(op.result[0])
+    x_lead = 1 if fc.is_varying(op.input) else 0
+    init_lead = 1 if fc.is_varying(op.init) else 0
+    lead = 1 if fc.is_varying(op.result[0]) else 0
+
+    def step(frame):
+        x = frame[x_slot]
+        target = frame[init_slot].shape[init_lead:]
+        expanded = np.expand_dims(x, [x_lead + d for d in added]) if added else x
+        if lead and not x_lead:
+            expanded = expanded[None]
+        prefix = (frame[0].count,) if lead else ()
+        frame[r] = np.broadcast_to(expanded, prefix + tuple(target))
+
+    return step
+
+
+@handles("linalg.transpose")
+def _transpose(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, TransposeOp)
+    perm = list(op.permutation.get_values())
+    x_slot, r = fc.slot(op.inputs[0]), fc.slot(op.res[0])
+    x_lead = 1 if fc.is_varying(op.inputs[0]) else 0
+    axes = list(range(x_lead)) + [x_lead + p for p in perm]
+
+    def step(frame):
+        frame[r] = frame[x_slot].transpose(axes)
+
+    return step
+
+
+@handles("linalg.index")
+def _index(fc: FunctionCompiler, op: Operation) -> Step:
+    parent = op.parent_op()
+    while parent is not None and parent not in fc.domain_slots:
+        parent = parent.parent_op()
+    if parent is None:
+        raise InterpreterError("'linalg.index' outside a structured op")
+    domain_slot = fc.domain_slots[parent]
+    d = int(op.properties["dim"].value.data)
+    r = fc.slot(op.results[0])
+
+    def step(frame):
+        frame[r] = frame[domain_slot].index(d)
+
+    return step

@@ -1,0 +1,324 @@
+"""scf and func: structured control flow and calls.
+
+With uniform bounds and conditions these are plain Python loops and
+branches around the decoded bodies. When a bound or condition is varying
+(different cores take different paths), the lanes are split by path: each
+group runs the region on a frame holding only its lanes (`gather_frame`)
+and the results are merged back lane by lane. Loop-carried values of such
+loops are always varying, since cores leave the loop at different times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.dialects import func, scf
+from xdsl.ir import Operation, SSAValue
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles
+from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.lanes import take_lanes
+
+
+def _fixes(fc: FunctionCompiler, sources: Sequence[SSAValue], targets: Sequence[SSAValue]) -> list[Callable | None]:
+    """Per value: broadcast to lanes where a uniform source flows into a varying target."""
+    return [
+        fc.lanes_of(src) if fc.is_varying(dst) and not fc.is_varying(src) else None for src, dst in zip(sources, targets)
+    ]
+
+
+def _apply(values: Sequence, fixes: Sequence[Callable | None], count) -> list:
+    return [v if fix is None else fix(v, count) for v, fix in zip(values, fixes)]
+
+
+def _merge(count: int, parts: Sequence[tuple[np.ndarray, object, bool]], dtype: np.dtype) -> np.ndarray:
+    """One lane array from (lane indices, value, value has a lane axis) per group."""
+    shape = None
+    for _, value, has_lanes in parts:
+        shape = np.shape(value)[1:] if has_lanes else np.shape(value)
+        break
+    out = np.empty((count, *shape), dtype)
+    for idx, value, _ in parts:
+        out[idx] = value
+    return out
+
+
+def _scatter(full, idx: np.ndarray, part) -> np.ndarray:
+    out = np.array(full)
+    out[idx] = part
+    return out
+
+
+@handles("scf.for")
+def _for(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, scf.ForOp)
+    block = op.body.block
+    lb, ub, st = fc.slot(op.lb), fc.slot(op.ub), fc.slot(op.step)
+    iv = fc.slot(block.args[0])
+    args = block.args[1:]
+    arg_slots = tuple(fc.slot(a) for a in args)
+    init_slots = tuple(fc.slot(v) for v in op.iter_args)
+    result_slots = tuple(fc.slot(r) for r in op.results)
+    body = fc.compile_block(block)
+    yielded = block.last_op.operands
+    init_fixes = _fixes(fc, op.iter_args, args)
+    yield_fixes = _fixes(fc, yielded, args)
+    need_init_fix = any(init_fixes)
+    need_yield_fix = any(yield_fixes)
+    runtime = fc.runtime
+
+    if not any(fc.is_varying(v) for v in (op.lb, op.ub, op.step)):
+
+        def step(frame):
+            lo, hi, s = frame[lb], frame[ub], frame[st]
+            if s <= 0:
+                raise InterpreterError(f"scf.for step must be positive, got {s}")
+            carried = [frame[i] for i in init_slots]
+            if need_init_fix:
+                carried = _apply(carried, init_fixes, frame[0].count)
+            for i in range(lo, hi, s):
+                frame[iv] = i
+                for slot, value in zip(arg_slots, carried):
+                    frame[slot] = value
+                carried = body(frame)
+                if need_yield_fix:
+                    carried = _apply(carried, yield_fixes, frame[0].count)
+            for slot, value in zip(result_slots, carried):
+                frame[slot] = value
+
+        return step
+
+    fc.require_mergeable(op, op.results)
+    captured = fc.varying_captured_slots(op.body)
+
+    def run_iterations(frame, first: int, last: int, lo, s, carried: list) -> list:
+        for k in range(first, last):
+            frame[iv] = lo + k * s
+            for slot, value in zip(arg_slots, carried):
+                frame[slot] = value
+            carried = body(frame)
+            if need_yield_fix:
+                carried = _apply(carried, yield_fixes, frame[0].count)
+        return carried
+
+    def step(frame):
+        count = frame[0].count
+        lo, hi, s = frame[lb], frame[ub], frame[st]
+        if (np.asarray(s) <= 0).any():
+            raise InterpreterError(f"scf.for step must be positive, got {np.unique(s).tolist()}")
+        trips = np.broadcast_to(np.maximum(0, -((np.asarray(lo) - hi) // s)), (count,))
+        carried = [frame[i] for i in init_slots]
+        if need_init_fix:
+            carried = _apply(carried, init_fixes, count)
+        low, high = int(trips.min()), int(trips.max())
+        if low == high:
+            carried = run_iterations(frame, 0, high, lo, s, carried)
+        else:
+            # Phases between consecutive distinct trip counts; each phase runs
+            # on the lanes that still iterate.
+            runtime.stats.divergent_regions += 1
+            done = 0
+            for t in np.unique(trips):
+                t = int(t)
+                if t <= done:
+                    continue
+                active = np.nonzero(trips >= t)[0]
+                if active.shape[0] == count:
+                    carried = run_iterations(frame, done, t, lo, s, carried)
+                else:
+                    sub = gather_frame(frame, captured, active)
+                    part = run_iterations(
+                        sub, done, t, take_lanes(lo, active) if isinstance(lo, np.ndarray) else lo,
+                        take_lanes(s, active) if isinstance(s, np.ndarray) else s,
+                        [c[active] for c in carried],
+                    )
+                    carried = [_scatter(c, active, p) for c, p in zip(carried, part)]
+                done = t
+        for slot, value in zip(result_slots, carried):
+            frame[slot] = value
+
+    return step
+
+
+@handles("scf.if")
+def _if(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, scf.IfOp)
+    c = fc.slot(op.cond)
+    result_slots = tuple(fc.slot(r) for r in op.results)
+    then_body = fc.compile_block(op.true_region.block)
+    has_else = bool(op.false_region.blocks)
+    else_body = fc.compile_block(op.false_region.block) if has_else else (lambda frame: ())
+    then_yield = op.true_region.block.last_op.operands
+    else_yield = op.false_region.block.last_op.operands if has_else else ()
+    then_fixes = _fixes(fc, then_yield, op.results)
+    else_fixes = _fixes(fc, else_yield, op.results)
+    runtime = fc.runtime
+
+    def finish(frame, values, fixes):
+        for slot, value in zip(result_slots, _apply(values, fixes, frame[0].count)):
+            frame[slot] = value
+
+    if not fc.is_varying(op.cond):
+
+        def step(frame):
+            if frame[c]:
+                finish(frame, then_body(frame), then_fixes)
+            else:
+                finish(frame, else_body(frame), else_fixes)
+
+        return step
+
+    fc.require_mergeable(op, op.results)
+    then_captured = fc.varying_captured_slots(op.true_region)
+    else_captured = fc.varying_captured_slots(op.false_region) if has_else else ()
+    dtypes = [fc.format(r).compute for r in op.results]
+    then_lanes = [fc.is_varying(v) for v in then_yield]
+    else_lanes = [fc.is_varying(v) for v in else_yield]
+
+    def step(frame):
+        cond = np.asarray(frame[c], bool)
+        if cond.all():
+            finish(frame, then_body(frame), then_fixes)
+            return
+        if not cond.any():
+            finish(frame, else_body(frame), else_fixes)
+            return
+        runtime.stats.divergent_regions += 1
+        taken, other = np.nonzero(cond)[0], np.nonzero(~cond)[0]
+        then_values = then_body(gather_frame(frame, then_captured, taken))
+        else_values = else_body(gather_frame(frame, else_captured, other))
+        count = frame[0].count
+        for k, slot in enumerate(result_slots):
+            parts = [(taken, then_values[k], then_lanes[k]), (other, else_values[k], else_lanes[k])]
+            frame[slot] = _merge(count, parts, dtypes[k])
+
+    return step
+
+
+@handles("scf.while")
+def _while(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, scf.WhileOp)
+    before, after = op.before_region.block, op.after_region.block
+    condition = before.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    before_body = fc.compile_block(before)
+    after_body = fc.compile_block(after)
+    before_slots = tuple(fc.slot(a) for a in before.args)
+    after_slots = tuple(fc.slot(a) for a in after.args)
+    init_slots = tuple(fc.slot(v) for v in op.arguments)
+    result_slots = tuple(fc.slot(r) for r in op.res)
+    init_fixes = _fixes(fc, op.arguments, before.args)
+    yield_fixes = _fixes(fc, after.last_op.operands, before.args)
+    forward_fixes = _fixes(fc, condition.args, after.args)
+    result_fixes = _fixes(fc, condition.args, op.res)
+    runtime = fc.runtime
+
+    if not fc.is_varying(condition.condition):
+
+        def step(frame):
+            count = frame[0].count
+            values = _apply([frame[s] for s in init_slots], init_fixes, count)
+            while True:
+                for slot, value in zip(before_slots, values):
+                    frame[slot] = value
+                cond, *forwarded = before_body(frame)
+                if not cond:
+                    break
+                for slot, value in zip(after_slots, _apply(forwarded, forward_fixes, count)):
+                    frame[slot] = value
+                values = _apply(after_body(frame), yield_fixes, count)
+            for slot, value in zip(result_slots, _apply(forwarded, result_fixes, count)):
+                frame[slot] = value
+
+        return step
+
+    fc.require_mergeable(op, op.res)
+    captured = fc.varying_captured_slots(op.before_region, op.after_region)
+    dtypes = [fc.format(r).compute for r in op.res]
+
+    def step(frame):
+        count = frame[0].count
+        values = _apply([frame[s] for s in init_slots], init_fixes, count)
+        active = np.arange(count)
+        sub = frame
+        results: list[np.ndarray | None] = [None] * len(result_slots)
+        while True:
+            for slot, value in zip(before_slots, values):
+                sub[slot] = value
+            cond, *forwarded = before_body(sub)
+            n = sub[0].count
+            cond = np.broadcast_to(np.asarray(cond, bool), (n,))
+            forwarded = _apply(forwarded, result_fixes, n)
+            leaving = np.nonzero(~cond)[0]
+            if leaving.shape[0]:
+                for k, value in enumerate(forwarded):
+                    if results[k] is None:
+                        results[k] = np.empty((count, *np.shape(value)[1:]), dtypes[k])
+                    results[k][active[leaving]] = value[leaving]
+            if cond.all():
+                pass
+            elif not cond.any():
+                break
+            else:
+                runtime.stats.divergent_regions += 1
+                staying = np.nonzero(cond)[0]
+                active = active[staying]
+                sub = gather_frame(frame, captured, active)
+                forwarded = [value[staying] for value in forwarded]
+            for slot, value in zip(after_slots, forwarded):
+                sub[slot] = value
+            values = _apply(after_body(sub), yield_fixes, sub[0].count)
+        for slot, value in zip(result_slots, results):
+            frame[slot] = value
+
+    return step
+
+
+@handles("scf.execute_region")
+def _execute_region(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, scf.ExecuteRegionOp)
+    if len(op.region.blocks) != 1:
+        raise InterpreterError("scf.execute_region with more than one block is not supported")
+    body = fc.compile_block(op.region.block)
+    result_slots = tuple(fc.slot(r) for r in op.results)
+    fixes = _fixes(fc, op.region.block.last_op.operands, op.results)
+
+    def step(frame):
+        for slot, value in zip(result_slots, _apply(body(frame), fixes, frame[0].count)):
+            frame[slot] = value
+
+    return step
+
+
+@handles("func.call")
+def _call(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, func.CallOp)
+    name = op.callee.root_reference.data
+    callee = fc.program.functions.get(name)
+    if callee is None or not callee.body.blocks:
+        raise error(op, f"call to '@{name}', which has no body in this module")
+    arg_slots = tuple(fc.slot(a) for a in op.arguments)
+    result_slots = tuple(fc.slot(r) for r in op.res)
+    arg_varying = tuple(fc.is_varying(a) for a in op.arguments)
+    caller_varying = [fc.is_varying(r) for r in op.res]
+    formats = [fc.format(r).compute for r in op.res]
+    program = fc.program
+    state: dict[str, object] = {}
+
+    def step(frame):
+        compiled = state.get("callee")
+        if compiled is None:  # decoded on first call, so that recursion terminates
+            compiled = state["callee"] = program.function(name, arg_varying)
+        results = compiled.call(frame[0], [frame[s] for s in arg_slots])
+        for slot, value, wanted, have, dtype in zip(
+            result_slots, results, caller_varying, compiled.result_varying, formats
+        ):
+            if wanted and not have:
+                value = np.broadcast_to(value, (frame[0].count, *np.shape(value))) if isinstance(
+                    value, np.ndarray
+                ) else np.full(frame[0].count, value, dtype)
+            frame[slot] = value
+
+    return step

@@ -1,0 +1,664 @@
+"""Memory views, access tiles, and the loads and stores between them.
+
+A `MemoryView` is `ktdp.construct_memory_view` at run time: a base element
+offset, sizes, strides, a coordinate set and a memory space. A
+`DistributedView` is the union of partition views over global coordinates.
+An access tile holds coordinates, not data: `BoxTile` for
+`ktdp.construct_access_tile` (the anchor plus the bounding box of
+`access_tile_set`, with a hole mask when the set is not a box), `PointTile`
+for explicit coordinate lists (indirect access tiles).
+
+Loads and stores take one of two paths:
+
+- the *fast path*: a box of a plain view, entirely inside the view's valid
+  region, read or written as one strided NumPy view of the memory segment
+  (for a batch of cores: one view with a lane stride, one per distinct
+  anchor, or one gather);
+- the *point path*: every coordinate checked (view bounds, coordinate set,
+  partition membership), gathered or scattered one core at a time. Every
+  out-of-bounds or masked access ends up here, so the error names the exact
+  coordinate and core.
+
+Bounds follow KTDP-SEMANTICS §4: an access outside the view is an error by
+default; with `mask_out_of_bounds` it loads 0 and the store skips it. Holes of
+a non-box tile set load 0 and are skipped by stores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from xdsl.ir import Operation
+from xdsl.ir.affine import AffineSet
+
+from spyre_mlir.affine import bounding_box, box_bounds
+from spyre_mlir.interpreter.affine_eval import compile_set
+from spyre_mlir.interpreter.dtypes import ElementFormat
+from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.memory import AddressSpace, Segment, all_written
+
+LARGE_TILE = 2048
+"""Tiles with at least this many elements are copied lane by lane instead of
+gathered with one fancy index (a strided copy beats index arithmetic)."""
+
+
+# ===========================================================================
+# Geometry of a tile set
+# ===========================================================================
+
+
+@dataclass(frozen=True)
+class TileGeometry:
+    """The bounding box of an access-tile set and its order.
+
+    `lo`/`extents` are in set order; tile axis k is set dim `perm[k]`, so the
+    tile shape is `extents[perm[k]]`. `box_mask` (set order) / `tile_mask`
+    (tile order) mark the members when the set is not exactly its box."""
+
+    lo: tuple[int, ...]
+    extents: tuple[int, ...]
+    perm: tuple[int, ...]
+    shape: tuple[int, ...]
+    box_mask: np.ndarray | None
+    tile_mask: np.ndarray | None
+
+    @property
+    def identity(self) -> bool:
+        return self.perm == tuple(range(len(self.perm)))
+
+    @property
+    def lane_perm(self) -> tuple[int, ...]:
+        return (0, *(p + 1 for p in self.perm))
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.extents, dtype=np.int64))
+
+    def member_offsets(self) -> np.ndarray:
+        """Set offsets (relative to `lo`) of the members, in tile C order: [N, rank]."""
+        rank = len(self.extents)
+        if rank == 0:
+            return np.zeros((1, 0), np.int64)
+        grid = np.indices(self.extents, dtype=np.int64)
+        in_tile_order = np.transpose(grid, self.lane_perm).reshape(rank, -1).T
+        if self.tile_mask is not None:
+            in_tile_order = in_tile_order[self.tile_mask.reshape(-1)]
+        return in_tile_order
+
+    @staticmethod
+    def of(aset: AffineSet, perm: tuple[int, ...], syms: tuple[int, ...] = ()) -> TileGeometry:
+        box = box_bounds(aset, syms)
+        bbox = box if box is not None else bounding_box(aset, syms)
+        if bbox is None:
+            raise InterpreterError("the tile set is unbounded: every dim needs a lower and an upper bound")
+        lo = tuple(a for a, _ in bbox)
+        extents = tuple(max(0, b - a + 1) for a, b in bbox)
+        box_mask = tile_mask = None
+        if box is None and extents:
+            grid = np.indices(extents, dtype=np.int64).reshape(len(extents), -1)
+            dims = [grid[i] + lo[i] for i in range(len(extents))]
+            box_mask = np.asarray(compile_set(aset)(dims, syms), dtype=bool)
+            box_mask = np.broadcast_to(box_mask, (grid.shape[1],)).reshape(extents)
+            tile_mask = np.ascontiguousarray(np.transpose(box_mask, perm))
+        return TileGeometry(lo, extents, perm, tuple(extents[p] for p in perm), box_mask, tile_mask)
+
+
+# ===========================================================================
+# Views
+# ===========================================================================
+
+
+@lru_cache(maxsize=1024)
+def _view_geometry(
+    cset: AffineSet, syms: tuple[int, ...], sizes: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+    """(lower corner of the coordinate set, exclusive local upper bounds, whether
+    the valid coordinates are exactly the box [0, upper))."""
+    box = box_bounds(cset, syms)
+    bbox = box if box is not None else bounding_box(cset, syms)
+    if bbox is None:
+        return (0,) * len(sizes), sizes, False
+    lo = tuple(a for a, _ in bbox)
+    hi = tuple(max(0, min(s, b - a + 1)) for s, (a, b) in zip(sizes, bbox))
+    return lo, hi, box is not None
+
+
+def gather_points(view, coords: np.ndarray, ctx, lane, access: Access) -> np.ndarray:
+    """Values at view coordinates [N, rank], every coordinate checked (e.g. index views)."""
+    return _gather(view, coords, None, ctx, lane, access)
+
+
+def _lanes(x) -> bool:
+    return isinstance(x, np.ndarray)
+
+
+def _lane(x, lane: int):
+    return int(x[lane]) if isinstance(x, np.ndarray) else x
+
+
+class MemoryView:
+    """A strided view of one memory space (`ktdp.construct_memory_view`)."""
+
+    __slots__ = ("fmt", "base", "sizes", "strides", "lo", "valid_hi", "exact", "cset", "cset_syms", "lx_core", "op")
+
+    def __init__(
+        self,
+        fmt: ElementFormat,
+        base,
+        sizes: tuple[int, ...],
+        strides: tuple[int, ...],
+        cset: AffineSet,
+        cset_syms: tuple[int, ...],
+        lx_core,
+        op: Operation | None,
+    ):
+        self.fmt = fmt
+        self.base = base  # element offset: int, or an int64 lane array
+        self.sizes = sizes
+        self.strides = strides
+        self.cset = cset
+        self.cset_syms = cset_syms
+        self.lx_core = lx_core  # None for global memory; else an int or a lane array
+        self.op = op
+        self.lo, self.valid_hi, self.exact = _view_geometry(cset, cset_syms, sizes)
+
+    def _with(self, base, lx_core) -> MemoryView:
+        view = object.__new__(MemoryView)
+        for name in MemoryView.__slots__:
+            setattr(view, name, getattr(self, name))
+        view.base = base
+        view.lx_core = lx_core
+        return view
+
+    @property
+    def varying(self) -> bool:
+        return _lanes(self.base) or _lanes(self.lx_core)
+
+    def take_lanes(self, idx: np.ndarray) -> MemoryView:
+        return self._with(
+            self.base[idx] if _lanes(self.base) else self.base,
+            self.lx_core[idx] if _lanes(self.lx_core) else self.lx_core,
+        )
+
+    def lane(self, lane: int) -> MemoryView:
+        return self._with(_lane(self.base, lane), _lane(self.lx_core, lane))
+
+    def valid(self, coords: np.ndarray) -> np.ndarray:
+        """Which local coordinates [N, rank] the view holds."""
+        ok = (coords >= 0).all(axis=1) & (coords < np.asarray(self.valid_hi, dtype=np.int64)).all(axis=1)
+        if not self.exact:
+            dims = [coords[:, i] + self.lo[i] for i in range(coords.shape[1])]
+            ok &= np.asarray(compile_set(self.cset)(dims, self.cset_syms), dtype=bool)
+        return ok
+
+    def contains_global(self, coords: np.ndarray) -> np.ndarray:
+        return self.valid(coords - np.asarray(self.lo, dtype=np.int64))
+
+    def global_box(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """[lo, hi) in global coordinates when the partition is exactly a box."""
+        if not self.exact:
+            return None
+        return self.lo, tuple(a + n for a, n in zip(self.lo, self.valid_hi))
+
+    def describe(self) -> str:
+        shape = "x".join(str(s) for s in self.sizes)
+        return f"{shape}x{self.fmt.name} view"
+
+
+class DistributedView:
+    """One logical view over the union of its partitions' coordinate sets."""
+
+    __slots__ = ("fmt", "parts", "op")
+
+    def __init__(self, fmt: ElementFormat, parts: list[MemoryView], op: Operation | None):
+        self.fmt = fmt
+        self.parts = parts
+        self.op = op
+
+    @property
+    def varying(self) -> bool:
+        return any(p.varying for p in self.parts)
+
+    def take_lanes(self, idx: np.ndarray) -> DistributedView:
+        return DistributedView(self.fmt, [p.take_lanes(idx) for p in self.parts], self.op)
+
+    def lane(self, lane: int) -> DistributedView:
+        return DistributedView(self.fmt, [p.lane(lane) for p in self.parts], self.op)
+
+    def describe(self) -> str:
+        return f"distributed view of {len(self.parts)} partitions"
+
+    def check_disjoint(self) -> None:
+        """KTDP-SEMANTICS §3 Rec: overlapping partitions are an error."""
+        for i, a in enumerate(self.parts):
+            for j in range(i + 1, len(self.parts)):
+                b = self.parts[j]
+                box_a, box_b = a.global_box(), b.global_box()
+                lo = [max(x, y) for x, y in zip(a.lo, b.lo)]
+                hi = [
+                    min(x + n, y + m) for x, n, y, m in zip(a.lo, a.valid_hi, b.lo, b.valid_hi)
+                ]
+                if any(l >= h for l, h in zip(lo, hi)):
+                    continue
+                if box_a is not None and box_b is not None:
+                    overlap = lo
+                else:
+                    grid = np.indices([h - l for l, h in zip(lo, hi)], dtype=np.int64).reshape(len(lo), -1).T
+                    points = grid + np.asarray(lo, dtype=np.int64)
+                    both = a.contains_global(points) & b.contains_global(points)
+                    if not both.any():
+                        continue
+                    overlap = [int(c) for c in points[np.argmax(both)]]
+                raise InterpreterError(
+                    f"partitions #{i} and #{j} of the distributed view overlap (both hold coordinate "
+                    f"({', '.join(str(int(c)) for c in overlap)}))"
+                )
+
+
+# ===========================================================================
+# Tiles
+# ===========================================================================
+
+
+class BoxTile:
+    """Coordinates `first + box` of a view, in the order of `geom`."""
+
+    __slots__ = ("view", "first", "geom", "op")
+
+    def __init__(self, view, first: tuple, geom: TileGeometry, op: Operation | None):
+        self.view = view
+        self.first = first  # per view dim: anchor + set lower corner (int or lane array)
+        self.geom = geom
+        self.op = op
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.geom.shape
+
+    @property
+    def varying(self) -> bool:
+        return any(_lanes(f) for f in self.first) or self.view.varying
+
+    def take_lanes(self, idx: np.ndarray) -> BoxTile:
+        return BoxTile(
+            self.view.take_lanes(idx), tuple(f[idx] if _lanes(f) else f for f in self.first), self.geom, self.op
+        )
+
+    def lane(self, lane: int) -> BoxTile:
+        return BoxTile(self.view.lane(lane), tuple(_lane(f, lane) for f in self.first), self.geom, self.op)
+
+    def points(self) -> PointTile:
+        offsets = self.geom.member_offsets()
+        if any(_lanes(f) for f in self.first):
+            first = np.stack(np.broadcast_arrays(*[np.asarray(f, np.int64) for f in self.first]), axis=-1)
+            coords = offsets[None, :, :] + first[:, None, :]
+        else:
+            coords = offsets + np.asarray(self.first, dtype=np.int64)
+        return PointTile(self.view, coords, self.geom.shape, self.geom.tile_mask, self.op)
+
+
+class PointTile:
+    """Explicit view coordinates [N, rank] of the tile's members, in tile C order."""
+
+    __slots__ = ("view", "coords", "shape", "member", "op")
+
+    def __init__(self, view, coords: np.ndarray, shape: tuple[int, ...], member: np.ndarray | None, op):
+        self.view = view
+        self.coords = coords  # [N, rank], or [lanes, N, rank]
+        self.shape = shape
+        self.member = member  # tile-shaped bool mask, None if every position is a member
+        self.op = op
+
+    @property
+    def varying(self) -> bool:
+        return self.coords.ndim == 3 or self.view.varying
+
+    def take_lanes(self, idx: np.ndarray) -> PointTile:
+        coords = self.coords[idx] if self.coords.ndim == 3 else self.coords
+        view = self.view.take_lanes(idx) if self.view.varying else self.view
+        return PointTile(view, coords, self.shape, self.member, self.op)
+
+    def lane(self, lane: int) -> PointTile:
+        coords = self.coords[lane] if self.coords.ndim == 3 else self.coords
+        view = self.view.lane(lane) if self.view.varying else self.view
+        return PointTile(view, coords, self.shape, self.member, self.op)
+
+
+# ===========================================================================
+# Access
+# ===========================================================================
+
+
+class Access:
+    """What a load or store needs besides the tile: memory and options."""
+
+    __slots__ = ("hbm", "lx_space", "mask_out_of_bounds", "check_uninitialized")
+
+    def __init__(self, hbm: AddressSpace, lx_space, mask_out_of_bounds: bool, check_uninitialized: bool):
+        self.hbm = hbm
+        self.lx_space = lx_space  # core id -> AddressSpace
+        self.mask_out_of_bounds = mask_out_of_bounds
+        self.check_uninitialized = check_uninitialized
+
+    def space(self, view: MemoryView) -> AddressSpace:
+        return self.hbm if view.lx_core is None else self.lx_space(view.lx_core)
+
+
+def _tile_note(tile) -> tuple[tuple[Operation | None, str], ...]:
+    if tile is None or tile.op is None:
+        return ()
+    return ((tile.op, "access tile constructed here"),)
+
+
+def _check_written(seg: Segment, space: AddressSpace, fmt: ElementFormat, mask: np.ndarray, first_address) -> None:
+    if space.check_uninitialized and not all_written(mask):
+        raise InterpreterError(
+            f"read of uninitialized {space.name}: the tile includes {fmt.name} elements (from element address "
+            f"{first_address}) that were never written"
+        )
+
+
+def load(tile, ctx, access: Access) -> np.ndarray:
+    """The tile's data as a fresh tensor (with a lane axis when `tile.varying`)."""
+    if type(tile) is BoxTile:
+        view = tile.view
+        if type(view) is DistributedView:
+            part = _partition_holding(view, tile)
+            if part is not None:
+                tile = part
+                view = tile.view
+        if type(view) is MemoryView:
+            out = _load_box(tile, ctx, access)
+            if out is not None:
+                return out
+        tile = tile.points()
+    return _load_points(tile, ctx, access)
+
+
+def store(tile, data: np.ndarray, ctx, access: Access) -> None:
+    if type(tile) is BoxTile:
+        view = tile.view
+        if type(view) is DistributedView:
+            part = _partition_holding(view, tile)
+            if part is not None:
+                tile = part
+                view = tile.view
+        if type(view) is MemoryView and _store_box(tile, data, ctx, access):
+            return
+        tile = tile.points()
+    _store_points(tile, data, ctx, access)
+
+
+def _partition_holding(view: DistributedView, tile: BoxTile) -> BoxTile | None:
+    """The tile as a tile of the one partition holding its whole box, if any."""
+    lo = [int(np.min(f)) for f in tile.first]
+    hi = [int(np.max(f)) + e for f, e in zip(tile.first, tile.geom.extents)]
+    for part in view.parts:
+        box = part.global_box()
+        if box is None:
+            continue
+        if all(a <= l and h <= b for l, h, a, b in zip(lo, hi, box[0], box[1])):
+            first = tuple(f - a for f, a in zip(tile.first, part.lo))
+            return BoxTile(part, first, tile.geom, tile.op)
+    return None
+
+
+def _box_span(view: MemoryView, extents: tuple[int, ...]) -> tuple[int, int]:
+    """Element offsets of the box's lowest and highest element relative to its first."""
+    low = sum((e - 1) * s for e, s in zip(extents, view.strides) if s < 0 and e > 0)
+    high = sum((e - 1) * s for e, s in zip(extents, view.strides) if s > 0 and e > 0)
+    return low, high
+
+
+def _in_bounds(view: MemoryView, tile: BoxTile) -> bool:
+    for f, e, hi in zip(tile.first, tile.geom.extents, view.valid_hi):
+        if _lanes(f):
+            if f.min() < 0 or f.max() + e > hi:
+                return False
+        elif f < 0 or f + e > hi:
+            return False
+    return True
+
+
+def _start(view: MemoryView, first: tuple):
+    start = view.base
+    for f, s in zip(first, view.strides):
+        start = start + f * s
+    return start
+
+
+def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
+    view = tile.view
+    geom = tile.geom
+    if geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
+        return None
+    fmt = view.fmt
+    dtype = fmt.storage
+    size = dtype.itemsize
+    start = _start(view, tile.first)
+    low, high = _box_span(view, geom.extents)
+    space = access.space(view)
+    if not _lanes(start):
+        seg = space.locate((start + low) * size, (start + high + 1) * size, write=False, itemsize=size)
+        data = seg.view(dtype, start, geom.extents, view.strides)
+        if seg.init is not None:
+            _check_written(seg, space, fmt, seg.init_view(size, start, geom.extents, view.strides), start + low)
+        if not geom.identity:
+            data = data.transpose(geom.perm)
+        out = fmt.from_storage(data.copy(order="C"))
+        if tile.varying:  # a varying view whose lanes all start at one address
+            out = np.broadcast_to(out, (ctx.count, *out.shape))
+    else:
+        seg = space.locate((int(start.min()) + low) * size, (int(start.max()) + high + 1) * size, write=False, itemsize=size)
+        data = _gather_lanes(seg, dtype, start, geom, view)
+        if seg.init is not None:
+            for s in np.unique(start):
+                _check_written(seg, space, fmt, seg.init_view(size, int(s), geom.extents, view.strides), int(s) + low)
+        out = fmt.from_storage(data if geom.identity else np.ascontiguousarray(data.transpose(geom.lane_perm)))
+    if geom.tile_mask is not None:
+        out = np.where(geom.tile_mask, out, np.zeros((), out.dtype))
+    return out
+
+
+def _gather_lanes(seg: Segment, dtype: np.dtype, start: np.ndarray, geom: TileGeometry, view: MemoryView):
+    """[lanes, *extents] elements (set order) of boxes starting at `start` (a lane array)."""
+    lanes = start.shape[0]
+    steps = np.diff(start)
+    if lanes == 1 or (steps == steps[0]).all():
+        step = int(steps[0]) if lanes > 1 else 0
+        return seg.view(dtype, int(start[0]), (lanes, *geom.extents), (step, *view.strides)).copy(order="C")
+    distinct, inverse = np.unique(start, return_inverse=True)
+    if geom.size >= LARGE_TILE:
+        boxes = np.empty((distinct.shape[0], *geom.extents), dtype)
+        for i, s in enumerate(distinct):
+            boxes[i] = seg.view(dtype, int(s), geom.extents, view.strides)
+        return boxes if distinct.shape[0] == lanes else boxes[inverse]
+    typed, first_elem = seg.typed(dtype)
+    offsets = seg_offsets(geom.extents, view.strides)
+    return typed[(start - first_elem)[:, None] + offsets[None, :]].reshape(lanes, *geom.extents)
+
+
+def seg_offsets(extents: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """Element offsets of a box's elements (C order) relative to its first."""
+    offsets = np.zeros((), np.int64)
+    for e, s in zip(extents, strides):
+        offsets = offsets[..., None] + np.arange(e, dtype=np.int64) * s
+    return offsets.reshape(-1)
+
+
+def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
+    view = tile.view
+    geom = tile.geom
+    if geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
+        return False
+    fmt = view.fmt
+    dtype = fmt.storage
+    size = dtype.itemsize
+    start = _start(view, tile.first)
+    low, high = _box_span(view, geom.extents)
+    space = access.space(view)
+    raw = fmt.to_storage(data)
+    lanes_in_data = data.ndim == len(geom.shape) + 1
+    if not _lanes(start):
+        if lanes_in_data:  # every lane writes the same elements: the last lane wins
+            raw = raw[-1]
+        seg = space.locate((start + low) * size, (start + high + 1) * size, write=True)
+        dst = seg.view(dtype, start, geom.extents, view.strides)
+        _write(dst if geom.identity else dst.transpose(geom.perm), raw, geom.tile_mask)
+        if seg.init is not None:
+            init = seg.init_view(size, start, geom.extents, view.strides)
+            _write(init if geom.identity else init.transpose(geom.perm), np.iinfo(init.dtype).max, geom.tile_mask)
+        return True
+    seg = space.locate((int(start.min()) + low) * size, (int(start.max()) + high + 1) * size, write=True)
+    lanes = start.shape[0]
+    if not lanes_in_data:
+        raw = np.broadcast_to(raw, (lanes, *raw.shape))
+    steps = np.diff(start)
+    if lanes > 1 and (steps > 0).all() and (steps == steps[0]).all() and _disjoint_lanes(int(steps[0]), view, geom):
+        dst = seg.view(dtype, int(start[0]), (lanes, *geom.extents), (int(steps[0]), *view.strides))
+        _write(dst if geom.identity else dst.transpose(geom.lane_perm), raw, geom.tile_mask)
+    else:  # lane by lane, in lane order, so that the last lane wins where lanes overlap
+        for lane in range(lanes):
+            dst = seg.view(dtype, int(start[lane]), geom.extents, view.strides)
+            _write(dst if geom.identity else dst.transpose(geom.perm), raw[lane], geom.tile_mask)
+    if seg.init is not None:
+        full = np.iinfo(np.dtype(f"u{size}")).max
+        for s in np.unique(start):
+            init = seg.init_view(size, int(s), geom.extents, view.strides)
+            _write(init if geom.identity else init.transpose(geom.perm), full, geom.tile_mask)
+    return True
+
+
+def _disjoint_lanes(step: int, view: MemoryView, geom: TileGeometry) -> bool:
+    """Whether boxes `step` elements apart never share an element (so one strided write is exact)."""
+    low, high = _box_span(view, geom.extents)
+    return step > high - low
+
+
+def _write(dst: np.ndarray, src, mask: np.ndarray | None) -> None:
+    if mask is None:
+        dst[...] = src
+    else:
+        np.copyto(dst, src, where=mask)
+
+
+# -- point path --------------------------------------------------------------
+
+
+def _load_points(tile: PointTile, ctx, access: Access) -> np.ndarray:
+    fmt = tile.view.fmt
+    if tile.varying:
+        return np.stack([_load_points_one(tile.lane(lane), ctx, lane, access) for lane in range(ctx.count)])
+    return _load_points_one(tile, ctx, None, access)
+
+
+def _load_points_one(tile: PointTile, ctx, lane: int | None, access: Access) -> np.ndarray:
+    fmt = tile.view.fmt
+    values = _gather(tile.view, tile.coords, tile, ctx, lane, access)
+    if tile.member is None:
+        return values.reshape(tile.shape)
+    out = np.zeros(tile.shape, fmt.compute)
+    out[tile.member] = values
+    return out
+
+
+def _store_points(tile: PointTile, data: np.ndarray, ctx, access: Access) -> None:
+    lanes_in_data = data.ndim == len(tile.shape) + 1
+    if tile.varying or lanes_in_data:
+        count = ctx.count
+        for lane in range(count):
+            one = tile.lane(lane) if tile.varying else tile
+            _store_points_one(one, data[lane] if lanes_in_data else data, ctx, lane, access)
+        return
+    _store_points_one(tile, data, ctx, None, access)
+
+
+def _store_points_one(tile: PointTile, data: np.ndarray, ctx, lane, access: Access) -> None:
+    values = data.reshape(-1) if tile.member is None else data[tile.member]
+    _scatter(tile.view, tile.coords, values, tile, ctx, lane, access)
+
+
+def _outside(view, coords: np.ndarray, bad: np.ndarray, tile, ctx, lane) -> InterpreterError:
+    coord = "(" + ", ".join(str(int(c)) for c in coords[np.argmax(bad)]) + ")"
+    if isinstance(view, DistributedView):
+        what = "is in no partition of the distributed view"
+    else:
+        bounds = ", ".join(f"0 <= c{i} < {n}" for i, n in enumerate(view.valid_hi))
+        what = f"is outside the {view.describe()} (valid: {bounds}" + (")" if view.exact else ", in its coordinate_set)")
+    where = f" on {ctx.describe(lane)}" if ctx is not None else ""
+    return InterpreterError(f"access outside the view: coordinate {coord} {what}{where}", _tile_note(tile))
+
+
+def _owners(view: DistributedView, coords: np.ndarray) -> np.ndarray:
+    owner = np.full(coords.shape[0], -1, np.int64)
+    for i, part in enumerate(view.parts):
+        owner[(owner < 0) & part.contains_global(coords)] = i
+    return owner
+
+
+def _gather(view, coords: np.ndarray, tile, ctx, lane, access: Access) -> np.ndarray:
+    fmt = view.fmt
+    if isinstance(view, DistributedView):
+        owner = _owners(view, coords)
+        if (owner < 0).any() and not access.mask_out_of_bounds:
+            raise _outside(view, coords, owner < 0, tile, ctx, lane)
+        out = np.zeros(coords.shape[0], fmt.compute)
+        for i, part in enumerate(view.parts):
+            sel = owner == i
+            if sel.any():
+                out[sel] = _gather(part, coords[sel] - np.asarray(part.lo, np.int64), tile, ctx, lane, access)
+        return out
+    valid = view.valid(coords)
+    selected = None
+    if not valid.all():
+        if not access.mask_out_of_bounds:
+            raise _outside(view, coords, ~valid, tile, ctx, lane)
+        selected = valid
+        coords = coords[valid]
+    values = np.zeros(coords.shape[0], fmt.compute)
+    if coords.shape[0]:
+        offsets = view.base + coords @ np.asarray(view.strides, np.int64)
+        space = access.space(view)
+        size = fmt.storage.itemsize
+        seg = space.locate(int(offsets.min()) * size, (int(offsets.max()) + 1) * size, write=False, itemsize=size)
+        typed, first_elem = seg.typed(fmt.storage)
+        values = fmt.from_storage(typed[offsets - first_elem])
+        if seg.init is not None:
+            _check_written(seg, space, fmt, seg.typed_init(size)[offsets - first_elem], int(offsets.min()))
+    if selected is None:
+        return values
+    out = np.zeros(selected.shape[0], fmt.compute)
+    out[selected] = values
+    return out
+
+
+def _scatter(view, coords: np.ndarray, values: np.ndarray, tile, ctx, lane, access: Access) -> None:
+    fmt = view.fmt
+    if isinstance(view, DistributedView):
+        owner = _owners(view, coords)
+        if (owner < 0).any() and not access.mask_out_of_bounds:
+            raise _outside(view, coords, owner < 0, tile, ctx, lane)
+        for i, part in enumerate(view.parts):
+            sel = owner == i
+            if sel.any():
+                local = coords[sel] - np.asarray(part.lo, np.int64)
+                _scatter(part, local, values[sel], tile, ctx, lane, access)
+        return
+    valid = view.valid(coords)
+    if not valid.all():
+        if not access.mask_out_of_bounds:
+            raise _outside(view, coords, ~valid, tile, ctx, lane)
+        coords, values = coords[valid], values[valid]
+    if not coords.shape[0]:
+        return
+    offsets = view.base + coords @ np.asarray(view.strides, np.int64)
+    space = access.space(view)
+    size = fmt.storage.itemsize
+    seg = space.locate(int(offsets.min()) * size, (int(offsets.max()) + 1) * size, write=True)
+    typed, first_elem = seg.typed(fmt.storage)
+    typed[offsets - first_elem] = fmt.to_storage(np.asarray(values, fmt.compute))
+    if seg.init is not None:
+        init = seg.typed_init(size)
+        init[offsets - first_elem] = np.iinfo(init.dtype).max

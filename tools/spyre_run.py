@@ -1,0 +1,244 @@
+"""spyre-run: execute a KTIR kernel in the reference interpreter.
+
+    spyre-run FILE [--func NAME] [--arg NAME=VALUE ...] [--hbm ADDR=VALUE ...]
+              [--out DIR] [--grid 32|2x16] [--grid-order row-major|col-major]
+              [--lx-limit 2MiB] [--check-lx] [--allow-uninitialized]
+              [--mask-out-of-bounds] [--execution auto|batched|per-core]
+              [--print-summary] [--print-outputs]
+
+VALUE is one of
+    FILE.npy                  an array saved with numpy.save
+    random:SHAPExDTYPE[:SEED] e.g. random:4096x1024xf16:7 (floats: standard
+                              normal; integers: uniform in [-100, 100))
+    zeros:SHAPExDTYPE         e.g. zeros:96x64xf16
+    INT | FLOAT               a scalar (for index/integer/float parameters)
+
+Arrays given for `index` parameters are placed in HBM and their address is
+passed (see docs/interpreter.md). With --out, every array argument and every
+--hbm region is written to DIR/NAME.npy (DIR/hbm@ADDR.npy) after the run.
+Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from spyre_mlir import ir
+from spyre_mlir.diagnostics import DiagnosticError
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}
+
+
+class UsageError(Exception):
+    """A bad command line value."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # exit 1 like every other user error
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="spyre-run",
+        description="Execute a KTIR kernel in the spyre-mlir reference interpreter.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("VALUE is one of", 1)[1].join(["VALUE is one of", ""]) if __doc__ else None,
+    )
+    parser.add_argument("file", help="MLIR file with the kernel ('-' for stdin)")
+    parser.add_argument("--func", metavar="NAME", help="kernel to run (default: the only one)")
+    parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a kernel argument")
+    parser.add_argument("--hbm", action="append", default=[], metavar="ADDR=VALUE", help="pre-load HBM at an element address")
+    parser.add_argument("--out", metavar="DIR", help="write outputs as DIR/NAME.npy")
+    parser.add_argument("--grid", metavar="DIMS", help="override the kernel's grid, e.g. 32 or 2x16")
+    parser.add_argument("--grid-order", choices=["row-major", "col-major"], default="row-major")
+    parser.add_argument("--lx-limit", metavar="BYTES", default="2MiB", help="LX scratchpad per core (default 2MiB)")
+    parser.add_argument("--check-lx", action="store_true", help="make LX use above --lx-limit an error")
+    parser.add_argument(
+        "--allow-uninitialized", action="store_true", help="read never-written memory as zero instead of failing"
+    )
+    parser.add_argument(
+        "--mask-out-of-bounds", action="store_true", help="accesses outside a view load 0 / are not stored"
+    )
+    parser.add_argument("--execution", choices=["auto", "batched", "per-core"], default="auto")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
+    parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
+    parser.add_argument("--print-outputs", action="store_true", help="print every output array")
+    return parser
+
+
+def parse_size(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    if not match or match.group(2).lower() not in _SIZE_UNITS:
+        raise UsageError(f"bad size '{text}' (e.g. 2097152, 2MiB, 512KiB)")
+    return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+
+
+def parse_grid(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"bad grid '{text}' (e.g. 32 or 2x16)") from None
+    if not dims or any(d <= 0 for d in dims):
+        raise UsageError(f"bad grid '{text}': dims must be positive")
+    return dims
+
+
+def _dtype(name: str) -> tuple[np.dtype, bool]:
+    """NumPy dtype for an MLIR element type name, and whether it is bf16 (stored as uint16 bits)."""
+    table = {
+        "f16": np.float16,
+        "f32": np.float32,
+        "f64": np.float64,
+        "bf16": np.uint16,
+        "i1": np.bool_,
+        "i8": np.int8,
+        "i16": np.int16,
+        "i32": np.int32,
+        "i64": np.int64,
+        "index": np.int64,
+    }
+    if name not in table:
+        raise UsageError(f"unknown element type '{name}' (one of {', '.join(table)})")
+    return np.dtype(table[name]), name == "bf16"
+
+
+def _shape_and_type(spec: str) -> tuple[tuple[int, ...], np.dtype, bool]:
+    parts = spec.split("x")
+    try:
+        shape = tuple(int(p) for p in parts[:-1])
+    except ValueError:
+        raise UsageError(f"bad shape in '{spec}' (e.g. 4096x1024xf16)") from None
+    dtype, bf16 = _dtype(parts[-1])
+    return shape, dtype, bf16
+
+
+def parse_value(name: str, text: str, base_seed: int):
+    """An argument value from its command-line spelling (see module docstring)."""
+    from spyre_mlir.interpreter import float32_to_bf16_bits
+
+    if text.startswith("random:"):
+        spec, _, seed_text = text[len("random:") :].partition(":")
+        shape, dtype, bf16 = _shape_and_type(spec)
+        try:
+            seed = int(seed_text) if seed_text else base_seed ^ zlib.crc32(name.encode())
+        except ValueError:
+            raise UsageError(f"bad seed in '{text}'") from None
+        rng = np.random.default_rng(seed)
+        if bf16:
+            return float32_to_bf16_bits(rng.standard_normal(shape, dtype=np.float32))
+        if dtype.kind == "f":
+            return rng.standard_normal(shape).astype(dtype)
+        if dtype.kind == "b":
+            return rng.integers(0, 2, shape).astype(bool)
+        return rng.integers(-100, 100, shape).astype(dtype)
+    if text.startswith("zeros:"):
+        shape, dtype, _ = _shape_and_type(text[len("zeros:") :])
+        return np.zeros(shape, dtype)
+    if text.endswith(".npy"):
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read '{text}': {exc}") from None
+    if re.fullmatch(r"[-+]?\d+", text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"bad value '{text}' for '{name}' (FILE.npy, random:SHAPExDTYPE[:SEED], zeros:SHAPExDTYPE, INT or FLOAT)") from None
+
+
+def _split(item: str, what: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
+    if not sep or not key or not value:
+        raise UsageError(f"bad {what} '{item}' (expected {'NAME' if what == '--arg' else 'ADDR'}=VALUE)")
+    return key.strip(), value.strip()
+
+
+def run(args: argparse.Namespace) -> int:
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+
+    kernel_args = {}
+    for item in args.arg:
+        key, value = _split(item, "--arg")
+        kernel_args[key] = parse_value(key, value, args.seed)
+    hbm = {}
+    for item in args.hbm:
+        key, value = _split(item, "--hbm")
+        try:
+            address = int(key, 0)
+        except ValueError:
+            raise UsageError(f"bad HBM address '{key}'") from None
+        array = parse_value(f"hbm@{address}", value, args.seed)
+        if not isinstance(array, np.ndarray):
+            raise UsageError(f"--hbm {key}= needs an array value, not '{value}'")
+        hbm[address] = array
+
+    options = InterpreterOptions(
+        grid_order=args.grid_order,
+        lx_limit=parse_size(args.lx_limit),
+        check_lx=args.check_lx,
+        check_uninitialized=not args.allow_uninitialized,
+        mask_out_of_bounds=args.mask_out_of_bounds,
+        execution=args.execution,
+        grid=parse_grid(args.grid) if args.grid else None,
+    )
+    try:
+        text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")
+    except OSError as exc:
+        raise UsageError(f"cannot read '{args.file}': {exc.strerror or exc}") from None
+    sources = {name: text}
+    try:
+        interpreter = Interpreter(ir.parse_module(text, name), options)
+        result = interpreter.run(args.func, kernel_args, hbm)
+    except DiagnosticError as exc:
+        print(exc.diagnostic.render(sources), file=sys.stderr)
+        return 1
+
+    if args.out:
+        out_dir = Path(args.out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for key, array in result.items():
+            np.save(out_dir / f"{key}.npy", array)
+    if args.print_summary:
+        print(result.report.render())
+    if args.print_outputs:
+        with np.printoptions(threshold=4096, linewidth=120):
+            for key, array in result.items():
+                print(f"{key}: {'x'.join(map(str, array.shape)) or 'scalar'} {array.dtype}")
+                print(np.array2string(np.asarray(array)))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except UsageError as exc:
+        print(f"spyre-run: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the top level of a tool: a message, never a traceback
+        if os.environ.get("SPYRE_RUN_TRACEBACK"):
+            raise
+        print(
+            f"spyre-run: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug in spyre-mlir; set SPYRE_RUN_TRACEBACK=1 for details)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
