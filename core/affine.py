@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -21,6 +22,9 @@ from xdsl.ir.affine import (
     AffineSet,
     AffineSymExpr,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def eval_expr(expr: AffineExpr, dims: Sequence, syms: Sequence = ()):
@@ -201,6 +205,8 @@ def bounding_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, i
 
 def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> np.ndarray:
     """Membership mask for `points` (shape [N, num_dims])."""
+    import numpy as np
+
     dims = [points[:, i] for i in range(aset.num_dims)]
     mask = np.ones(points.shape[0], dtype=bool)
     for c in aset.constraints:
@@ -211,6 +217,8 @@ def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> n
 
 def grid_points(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
     """All integer points of an inclusive box, row-major, shape [N, rank]."""
+    import numpy as np
+
     if not bounds:
         return np.zeros((1, 0), dtype=np.int64)
     axes = [np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds]

@@ -8,7 +8,9 @@ turns every failure while reading text into a located `DiagnosticError`.
 
 from __future__ import annotations
 
+import bisect
 import os
+import re
 from collections.abc import Callable, Iterable
 from io import StringIO
 
@@ -49,14 +51,29 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
 
+PATCHED_UPSTREAM_DIALECTS = frozenset({"linalg"})
+"""xDSL dialects in which dialects/upstream.py swaps in op subclasses."""
+
+
+def _with_upstream_fixes(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
+    """Load xDSL's dialect `name` through dialects/upstream.py, lazily."""
+    if name not in PATCHED_UPSTREAM_DIALECTS:
+        return factory
+
+    def load() -> Dialect:
+        from spyre_mlir.dialects.upstream import patched
+
+        return patched(name, factory)()
+
+    return load
+
+
 def make_context(allow_unregistered: bool = False) -> Context:
     from xdsl.dialects import get_all_dialects
 
-    from spyre_mlir.dialects.upstream import patched
-
     ctx = Context(allow_unregistered=allow_unregistered)
     for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, patched(name, factory))
+        ctx.register_dialect(name, _with_upstream_fixes(name, factory))
     for name, factory in SPYRE_DIALECTS.items():
         ctx.register_dialect(name, factory)
     return ctx
@@ -71,18 +88,20 @@ class LocatingParser(Parser):
         super().__init__(ctx, text, name)
         self._file_attr = StringAttr(name)
         self._after_arrow = None
+        self._line_starts: list[int] | None = None
 
     # MLIR's arrow type list: after `->`, a single type needs no parentheses
     # (`iter_args(...) -> tensor<4xf16>`); xDSL's scf.for insists on them.
     def parse_punctuation(self, punctuation, context_msg=""):
         result = super().parse_punctuation(punctuation, context_msg)
-        self._after_arrow = self.pos if punctuation == "->" else None
+        if punctuation == "->":
+            self._after_arrow = self._current_token
         return result
 
     def parse_comma_separated_list(self, delimiter, parse, context_msg=""):
         if (
-            delimiter is self.Delimiter.PAREN
-            and self._after_arrow == self.pos
+            self._after_arrow is self._current_token
+            and delimiter is self.Delimiter.PAREN
             and self._current_token.kind != MLIRTokenKind.L_PAREN
         ):
             return [parse()]
@@ -99,9 +118,18 @@ class LocatingParser(Parser):
         except Exception as exc:  # noqa: BLE001 - a parser crashed on this op; still located
             raise ParseError(start, _crash_message(exc)) from exc
         if isinstance(op.location, UnknownLoc):
-            loc = start.get_location()
-            op.location = FileLineColLoc(self._file_attr, IntAttr(loc.line), IntAttr(loc.col))
+            line, col = self._line_col(start.start)
+            op.location = FileLineColLoc(self._file_attr, IntAttr(line), IntAttr(col))
         return op
+
+    def _line_col(self, offset: int) -> tuple[int, int]:
+        # Span.get_location() counts newlines from the file start: quadratic
+        # over a file when done per op. Bisect a table of line starts instead.
+        if self._line_starts is None:
+            text = self._parser_state.lexer.input.content
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
 
 
 def _crash_message(exc: Exception) -> str:
@@ -139,15 +167,18 @@ def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) 
 
 def verify(module: Operation) -> None:
     """Verify `module`, reporting the first failing op at its location."""
+    try:
+        module.verify()
+        return
+    except Exception as exc:  # noqa: BLE001 - located below
+        whole_module_error = exc
+    # Slow path, only on failure: find the op that fails on its own.
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except Exception as exc:  # noqa: BLE001
             raise error(op, f"'{op.name}' op {_verify_message(exc)}") from None
-    try:
-        module.verify()
-    except Exception as exc:  # noqa: BLE001
-        raise error(module, _verify_message(exc)) from None
+    raise error(module, _verify_message(whole_module_error)) from None
 
 
 def _verify_message(exc: Exception) -> str:

@@ -44,3 +44,10 @@ def test_arrow_type_list_without_parentheses():
     }"""
     module = spyre_mlir.parse(src)
     assert any(op.name == "scf.for" and len(op.results) == 1 for op in module.walk())
+
+
+def test_patched_dialect_names_agree():
+    from spyre_mlir.dialects.upstream import _REPLACEMENTS
+    from spyre_mlir.ir import PATCHED_UPSTREAM_DIALECTS
+
+    assert set(_REPLACEMENTS) == PATCHED_UPSTREAM_DIALECTS
