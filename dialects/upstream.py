@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import linalg
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.ir import Block, Dialect, Region

@@ -50,7 +50,7 @@ class FoldCollapseOfExpand(RewritePattern):
             return
         if op.result.type != expand.src.type:
             return
-        rewriter.replace_op(op, [], [expand.src])
+        rewriter.replace(op, [], [expand.src])
 
 
 class FoldExpandOfCollapse(RewritePattern):
@@ -65,7 +65,7 @@ class FoldExpandOfCollapse(RewritePattern):
         # equal to the source's sizes; only fold fully static pairs.
         if op.result.type != collapse.src.type or not _static(op.result.type):
             return
-        rewriter.replace_op(op, [], [collapse.src])
+        rewriter.replace(op, [], [collapse.src])
 
 
 @dataclass(frozen=True)
