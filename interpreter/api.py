@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects import func
@@ -36,17 +37,33 @@ from xdsl.dialects.builtin import (
 
 from spyre_mlir.diagnostics import error, location_of
 from spyre_mlir.dialects.ktdp import RuntimeArgType
-from spyre_mlir.interpreter.core import Program
+from spyre_mlir.interpreter.core import CompiledFunction, Program
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
-from spyre_mlir.interpreter.liveness import estimate_lx
+from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.memory import ARG_ALIGNMENT
 from spyre_mlir.interpreter.runtime import ARG_BASE, InterpreterOptions, Runtime
 
 ARG_GAP = 4096
 """Unmapped bytes left between placed arrays, so that running off the end of
 one array is reported instead of reading its neighbour."""
+
+
+@dataclass
+class ArgumentInfo:
+    """How an argument was passed: an array placed at `address`, or a value."""
+
+    value: object = None
+    shape: tuple[int, ...] | None = None
+    dtype: np.dtype | None = None
+    address: int | None = None  # element address, in units of `dtype`
+
+    def __str__(self) -> str:
+        if self.address is None:
+            return "tensor" if isinstance(self.value, np.ndarray) else repr(self.value)
+        shape = "x".join(map(str, self.shape or ())) or "scalar"
+        return f"{shape} {self.dtype} at element address {self.address}"
 
 
 @dataclass
@@ -67,7 +84,7 @@ class RunReport:
     hbm_bytes: int
     decode_seconds: float
     run_seconds: float
-    arguments: dict[str, str] = field(default_factory=dict)
+    arguments: dict[str, ArgumentInfo] = field(default_factory=dict)
 
     @property
     def lx_peak(self) -> int:
@@ -140,6 +157,10 @@ class Interpreter:
 
             ir.verify(self.module)
         self.functions = {op.sym_name.data: op for op in self.module.walk() if isinstance(op, func.FuncOp)}
+        # Decoded kernels and LX estimates, reused by later runs of the same kernel.
+        self._decoded: dict[tuple, tuple[Program, CompiledFunction, str, str | None]] = {}
+        self._lx: dict[str, LxEstimate] = {}
+        self._default_kernel: func.FuncOp | None = None
 
     # -- selection ---------------------------------------------------------
 
@@ -149,14 +170,14 @@ class Interpreter:
                 known = ", ".join(f"@{n}" for n in self.functions) or "none"
                 raise error(self.module, f"no function @{name} in the module (functions: {known})")
             return self.functions[name]
-        called = {
-            op.callee.root_reference.data for op in self.module.walk() if isinstance(op, func.CallOp)
-        }
-        candidates = [f for n, f in self.functions.items() if n not in called and f.body.blocks]
-        if len(candidates) != 1:
-            names = ", ".join(f"@{n}" for n in self.functions) or "none"
-            raise error(self.module, f"cannot choose the kernel to run among: {names}; name it (func=...)")
-        return candidates[0]
+        if self._default_kernel is None:
+            called = {op.callee.root_reference.data for op in self.module.walk() if isinstance(op, func.CallOp)}
+            candidates = [f for n, f in self.functions.items() if n not in called and f.body.blocks]
+            if len(candidates) != 1:
+                names = ", ".join(f"@{n}" for n in self.functions) or "none"
+                raise error(self.module, f"cannot choose the kernel to run among: {names}; name it (func=...)")
+            self._default_kernel = candidates[0]
+        return self._default_kernel
 
     @staticmethod
     def grid_of(func_op: func.FuncOp) -> tuple[int, ...]:
@@ -191,7 +212,9 @@ class Interpreter:
         preloads = self._preload(func_op, runtime, hbm or {})
         values, placed, described = self._marshal(func_op, runtime, args)
 
-        estimate = estimate_lx(func_op, self.functions)
+        if name not in self._lx:
+            self._lx[name] = estimate_lx(func_op, self.functions)
+        estimate = self._lx[name]
         if options.check_lx and estimate.peak_bytes > options.lx_limit:
             raise error(
                 estimate.op,
@@ -200,10 +223,18 @@ class Interpreter:
             )
 
         started = time.perf_counter()
-        compiled, mode, reason = self._decode(func_op, runtime, len(cores))
+        key = (name, grid, options.grid_order, options.execution)
+        if key not in self._decoded:
+            self._decoded[key] = self._decode(func_op, grid, cores)
+        program, compiled, mode, reason = self._decoded[key]
+        runtime.stats.fallback_reason = reason
         decoded = time.perf_counter()
-        with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
-            returned = self._execute(compiled, mode, cores, values)
+        program.runtime = runtime
+        try:
+            with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
+                returned = self._execute(compiled, mode, cores, values)
+        finally:
+            program.runtime = None
         result_types = func_op.function_type.outputs.data
         returned = [_as_result(v, t) for v, t in zip(returned, result_types)]
         finished = time.perf_counter()
@@ -218,8 +249,7 @@ class Interpreter:
 
         out: dict[str, np.ndarray] = {}
         for p in [*placed, *preloads]:
-            size = int(np.prod(p.shape, dtype=np.int64)) * p.dtype.itemsize
-            out[p.name] = runtime.hbm.read_bytes(p.byte_address, size).view(p.dtype).reshape(p.shape)
+            out[p.name] = runtime.hbm.contents(p.byte_address, p.shape, p.dtype)
         for i, value in enumerate(returned):
             out[f"return_{i}"] = value
 
@@ -243,28 +273,30 @@ class Interpreter:
         )
         return InterpretResult(out, report, runtime)
 
-    def _decode(self, func_op: func.FuncOp, runtime: Runtime, n_cores: int):
+    def _decode(self, func_op: func.FuncOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...]):
+        """(program, decoded kernel, mode, why not batched)."""
         n_args = len(func_op.body.blocks[0].args) if func_op.body.blocks else 0
         no_varying_args = (False,) * n_args
         name = func_op.sym_name.data
         execution = self.options.execution
-        if execution == "per-core" or (execution == "auto" and n_cores == 1):
-            return Program(self.module, runtime, batched=False).function(name, no_varying_args), "per-core", None
+        if execution == "per-core" or (execution == "auto" and len(cores) == 1):
+            program = Program(self.module, grid, cores, batched=False)
+            return program, program.function(name, no_varying_args), "per-core", None
         try:
-            compiled = Program(self.module, runtime, batched=True).function(name, no_varying_args)
-            return compiled, "batched", None
+            program = Program(self.module, grid, cores, batched=True)
+            return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
             if execution == "batched":
                 raise error(exc.op, f"cannot run the cores batched: {exc.reason}") from None
             where = location_of(exc.op)
             reason = f"{exc.reason} at {where}" if where else exc.reason
-            runtime.stats.fallback_reason = reason
-            return Program(self.module, runtime, batched=False).function(name, no_varying_args), "per-core", reason
+            program = Program(self.module, grid, cores, batched=False)
+            return program, program.function(name, no_varying_args), "per-core", reason
 
     @staticmethod
-    def _execute(compiled, mode: str, cores: list[tuple[int, ...]], values: list) -> list[np.ndarray]:
+    def _execute(compiled, mode: str, cores: tuple[tuple[int, ...], ...], values: list) -> list[np.ndarray]:
         if mode == "batched":
-            returned = compiled.call(LaneContext.for_cores(cores), values)
+            returned = compiled.call(_lanes_of(cores), values)
             out = []
             for value, varying in zip(returned, compiled.result_varying):
                 value = np.asarray(value)
@@ -318,15 +350,20 @@ class Interpreter:
                     address = next_byte // value.dtype.itemsize
                     runtime.array_args[name] = (address, value.dtype)
                     placed.append(_Placed(name, next_byte, value.shape, value.dtype))
-                    described[name] = f"{'x'.join(map(str, value.shape)) or 'scalar'} {value.dtype} at element address {address}"
+                    described[name] = ArgumentInfo(shape=value.shape, dtype=value.dtype, address=address)
                     next_byte += value.nbytes + ARG_GAP
                     values.append(address)
                 else:
                     values.append(_scalar_argument(ty, value))
-                    described[name] = repr(values[-1]) if not isinstance(values[-1], np.ndarray) else "tensor"
+                    described[name] = ArgumentInfo(value=values[-1])
             except InterpreterError as exc:
                 raise error(func_op, f"argument '{name}': {exc.message}") from None
         return values, placed, described
+
+
+@lru_cache(maxsize=16)
+def _lanes_of(cores: tuple[tuple[int, ...], ...]) -> LaneContext:
+    return LaneContext.for_cores(cores)
 
 
 def _as_result(value: np.ndarray, ty) -> np.ndarray:

@@ -126,12 +126,16 @@ class CompiledFunction:
 
 
 class Program:
-    """The functions of a module, decoded on demand, for one run."""
+    """The functions of a module for one grid, decoded on demand."""
 
-    def __init__(self, module: ModuleOp, runtime, batched: bool):
+    def __init__(self, module: ModuleOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...], batched: bool):
         self.module = module
-        self.runtime = runtime  # spyre_mlir.interpreter.machine.Runtime: memory and options
+        self.grid = grid
+        self.cores = cores  # grid coordinates by linear core id
         self.batched = batched
+        # Memory and statistics of the current run (a `Runtime`), read by the
+        # steps when they execute, so that decoded functions serve many runs.
+        self.runtime = None
         self.functions: dict[str, func.FuncOp] = {
             op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)
         }
@@ -164,7 +168,6 @@ class FunctionCompiler:
 
     def __init__(self, program: Program, func_op: func.FuncOp, arg_varying: tuple[bool, ...]):
         self.program = program
-        self.runtime = program.runtime
         self.batched = program.batched
         self.func_op = func_op
         self.slots: dict[SSAValue, int] = {}

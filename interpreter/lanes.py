@@ -7,10 +7,13 @@ context; everything else is shared by all lanes.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 
-def linear_order(grid: tuple[int, ...], order: str) -> list[tuple[int, ...]]:
+@cache
+def linear_order(grid: tuple[int, ...], order: str) -> tuple[tuple[int, ...], ...]:
     """Grid coordinates by linear core id (KTDP-SEMANTICS §1).
 
     row-major: the last grid dim varies fastest (dataflow-scheduler);
@@ -20,7 +23,7 @@ def linear_order(grid: tuple[int, ...], order: str) -> list[tuple[int, ...]]:
         coords = np.indices(grid[::-1]).reshape(len(grid), -1).T[:, ::-1]
     elif order != "row-major":
         raise ValueError(f"unknown grid order '{order}' (expected 'row-major' or 'col-major')")
-    return [tuple(int(c) for c in row) for row in coords]
+    return tuple(tuple(int(c) for c in row) for row in coords)
 
 
 class CoreContext:
@@ -48,7 +51,7 @@ class LaneContext:
         self.count = int(linear.shape[0])
 
     @staticmethod
-    def for_cores(cores: list[tuple[int, ...]]) -> LaneContext:
+    def for_cores(cores) -> LaneContext:
         table = np.array(cores, dtype=np.int64).reshape(len(cores), -1)
         return LaneContext(tuple(table[:, i].copy() for i in range(table.shape[1])), np.arange(len(cores)))
 

@@ -20,6 +20,7 @@ Two kinds of segment:
 from __future__ import annotations
 
 import bisect
+import math
 
 import numpy as np
 
@@ -35,14 +36,28 @@ ARG_ALIGNMENT = 128
 class Segment:
     """A contiguous range of bytes of one address space."""
 
-    __slots__ = ("start", "data", "init", "owner", "fixed")
+    __slots__ = ("start", "data", "init", "owner", "fixed", "shared")
 
-    def __init__(self, start: int, data: np.ndarray, owner: str, fixed: bool, init: np.ndarray | None = None):
+    def __init__(
+        self,
+        start: int,
+        data: np.ndarray,
+        owner: str,
+        fixed: bool,
+        init: np.ndarray | None = None,
+        shared: bool = False,
+    ):
         self.start = start
-        self.data = data  # uint8, C-contiguous, writable
+        self.data = data  # uint8, C-contiguous; writable unless shared
         self.init = init  # uint8 per byte (0xFF = written), None = all initialized
         self.owner = owner
         self.fixed = fixed
+        self.shared = shared  # data is the caller's array, copied on the first write
+
+    def own(self) -> None:
+        """Copy the caller's bytes before the first write to them."""
+        self.data = self.data.copy()
+        self.shared = False
 
     @property
     def end(self) -> int:
@@ -98,15 +113,22 @@ class AddressSpace:
     # -- placement ------------------------------------------------------
 
     def place(self, byte_start: int, array: np.ndarray, owner: str) -> Segment:
-        """Put a copy of `array` at `byte_start` as a fixed segment."""
-        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1).copy()
+        """Put `array` at `byte_start` as a fixed segment. The caller's array
+        is never modified: its bytes are copied when the kernel first writes them."""
+        raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        if not np.may_share_memory(raw, array):
+            shared = False  # already a private copy
+        else:
+            raw = raw.view()
+            raw.flags.writeable = False
+            shared = True
         end = byte_start + raw.size
         for seg in self.segments:
             if seg.start < end and byte_start < seg.end:
                 raise InterpreterError(
                     f"{owner} at byte address {byte_start} overlaps {seg.owner} at byte address {seg.start}"
                 )
-        segment = Segment(byte_start, raw, owner, fixed=True)
+        segment = Segment(byte_start, raw, owner, fixed=True, shared=shared)
         self._insert(segment)
         return segment
 
@@ -129,6 +151,8 @@ class AddressSpace:
         if i >= 0:
             seg = self.segments[i]
             if hi <= seg.start + seg.data.size:
+                if write and seg.shared:
+                    seg.own()
                 return seg
         return self._locate_slow(lo, hi, write, i, itemsize)
 
@@ -186,6 +210,16 @@ class AddressSpace:
         return segment
 
     # -- host access ----------------------------------------------------
+
+    def contents(self, lo: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        """The array of `shape` at byte `lo`, without a copy when it is exactly one
+        placed segment: the segment's own buffer if the kernel wrote it, else a
+        read-only view of the caller's array."""
+        size = math.prod(shape) * dtype.itemsize
+        i = bisect.bisect_right(self._starts, lo) - 1
+        if i >= 0 and self.segments[i].start == lo and self.segments[i].data.size == size:
+            return self.segments[i].data.view(dtype).reshape(shape)
+        return self.read_bytes(lo, size).view(dtype).reshape(shape)
 
     def read_bytes(self, lo: int, size: int) -> np.ndarray:
         """A copy of bytes [lo, lo + size), for results; unwritten scratch reads as zero."""

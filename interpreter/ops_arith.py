@@ -322,9 +322,19 @@ def _select(fc: FunctionCompiler, op: Operation) -> Step:
     result_is_tensor = isinstance(op.result.type, TensorType)
     scalar_cond = not isinstance(op.cond.type, TensorType)
     if scalar_cond and not fc.is_varying(op.cond) and fc.body_depth == 0:
+        # One of the operands may be varying and the other not: the result must be varying either way.
+        fix_a = fc.lanes_of(op.lhs) if fc.is_varying(op.result) and not fc.is_varying(op.lhs) else None
+        fix_b = fc.lanes_of(op.rhs) if fc.is_varying(op.result) and not fc.is_varying(op.rhs) else None
+        if fix_a is None and fix_b is None:
 
-        def step(frame):
-            frame[r] = frame[a] if frame[c] else frame[b]
+            def step(frame):
+                frame[r] = frame[a] if frame[c] else frame[b]
+
+        else:
+
+            def step(frame):
+                chosen, fix = (frame[a], fix_a) if frame[c] else (frame[b], fix_b)
+                frame[r] = chosen if fix is None else fix(chosen, frame[0].count)
 
         return step
     if scalar_cond and result_is_tensor:  # one condition per lane, selecting whole tensors
@@ -622,8 +632,13 @@ def _affine(fc: FunctionCompiler, op: Operation) -> Step:
                 return reduce(ufunc, results)
             return pick(results)
 
+    varying = fc.is_varying(op.results[0])
+
     def step(frame):
         values = [frame[s] for s in operands]
-        frame[r] = combine(fn(values[:nd], values[nd:]))
+        result = combine(fn(values[:nd], values[nd:]))
+        if varying and not isinstance(result, np.ndarray):  # the map ignored the varying operands
+            result = np.full(frame[0].count, result, np.int64)
+        frame[r] = result
 
     return step

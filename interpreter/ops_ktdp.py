@@ -37,15 +37,18 @@ from spyre_mlir.interpreter.views import (
     gather_points,
     load,
     store,
+    view_geometry,
 )
 
 
 @handles("ktdp.get_compute_tile_id")
 def _tile_id(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, GetComputeTileIdOp)
-    rank = len(fc.runtime.grid)
+    rank = len(fc.program.grid)
     if len(op.results) > rank:
-        raise InterpreterError(f"asks for {len(op.results)} tile coordinates but the grid {list(fc.runtime.grid)} has rank {rank}")
+        raise InterpreterError(
+            f"asks for {len(op.results)} tile coordinates but the grid {list(fc.program.grid)} has rank {rank}"
+        )
     slots = tuple(fc.slot(r) for r in op.results)
 
     def step(frame):
@@ -88,14 +91,17 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
     local = space is not None and not space.is_global
     if local and space.tile is not None:
         explicit_core = space.tile
-        if explicit_core >= len(fc.runtime.cores):
-            raise InterpreterError(f"ct_id {explicit_core} names no core of the {len(fc.runtime.cores)}-core grid")
+        if explicit_core >= len(fc.program.cores):
+            raise InterpreterError(f"ct_id {explicit_core} names no core of the {len(fc.program.cores)}-core grid")
 
     # A view over an array argument must read that array's element type.
     arg_name = None
     if isinstance(op.offset, BlockArgument) and op.offset.block is fc.func_op.body.blocks[0]:
         arg_name = op.offset.name_hint
-    array_args = fc.runtime.array_args
+    program = fc.program
+
+    # The geometry of a view of static sizes whose set has no symbols is fixed.
+    static_geometry = None if dynamic_sizes or n_syms else view_geometry(cset, (), tuple(sizes))
 
     def step(frame):
         view_sizes = _resolve(sizes, frame) if dynamic_sizes else tuple(sizes)
@@ -105,8 +111,8 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
                     raise InterpreterError(f"size {got} of dim {i} disagrees with the view type {ty}")
         syms = tuple(int(frame[s]) for s in size_slots[:n_syms])
         offset = frame[base]
-        if arg_name is not None and arg_name in array_args:
-            address, dtype = array_args[arg_name]
+        if arg_name is not None and arg_name in program.runtime.array_args:
+            address, dtype = program.runtime.array_args[arg_name]
             if not storage_matches(fmt, dtype):
                 raise InterpreterError(
                     f"argument '{arg_name}' is a {dtype} array but this view reads {fmt.name} elements "
@@ -115,7 +121,7 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
         lx = None
         if local:
             lx = explicit_core if explicit_core is not None else frame[0].linear
-        frame[r] = MemoryView(fmt, offset, view_sizes, _resolve(strides, frame), cset, syms, lx, op)
+        frame[r] = MemoryView(fmt, offset, view_sizes, _resolve(strides, frame), cset, syms, lx, op, static_geometry)
 
     return step
 
@@ -209,7 +215,7 @@ def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
     captured = tuple(fc.slot(c) for c in op.captured_variables)
     symbol_slots = tuple(fc.slot(s) for s in op.symbol_operands)
     r = fc.slot(op.result)
-    access = fc.runtime.access
+    program = fc.program
     varying = fc.is_varying(op.result)
 
     def coordinates(frame, view_values, index_values, captured_values, geom, lane):
@@ -226,7 +232,7 @@ def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
             index_view = next(index_iter)
             if not index_view.fmt.is_integer:
                 raise InterpreterError(f"index view of element type {index_view.fmt.name} must hold integers")
-            loaded = gather_points(index_view, np.stack(exprs, axis=1), frame[0], lane, access)
+            loaded = gather_points(index_view, np.stack(exprs, axis=1), frame[0], lane, program.runtime.access)
             columns.append(np.asarray(loaded, np.int64))
         return np.stack(columns, axis=1) if columns else np.zeros((n, 0), np.int64)
 
@@ -255,7 +261,8 @@ def _load(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, LoadOp)
     fmt = fc.format(op.result)
     t, r = fc.slot(op.access_tile), fc.slot(op.result)
-    access = fc.runtime.access
+    program = fc.program
+    varying = fc.is_varying(op.result)
 
     def step(frame):
         tile = frame[t]
@@ -263,7 +270,10 @@ def _load(fc: FunctionCompiler, op: Operation) -> Step:
             raise InterpreterError(
                 f"loading {fmt.name} elements through an access tile of a {tile.view.fmt.name} view"
             )
-        frame[r] = load(tile, frame[0], access)
+        data = load(tile, frame[0], program.runtime.access)
+        if varying and not tile.varying:  # the tile's anchor ignored the core id after all
+            data = np.broadcast_to(data, (frame[0].count, *data.shape))
+        frame[r] = data
 
     return step
 
@@ -273,13 +283,13 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, StoreOp)
     fmt = fc.format(op.data_tile)
     d, t = fc.slot(op.data_tile), fc.slot(op.access_tile)
-    access = fc.runtime.access
+    program = fc.program
 
     def step(frame):
         tile = frame[t]
         if tile.view.fmt is not fmt:
             raise InterpreterError(f"storing {fmt.name} elements through an access tile of a {tile.view.fmt.name} view")
-        store(tile, frame[d], frame[0], access)
+        store(tile, frame[d], frame[0], program.runtime.access)
 
     return step
 

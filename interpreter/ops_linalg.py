@@ -383,11 +383,27 @@ def _structured_op(fc: FunctionCompiler, op: Operation) -> Step:
 FALLBACKS.append((lambda op: isinstance(op, LinalgStructuredOperation), _structured_op))
 
 
+def _single_combiner(block: Block) -> Operation | None:
+    """The combiner of a body that is exactly `yield combiner(in, acc)` (either order)."""
+    ops = list(block.ops)
+    if len(ops) != 2 or len(block.args) != 2:
+        return None
+    combiner, yield_ = ops
+    if combiner.name not in COMBINERS or tuple(yield_.operands) != tuple(combiner.results):
+        return None
+    if set(combiner.operands) != set(block.args) or combiner.operands[0] is combiner.operands[1]:
+        return None
+    return combiner
+
+
 @handles("linalg.reduce")
 def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ReduceOp)
     rank = len(op.input.type.get_shape())
     reduced = set(op.dimensions.get_values())
+    combiner = _single_combiner(op.region.block)
+    if combiner is not None and len(op.result) == 1 and not isinstance(op.init.type, MemRefType):
+        return _reduce_direct(fc, op, combiner, sorted(reduced))
     kept = [d for d in range(rank) if d not in reduced]
     identity = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))
     projection = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in kept))
@@ -395,6 +411,30 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
     return _structured(
         fc, op, [identity, projection], iterators, [op.input], [op.init], list(op.result), op.region.block
     )
+
+
+def _reduce_direct(fc: FunctionCompiler, op: ReduceOp, combiner: Operation, dims: list[int]) -> Step:
+    """`linalg.reduce` with a single associative combiner: one NumPy reduction."""
+    fmt = fc.format(op.result[0])
+    ufunc = COMBINERS[combiner.name]
+    acc = accumulator_dtype(fmt) if combiner.name in _ROUNDING_COMBINERS else None
+    x_slot, init_slot, r = fc.slot(op.input), fc.slot(op.init), fc.slot(op.result[0])
+    lead = 1 if fc.is_varying(op.input) else 0
+    axes = tuple(lead + d for d in dims)
+    kept_rank = len(op.init.type.get_shape())
+    # The kept dims of the input are the init's dims, in order, so the reduced
+    # array and the init broadcast against each other (lane axis included).
+
+    def step(frame):
+        x, init = frame[x_slot], frame[init_slot]
+        if any(x.shape[a] == 0 for a in axes):  # nothing to fold: the init
+            combined = np.broadcast_to(init, x.shape[:lead] + init.shape[init.ndim - kept_rank :])
+        else:
+            reduced = ufunc.reduce(x, axis=axes, dtype=acc)
+            combined = ufunc(init if acc is None else init.astype(acc), reduced)
+        frame[r] = _finish(fmt, combined)
+
+    return step
 
 
 @handles("linalg.fill")

@@ -67,7 +67,7 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
     yield_fixes = _fixes(fc, yielded, args)
     need_init_fix = any(init_fixes)
     need_yield_fix = any(yield_fixes)
-    runtime = fc.runtime
+    program = fc.program
 
     if not any(fc.is_varying(v) for v in (op.lb, op.ub, op.step)):
 
@@ -118,7 +118,7 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
         else:
             # Phases between consecutive distinct trip counts; each phase runs
             # on the lanes that still iterate.
-            runtime.stats.divergent_regions += 1
+            program.runtime.stats.divergent_regions += 1
             done = 0
             for t in np.unique(trips):
                 t = int(t)
@@ -154,7 +154,7 @@ def _if(fc: FunctionCompiler, op: Operation) -> Step:
     else_yield = op.false_region.block.last_op.operands if has_else else ()
     then_fixes = _fixes(fc, then_yield, op.results)
     else_fixes = _fixes(fc, else_yield, op.results)
-    runtime = fc.runtime
+    program = fc.program
 
     def finish(frame, values, fixes):
         for slot, value in zip(result_slots, _apply(values, fixes, frame[0].count)):
@@ -185,7 +185,7 @@ def _if(fc: FunctionCompiler, op: Operation) -> Step:
         if not cond.any():
             finish(frame, else_body(frame), else_fixes)
             return
-        runtime.stats.divergent_regions += 1
+        program.runtime.stats.divergent_regions += 1
         taken, other = np.nonzero(cond)[0], np.nonzero(~cond)[0]
         then_values = then_body(gather_frame(frame, then_captured, taken))
         else_values = else_body(gather_frame(frame, else_captured, other))
@@ -213,7 +213,7 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
     yield_fixes = _fixes(fc, after.last_op.operands, before.args)
     forward_fixes = _fixes(fc, condition.args, after.args)
     result_fixes = _fixes(fc, condition.args, op.res)
-    runtime = fc.runtime
+    program = fc.program
 
     if not fc.is_varying(condition.condition):
 
@@ -262,7 +262,7 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
             elif not cond.any():
                 break
             else:
-                runtime.stats.divergent_regions += 1
+                program.runtime.stats.divergent_regions += 1
                 staying = np.nonzero(cond)[0]
                 active = active[staying]
                 sub = gather_frame(frame, captured, active)

@@ -69,7 +69,7 @@ class RunStats:
 class Runtime:
     """Memory and options of one run, shared by every decoded function."""
 
-    def __init__(self, options: InterpreterOptions, grid: tuple[int, ...], cores: list[tuple[int, ...]]):
+    def __init__(self, options: InterpreterOptions, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...]):
         self.options = options
         self.grid = grid
         self.cores = cores  # grid coordinates by linear core id

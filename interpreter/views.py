@@ -111,7 +111,7 @@ class TileGeometry:
 
 
 @lru_cache(maxsize=1024)
-def _view_geometry(
+def view_geometry(
     cset: AffineSet, syms: tuple[int, ...], sizes: tuple[int, ...]
 ) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
     """(lower corner of the coordinate set, exclusive local upper bounds, whether
@@ -153,6 +153,7 @@ class MemoryView:
         cset_syms: tuple[int, ...],
         lx_core,
         op: Operation | None,
+        geometry: tuple | None = None,
     ):
         self.fmt = fmt
         self.base = base  # element offset: int, or an int64 lane array
@@ -162,7 +163,7 @@ class MemoryView:
         self.cset_syms = cset_syms
         self.lx_core = lx_core  # None for global memory; else an int or a lane array
         self.op = op
-        self.lo, self.valid_hi, self.exact = _view_geometry(cset, cset_syms, sizes)
+        self.lo, self.valid_hi, self.exact = geometry or view_geometry(cset, cset_syms, sizes)
 
     def _with(self, base, lx_core) -> MemoryView:
         view = object.__new__(MemoryView)
@@ -414,8 +415,9 @@ def _box_span(view: MemoryView, extents: tuple[int, ...]) -> tuple[int, int]:
 
 def _in_bounds(view: MemoryView, tile: BoxTile) -> bool:
     for f, e, hi in zip(tile.first, tile.geom.extents, view.valid_hi):
-        if _lanes(f):
-            if f.min() < 0 or f.max() + e > hi:
+        if type(f) is np.ndarray:
+            values = f.tolist()  # min/max of a few lanes: faster in Python than in NumPy
+            if min(values) < 0 or max(values) + e > hi:
                 return False
         elif f < 0 or f + e > hi:
             return False
@@ -429,6 +431,19 @@ def _start(view: MemoryView, first: tuple):
     return start
 
 
+def _spacing(starts: list[int]) -> int | None:
+    """The common difference of `starts` if they form an arithmetic progression."""
+    if len(starts) == 1:
+        return 0
+    step = starts[1] - starts[0]
+    previous = starts[1]
+    for s in starts[2:]:
+        if s - previous != step:
+            return None
+        previous = s
+    return step
+
+
 def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
     view = tile.view
     geom = tile.geom
@@ -440,7 +455,7 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
     start = _start(view, tile.first)
     low, high = _box_span(view, geom.extents)
     space = access.space(view)
-    if not _lanes(start):
+    if type(start) is not np.ndarray:
         seg = space.locate((start + low) * size, (start + high + 1) * size, write=False, itemsize=size)
         data = seg.view(dtype, start, geom.extents, view.strides)
         if seg.init is not None:
@@ -451,33 +466,37 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
         if tile.varying:  # a varying view whose lanes all start at one address
             out = np.broadcast_to(out, (ctx.count, *out.shape))
     else:
-        seg = space.locate((int(start.min()) + low) * size, (int(start.max()) + high + 1) * size, write=False, itemsize=size)
-        data = _gather_lanes(seg, dtype, start, geom, view)
+        starts = start.tolist()
+        seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, write=False, itemsize=size)
+        data = _gather_lanes(seg, dtype, starts, geom, view)
         if seg.init is not None:
-            for s in np.unique(start):
-                _check_written(seg, space, fmt, seg.init_view(size, int(s), geom.extents, view.strides), int(s) + low)
+            for s in set(starts):
+                _check_written(seg, space, fmt, seg.init_view(size, s, geom.extents, view.strides), s + low)
         out = fmt.from_storage(data if geom.identity else np.ascontiguousarray(data.transpose(geom.lane_perm)))
     if geom.tile_mask is not None:
         out = np.where(geom.tile_mask, out, np.zeros((), out.dtype))
     return out
 
 
-def _gather_lanes(seg: Segment, dtype: np.dtype, start: np.ndarray, geom: TileGeometry, view: MemoryView):
-    """[lanes, *extents] elements (set order) of boxes starting at `start` (a lane array)."""
-    lanes = start.shape[0]
-    steps = np.diff(start)
-    if lanes == 1 or (steps == steps[0]).all():
-        step = int(steps[0]) if lanes > 1 else 0
-        return seg.view(dtype, int(start[0]), (lanes, *geom.extents), (step, *view.strides)).copy(order="C")
-    distinct, inverse = np.unique(start, return_inverse=True)
+def _gather_lanes(seg: Segment, dtype: np.dtype, starts: list[int], geom: TileGeometry, view: MemoryView):
+    """[lanes, *extents] elements (set order) of boxes starting at `starts`, one per lane."""
+    lanes = len(starts)
+    step = _spacing(starts)
+    if step is not None:
+        return seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *view.strides)).copy(order="C")
+    distinct = sorted(set(starts))
     if geom.size >= LARGE_TILE:
-        boxes = np.empty((distinct.shape[0], *geom.extents), dtype)
+        boxes = np.empty((len(distinct), *geom.extents), dtype)
         for i, s in enumerate(distinct):
-            boxes[i] = seg.view(dtype, int(s), geom.extents, view.strides)
-        return boxes if distinct.shape[0] == lanes else boxes[inverse]
+            boxes[i] = seg.view(dtype, s, geom.extents, view.strides)
+        if len(distinct) == lanes and distinct == starts:
+            return boxes
+        position = {s: i for i, s in enumerate(distinct)}
+        return boxes[[position[s] for s in starts]]
     typed, first_elem = seg.typed(dtype)
     offsets = seg_offsets(geom.extents, view.strides)
-    return typed[(start - first_elem)[:, None] + offsets[None, :]].reshape(lanes, *geom.extents)
+    rel = np.asarray(starts, np.int64) - first_elem
+    return typed[rel[:, None] + offsets[None, :]].reshape(lanes, *geom.extents)
 
 
 def seg_offsets(extents: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
@@ -501,7 +520,7 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
     space = access.space(view)
     raw = fmt.to_storage(data)
     lanes_in_data = data.ndim == len(geom.shape) + 1
-    if not _lanes(start):
+    if type(start) is not np.ndarray:
         if lanes_in_data:  # every lane writes the same elements: the last lane wins
             raw = raw[-1]
         seg = space.locate((start + low) * size, (start + high + 1) * size, write=True)
@@ -511,22 +530,23 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
             init = seg.init_view(size, start, geom.extents, view.strides)
             _write(init if geom.identity else init.transpose(geom.perm), np.iinfo(init.dtype).max, geom.tile_mask)
         return True
-    seg = space.locate((int(start.min()) + low) * size, (int(start.max()) + high + 1) * size, write=True)
-    lanes = start.shape[0]
+    starts = start.tolist()
+    seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, write=True)
+    lanes = len(starts)
     if not lanes_in_data:
         raw = np.broadcast_to(raw, (lanes, *raw.shape))
-    steps = np.diff(start)
-    if lanes > 1 and (steps > 0).all() and (steps == steps[0]).all() and _disjoint_lanes(int(steps[0]), view, geom):
-        dst = seg.view(dtype, int(start[0]), (lanes, *geom.extents), (int(steps[0]), *view.strides))
+    step = _spacing(starts)
+    if lanes > 1 and step is not None and step > 0 and _disjoint_lanes(step, view, geom):
+        dst = seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *view.strides))
         _write(dst if geom.identity else dst.transpose(geom.lane_perm), raw, geom.tile_mask)
     else:  # lane by lane, in lane order, so that the last lane wins where lanes overlap
-        for lane in range(lanes):
-            dst = seg.view(dtype, int(start[lane]), geom.extents, view.strides)
+        for lane, s in enumerate(starts):
+            dst = seg.view(dtype, s, geom.extents, view.strides)
             _write(dst if geom.identity else dst.transpose(geom.perm), raw[lane], geom.tile_mask)
     if seg.init is not None:
         full = np.iinfo(np.dtype(f"u{size}")).max
-        for s in np.unique(start):
-            init = seg.init_view(size, int(s), geom.extents, view.strides)
+        for s in set(starts):
+            init = seg.init_view(size, s, geom.extents, view.strides)
             _write(init if geom.identity else init.transpose(geom.perm), full, geom.tile_mask)
     return True
 

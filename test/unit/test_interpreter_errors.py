@@ -211,3 +211,11 @@ def test_spyre_run_console_script_exit_code():
     assert proc.returncode == 1
     assert f"{ERRORS}:{line_of('tensor.pad')}:3: error: the interpreter does not support 'tensor.pad'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_lx_buffer_beyond_the_scratchpad():
+    d = diagnostic("lx_overflow")
+    assert "beyond the 2097152-byte LX of core 0 scratchpad" in d.message
+    assert d.location.line == line_of("ktdp.store %v, %t", after="@lx_overflow")
+    out = spyre_mlir.interpret(ERRORS, "lx_overflow", options=InterpreterOptions(lx_limit=4 * 1024 * 1024))
+    assert out.report.lx_explicit_peak == (524000 + 1024) * 4

@@ -120,3 +120,16 @@ func.func @big_tiles(%x: index) {
   ktdp.store %w, %t : tensor<1024x512xf16>, !ktdp.access_tile<1024x512xindex>
   return
 }
+
+// A ct_local buffer that does not fit in the core's LX.
+func.func @lx_overflow() {
+  %c0 = arith.constant 0 : index
+  %base = arith.constant 524000 : index
+  %v = arith.constant dense<1.0> : tensor<1024xf32>
+  %view = ktdp.construct_memory_view %base, sizes: [1024], strides: [1] {
+    coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 1023 >= 0)>, memory_space = #ktdp.memory_space<ct_local>} : memref<1024xf32>
+  %t = ktdp.construct_access_tile %view[%c0] {
+    access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1023 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<1024xf32> -> !ktdp.access_tile<1024xindex>
+  ktdp.store %v, %t : tensor<1024xf32>, !ktdp.access_tile<1024xindex>
+  return
+}

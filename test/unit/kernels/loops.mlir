@@ -135,3 +135,34 @@ func.func @calls(%x: index, %out: index, %f: f32) attributes {grid = [4]} {
   ktdp.store %s, %out_tile : tensor<2x4xf32>, !ktdp.access_tile<2x4xindex>
   return
 }
+
+// Values the analysis marks as core-dependent that turn out not to be: a
+// select of a shared operand, an affine map that drops the core id, a tile
+// anchored by it. Every core stores row 0 of x plus 1 into its row of out.
+func.func @uniform_after_all(%x: index, %out: index) attributes {grid = [4]} {
+  %core = ktdp.get_compute_tile_id : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %true = arith.constant true
+  %pick = arith.select %true, %c1, %core : index
+  %zero = affine.apply affine_map<(d0, d1) -> (d0)>(%c0, %core)
+  %x_view = ktdp.construct_memory_view %x, sizes: [4, 4], strides: [4, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
+  %t = ktdp.construct_access_tile %x_view[%zero, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<1x4xindex>
+  %row = ktdp.load %t : !ktdp.access_tile<1x4xindex> -> tensor<1x4xf32>
+  %p32 = arith.index_cast %pick : index to i32
+  %pf = arith.sitofp %p32 : i32 to f32
+  %ps = tensor.splat %pf : tensor<1x4xf32>
+  %sum = arith.addf %row, %ps : tensor<1x4xf32>
+  %out_view = ktdp.construct_memory_view %out, sizes: [4, 4], strides: [4, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
+  %o = ktdp.construct_access_tile %out_view[%core, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<1x4xindex>
+  ktdp.store %sum, %o : tensor<1x4xf32>, !ktdp.access_tile<1x4xindex>
+  return
+}
