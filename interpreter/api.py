@@ -146,7 +146,10 @@ def _load_module(source) -> tuple[ModuleOp, dict[str, str]]:
 
 
 class Interpreter:
-    """A parsed (and verified) module, ready to run kernels of."""
+    """A parsed (and verified) module, ready to run kernels of.
+
+    Kernels are decoded on their first run and the decoded form is reused by
+    later runs (one run at a time: an Interpreter is not thread-safe)."""
 
     def __init__(self, source: ModuleOp | str | os.PathLike[str], options: InterpreterOptions | None = None):
         self.options = options or InterpreterOptions()
@@ -204,6 +207,8 @@ class Interpreter:
         options = self.options
         func_op = self.kernel(func_name)
         name = func_op.sym_name.data
+        if not func_op.body.blocks:
+            raise error(func_op, f"@{name} is a declaration: there is no body to run")
         grid = tuple(int(d) for d in options.grid) if options.grid else self.grid_of(func_op)
         cores = linear_order(grid, options.grid_order)
         runtime = Runtime(options, grid, cores)
@@ -313,10 +318,11 @@ class Interpreter:
 
     def _preload(self, func_op, runtime: Runtime, hbm: Mapping[int, np.ndarray]) -> list[_Placed]:
         placed = []
+        for address in hbm:
+            if isinstance(address, bool) or not isinstance(address, int | np.integer) or address < 0:
+                raise error(func_op, f"hbm address {address!r} must be a non-negative element address")
         for address, array in sorted(hbm.items()):
             array = np.asarray(array)
-            if not isinstance(address, int | np.integer) or address < 0:
-                raise error(func_op, f"hbm address {address!r} must be a non-negative element address")
             byte = int(address) * array.dtype.itemsize
             try:
                 runtime.hbm.place(byte, array, f"hbm preload at element address {address}")
@@ -438,5 +444,7 @@ def interpret(
 
     Keyword arguments are the kernel's arguments by parameter name (see the
     module docstring); `options` selects grid order, LX limit, masking, ...
-    Raises `spyre_mlir.DiagnosticError` (located at the op) on bad input."""
+    (A kernel whose parameters are called `func`, `hbm` or `options` is run
+    with `Interpreter(module).run(func, args, hbm)` instead.) Raises
+    `spyre_mlir.DiagnosticError` (located at the op) on bad input."""
     return Interpreter(module_or_text_or_path, options).run(func, args, hbm)

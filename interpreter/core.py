@@ -173,7 +173,7 @@ class FunctionCompiler:
         self.slots: dict[SSAValue, int] = {}
         self.domain_slots: dict[Operation, int] = {}  # structured op -> slot of its iteration domain
         self.body_depth = 0  # > 0 while decoding a linalg body, whose "scalars" are arrays
-        self._captured: dict[int, list[SSAValue]] = {}
+        self._captured: dict[tuple[int, ...], list[SSAValue]] = {}
         entry = func_op.body.blocks[0]
         self.varying: set[SSAValue] = {a for a, v in zip(entry.args, arg_varying) if v}
         if self.batched:
@@ -202,7 +202,7 @@ class FunctionCompiler:
 
     def captured(self, *regions: Region) -> list[SSAValue]:
         """Values used inside `regions` (at any depth) and defined outside them."""
-        key = id(regions[0]) if len(regions) == 1 else hash(tuple(id(r) for r in regions))
+        key = tuple(id(r) for r in regions)
         if key in self._captured:
             return self._captured[key]
         inside: set[Block] = set()

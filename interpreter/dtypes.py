@@ -144,32 +144,6 @@ def element_format(ty: Attribute) -> ElementFormat:
     raise InterpreterError(f"element type {ty} is not supported by the interpreter")
 
 
-def format_of_dtype_name(name: str) -> ElementFormat:
-    """Format for a type spelled as in MLIR (`f16`, `i32`, `index`, `bf16`)."""
-    from xdsl.dialects.builtin import (
-        BFloat16Type,
-        Float16Type,
-        Float32Type,
-        Float64Type,
-        IndexType,
-        IntegerType,
-    )
-
-    simple: dict[str, Attribute] = {
-        "f16": Float16Type(),
-        "bf16": BFloat16Type(),
-        "f32": Float32Type(),
-        "f64": Float64Type(),
-        "index": IndexType(),
-    }
-    if name in simple:
-        return element_format(simple[name])
-    if name.startswith(("i", "ui")) and name.lstrip("ui").isdigit():
-        signedness = Signedness.UNSIGNED if name.startswith("ui") else Signedness.SIGNLESS
-        return element_format(IntegerType(int(name.lstrip("ui")), signedness))
-    raise InterpreterError(f"unknown element type '{name}'")
-
-
 def storage_matches(fmt: ElementFormat, dtype: np.dtype) -> bool:
     """Whether a host array of `dtype` holds elements of `fmt` as stored."""
     if fmt.round is not None:  # bf16: bit patterns, or ml_dtypes.bfloat16 when installed

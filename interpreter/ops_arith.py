@@ -285,10 +285,6 @@ def _cmpi(fc: FunctionCompiler, op: Operation) -> Step:
     return _binary_step(fc, op, lambda a, b: compare(_unsigned(a, fmt), _unsigned(b, fmt)))
 
 
-def _isnan(x):
-    return np.isnan(x)
-
-
 _CMPF: dict[str, Callable] = {
     "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, bool),
     "oeq": lambda a, b: np.equal(a, b),
@@ -296,15 +292,15 @@ _CMPF: dict[str, Callable] = {
     "oge": lambda a, b: np.greater_equal(a, b),
     "olt": lambda a, b: np.less(a, b),
     "ole": lambda a, b: np.less_equal(a, b),
-    "one": lambda a, b: np.not_equal(a, b) & ~_isnan(a) & ~_isnan(b),
-    "ord": lambda a, b: ~_isnan(a) & ~_isnan(b),
-    "ueq": lambda a, b: np.equal(a, b) | _isnan(a) | _isnan(b),
+    "one": lambda a, b: np.not_equal(a, b) & ~np.isnan(a) & ~np.isnan(b),
+    "ord": lambda a, b: ~np.isnan(a) & ~np.isnan(b),
+    "ueq": lambda a, b: np.equal(a, b) | np.isnan(a) | np.isnan(b),
     "ugt": lambda a, b: ~np.less_equal(a, b),
     "uge": lambda a, b: ~np.less(a, b),
     "ult": lambda a, b: ~np.greater_equal(a, b),
     "ule": lambda a, b: ~np.greater(a, b),
     "une": lambda a, b: np.not_equal(a, b),
-    "uno": lambda a, b: _isnan(a) | _isnan(b),
+    "uno": lambda a, b: np.isnan(a) | np.isnan(b),
     "true": lambda a, b: np.ones(np.broadcast(a, b).shape, bool),
 }
 
@@ -415,7 +411,10 @@ def _cast(fc: FunctionCompiler, op: Operation) -> Step:
             fn = _to_float(dst)
         case "arith.uitofp":
             to_float = _to_float(dst)
-            fn = lambda x: to_float(_unsigned(x, src))  # noqa: E731
+
+            def fn(x):
+                return to_float(_unsigned(x, src))
+
         case "arith.fptosi" | "arith.fptoui":
             fn = _fp_to_int(src, dst, op.name == "arith.fptoui")
         case "arith.extsi" | "arith.trunci" | "arith.index_cast":
@@ -622,7 +621,10 @@ def _affine(fc: FunctionCompiler, op: Operation) -> Step:
     r = fc.slot(op.results[0])
     combine: Callable
     if op.name == "affine.apply":
-        combine = lambda results: results[0]  # noqa: E731
+
+        def combine(results):
+            return results[0]
+
     else:
         pick = min if op.name == "affine.min" else max
         ufunc = np.minimum if op.name == "affine.min" else np.maximum

@@ -19,7 +19,6 @@ from xdsl.ir import Operation, SSAValue
 from spyre_mlir.diagnostics import error
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles
 from spyre_mlir.interpreter.errors import InterpreterError
-from spyre_mlir.interpreter.lanes import take_lanes
 
 
 def _fixes(fc: FunctionCompiler, sources: Sequence[SSAValue], targets: Sequence[SSAValue]) -> list[Callable | None]:
@@ -129,11 +128,8 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
                     carried = run_iterations(frame, done, t, lo, s, carried)
                 else:
                     sub = gather_frame(frame, captured, active)
-                    part = run_iterations(
-                        sub, done, t, take_lanes(lo, active) if isinstance(lo, np.ndarray) else lo,
-                        take_lanes(s, active) if isinstance(s, np.ndarray) else s,
-                        [c[active] for c in carried],
-                    )
+                    sub_lo, sub_step = (x[active] if isinstance(x, np.ndarray) else x for x in (lo, s))
+                    part = run_iterations(sub, done, t, sub_lo, sub_step, [c[active] for c in carried])
                     carried = [_scatter(c, active, p) for c, p in zip(carried, part)]
                 done = t
         for slot, value in zip(result_slots, carried):

@@ -26,7 +26,7 @@ a non-box tile set load 0 and are skipped by stores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -49,7 +49,6 @@ gathered with one fancy index (a strided copy beats index arithmetic)."""
 # ===========================================================================
 
 
-@dataclass(frozen=True)
 class TileGeometry:
     """The bounding box of an access-tile set and its order.
 
@@ -57,24 +56,25 @@ class TileGeometry:
     tile shape is `extents[perm[k]]`. `box_mask` (set order) / `tile_mask`
     (tile order) mark the members when the set is not exactly its box."""
 
-    lo: tuple[int, ...]
-    extents: tuple[int, ...]
-    perm: tuple[int, ...]
-    shape: tuple[int, ...]
-    box_mask: np.ndarray | None
-    tile_mask: np.ndarray | None
+    __slots__ = ("lo", "extents", "perm", "shape", "box_mask", "tile_mask", "identity", "lane_perm", "size")
 
-    @property
-    def identity(self) -> bool:
-        return self.perm == tuple(range(len(self.perm)))
-
-    @property
-    def lane_perm(self) -> tuple[int, ...]:
-        return (0, *(p + 1 for p in self.perm))
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.extents, dtype=np.int64))
+    def __init__(
+        self,
+        lo: tuple[int, ...],
+        extents: tuple[int, ...],
+        perm: tuple[int, ...],
+        box_mask: np.ndarray | None = None,
+        tile_mask: np.ndarray | None = None,
+    ):
+        self.lo = lo
+        self.extents = extents
+        self.perm = perm
+        self.shape = tuple(extents[p] for p in perm)
+        self.box_mask = box_mask
+        self.tile_mask = tile_mask
+        self.identity = perm == tuple(range(len(perm)))
+        self.lane_perm = (0, *(p + 1 for p in perm))  # the same order with a leading lane axis
+        self.size = math.prod(extents)
 
     def member_offsets(self) -> np.ndarray:
         """Set offsets (relative to `lo`) of the members, in tile C order: [N, rank]."""
@@ -102,7 +102,7 @@ class TileGeometry:
             box_mask = np.asarray(compile_set(aset)(dims, syms), dtype=bool)
             box_mask = np.broadcast_to(box_mask, (grid.shape[1],)).reshape(extents)
             tile_mask = np.ascontiguousarray(np.transpose(box_mask, perm))
-        return TileGeometry(lo, extents, perm, tuple(extents[p] for p in perm), box_mask, tile_mask)
+        return TileGeometry(lo, extents, perm, box_mask, tile_mask)
 
 
 # ===========================================================================
@@ -494,12 +494,12 @@ def _gather_lanes(seg: Segment, dtype: np.dtype, starts: list[int], geom: TileGe
         position = {s: i for i, s in enumerate(distinct)}
         return boxes[[position[s] for s in starts]]
     typed, first_elem = seg.typed(dtype)
-    offsets = seg_offsets(geom.extents, view.strides)
+    offsets = _box_offsets(geom.extents, view.strides)
     rel = np.asarray(starts, np.int64) - first_elem
     return typed[rel[:, None] + offsets[None, :]].reshape(lanes, *geom.extents)
 
 
-def seg_offsets(extents: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+def _box_offsets(extents: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
     """Element offsets of a box's elements (C order) relative to its first."""
     offsets = np.zeros((), np.int64)
     for e, s in zip(extents, strides):

@@ -206,9 +206,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:
         out_dir = Path(args.out)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for key, array in result.items():
-            np.save(out_dir / f"{key}.npy", array)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for key, array in result.items():
+                np.save(out_dir / f"{key}.npy", array)
+        except OSError as exc:
+            raise UsageError(f"cannot write outputs to '{out_dir}': {exc.strerror or exc}") from None
     if args.print_summary:
         print(result.report.render())
     if args.print_outputs:

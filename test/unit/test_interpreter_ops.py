@@ -356,3 +356,14 @@ def test_values_marked_core_dependent_that_are_not():
     x = np.arange(16, dtype=f32).reshape(4, 4)
     out = run_both("loops.mlir", "uniform_after_all", x=x, out=np.zeros((4, 4), f32))
     np.testing.assert_array_equal(out["out"], np.broadcast_to(x[0] + 1, (4, 4)))
+
+
+def test_kernels_that_cannot_be_batched_run_per_core():
+    x = np.arange(1, 9, dtype=f32).reshape(1, 8)
+    out = run("loops.mlir", "ragged", x=x, out=np.zeros(4, f32))
+    assert out.report.mode == "per-core"
+    assert "depends on the core id" in out.report.fallback_reason
+    assert "execution: per-core (the shape of a slice depends on the core id at " in out.report.render()
+    np.testing.assert_array_equal(out["out"], [1, 3, 6, 10])
+    with pytest.raises(spyre_mlir.DiagnosticError, match="cannot run the cores batched"):
+        run("loops.mlir", "ragged", x=x, out=np.zeros(4, f32), options=InterpreterOptions(execution="batched"))

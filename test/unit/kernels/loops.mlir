@@ -166,3 +166,28 @@ func.func @uniform_after_all(%x: index, %out: index) attributes {grid = [4]} {
   ktdp.store %sum, %o : tensor<1x4xf32>, !ktdp.access_tile<1x4xindex>
   return
 }
+
+// Core c sums the first c + 1 elements of x: the slice's shape depends on the
+// core, so the cores cannot share one array; they run one after another.
+func.func @ragged(%x: index, %out: index) attributes {grid = [4]} {
+  %core = ktdp.get_compute_tile_id : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.addi %core, %c1 : index
+  %x_view = ktdp.construct_memory_view %x, sizes: [1, 8], strides: [8, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 7 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<1x8xf32>
+  %t = ktdp.construct_access_tile %x_view[%c0, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 7 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<1x8xf32> -> !ktdp.access_tile<1x8xindex>
+  %row = ktdp.load %t : !ktdp.access_tile<1x8xindex> -> tensor<1x8xf32>
+  %head = tensor.extract_slice %row[0, 0] [1, %n] [1, 1] : tensor<1x8xf32> to tensor<1x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<1xf32>
+  %sum = linalg.reduce { arith.addf } ins(%head : tensor<1x?xf32>) outs(%zero : tensor<1xf32>) dimensions = [1]
+  %out_view = ktdp.construct_memory_view %out, sizes: [4], strides: [1] {
+    coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 3 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4xf32>
+  %o = ktdp.construct_access_tile %out_view[%core] {
+    access_tile_set = affine_set<(d0) : (d0 == 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<4xf32> -> !ktdp.access_tile<1xindex>
+  ktdp.store %sum, %o : tensor<1xf32>, !ktdp.access_tile<1xindex>
+  return
+}
