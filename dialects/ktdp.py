@@ -81,14 +81,55 @@ DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
 # ===========================================================================
 
 
-def _parse_opt_keyword_int(parser: AttrParser, keyword: str) -> int:
-    parser.parse_keyword(keyword)
-    parser.parse_punctuation("=")
-    return parser.parse_integer(allow_boolean=False)
+class _KindAndIndexAttr(ParametrizedAttribute):
+    """`<kind[, KEY = N]>`: a keyword from KINDS and an optional index, the
+    shape of both memory-space spellings."""
+
+    KINDS: ClassVar[tuple[str, ...]]
+    INDEX_KEY: ClassVar[str]
+    INDEXED_KINDS: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in cls.KINDS:
+                parser.raise_error(
+                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
+                )
+            index: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(","):
+                parser.parse_keyword(cls.INDEX_KEY)
+                parser.parse_punctuation("=")
+                index = IntAttr(parser.parse_integer(allow_boolean=False))
+        return (StringAttr(kind), index)
+
+    def print_parameters(self, printer: Printer) -> None:
+        kind, index = self.parameters
+        assert isinstance(kind, StringAttr)
+        printer.print_string(f"<{kind.data}")
+        if isinstance(index, IntAttr):
+            printer.print_string(f", {self.INDEX_KEY} = {index.data}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        kind, index = self.parameters
+        assert isinstance(kind, StringAttr)
+        if kind.data not in self.KINDS:
+            raise VerifyException(f"unknown memory space '{kind.data}'")
+        if isinstance(index, IntAttr):
+            if kind.data not in self.INDEXED_KINDS:
+                raise VerifyException(
+                    f"'{self.INDEX_KEY}' is only allowed on the {' and '.join(self.INDEXED_KINDS)} memory space"
+                    + ("s" if len(self.INDEXED_KINDS) > 1 else "")
+                )
+            if index.data < 0:
+                raise VerifyException(f"'{self.INDEX_KEY}' must be non-negative")
 
 
 @irdl_attr_definition
-class MemorySpaceAttr(ParametrizedAttribute):
+class MemorySpaceAttr(_KindAndIndexAttr):
     """`#ktdp.memory_space<global | ct_local [, ct_id = N]>`.
 
     `global` is HBM, reachable by every compute tile; `ct_local` is a tile's
@@ -101,38 +142,11 @@ class MemorySpaceAttr(ParametrizedAttribute):
     ct_id: IntAttr | NoneAttr
 
     KINDS: ClassVar[tuple[str, ...]] = ("global", "ct_local")
+    INDEX_KEY: ClassVar[str] = "ct_id"
+    INDEXED_KINDS: ClassVar[tuple[str, ...]] = ("ct_local",)
 
     def __init__(self, kind: str, ct_id: int | None = None):
         super().__init__(StringAttr(kind), NoneAttr() if ct_id is None else IntAttr(ct_id))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            pos = parser.pos
-            kind = parser.parse_identifier()
-            if kind not in cls.KINDS:
-                parser.raise_error(
-                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
-                )
-            ct_id: Attribute = NoneAttr()
-            if parser.parse_optional_punctuation(","):
-                ct_id = IntAttr(_parse_opt_keyword_int(parser, "ct_id"))
-        return (StringAttr(kind), ct_id)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.kind.data}")
-        if isinstance(self.ct_id, IntAttr):
-            printer.print_string(f", ct_id = {self.ct_id.data}")
-        printer.print_string(">")
-
-    def verify(self) -> None:
-        if self.kind.data not in self.KINDS:
-            raise VerifyException(f"unknown memory space '{self.kind.data}'")
-        if isinstance(self.ct_id, IntAttr):
-            if self.kind.data != "ct_local":
-                raise VerifyException("'ct_id' is only allowed on the 'ct_local' memory space")
-            if self.ct_id.data < 0:
-                raise VerifyException("'ct_id' must be non-negative")
 
     @property
     def is_global(self) -> bool:
@@ -144,7 +158,7 @@ class MemorySpaceAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class SpyreMemorySpaceAttr(ParametrizedAttribute):
+class SpyreMemorySpaceAttr(_KindAndIndexAttr):
     """The older spelling `#ktdp.spyre_memory_space<HBM | LX | L0 | unspecified [, core = N]>`.
 
     Kept as written so files round-trip; `as_memory_space()` maps it onto
@@ -156,38 +170,11 @@ class SpyreMemorySpaceAttr(ParametrizedAttribute):
     core: IntAttr | NoneAttr
 
     KINDS: ClassVar[tuple[str, ...]] = ("HBM", "LX", "L0", "unspecified")
+    INDEX_KEY: ClassVar[str] = "core"
+    INDEXED_KINDS: ClassVar[tuple[str, ...]] = ("LX", "L0")
 
     def __init__(self, kind: str, core: int | None = None):
         super().__init__(StringAttr(kind), NoneAttr() if core is None else IntAttr(core))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            pos = parser.pos
-            kind = parser.parse_identifier()
-            if kind not in cls.KINDS:
-                parser.raise_error(
-                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
-                )
-            core: Attribute = NoneAttr()
-            if parser.parse_optional_punctuation(","):
-                core = IntAttr(_parse_opt_keyword_int(parser, "core"))
-        return (StringAttr(kind), core)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.kind.data}")
-        if isinstance(self.core, IntAttr):
-            printer.print_string(f", core = {self.core.data}")
-        printer.print_string(">")
-
-    def verify(self) -> None:
-        if self.kind.data not in self.KINDS:
-            raise VerifyException(f"unknown memory space '{self.kind.data}'")
-        if isinstance(self.core, IntAttr):
-            if self.kind.data not in ("LX", "L0"):
-                raise VerifyException("'core' is only allowed on the LX and L0 memory spaces")
-            if self.core.data < 0:
-                raise VerifyException("'core' must be non-negative")
 
     def as_memory_space(self) -> MemorySpaceAttr | None:
         if self.kind.data == "HBM":

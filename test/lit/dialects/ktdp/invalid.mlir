@@ -17,7 +17,7 @@ func.func @bad_space(%a: index) {
 // -----
 
 func.func @ct_id_on_global(%a: index) {
-  // expected-error @+1 {{'ct_id' is only allowed on the 'ct_local' memory space}}
+  // expected-error @+1 {{'ct_id' is only allowed on the ct_local memory space}}
   %v = ktdp.construct_memory_view %a, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global, ct_id = 1>} : memref<8xf32>
   return
 }
