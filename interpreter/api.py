@@ -164,6 +164,7 @@ class Interpreter:
         self._decoded: dict[tuple, tuple[Program, CompiledFunction, str, str | None]] = {}
         self._lx: dict[str, LxEstimate] = {}
         self._default_kernel: func.FuncOp | None = None
+        self._locations: dict[str, object] = {}  # kernel -> location of its LX peak
 
     # -- selection ---------------------------------------------------------
 
@@ -258,7 +259,9 @@ class Interpreter:
         for i, value in enumerate(returned):
             out[f"return_{i}"] = value
 
-        location = location_of(estimate.op) if estimate.op is not None else None
+        location = self._locations.get(name)
+        if name not in self._locations:
+            location = self._locations[name] = location_of(estimate.op) if estimate.op is not None else None
         report = RunReport(
             function=name,
             grid=grid,
