@@ -342,7 +342,9 @@ def _structured(
         def spec(k: int) -> str:
             return (lane if leads[k] else "") + "".join(letters[d] for d in dims[k])
 
-        out_spec = (lane if lead else "") + "".join(letters[d] for d in dims[n_in])
+        # The init alone may carry the lanes; it is added after the product.
+        product_lanes = leads[a_index] or leads[b_index]
+        out_spec = (lane if product_lanes else "") + "".join(letters[d] for d in dims[n_in])
         sa, sb = spec(a_index), spec(b_index)
         plain = [letters[d] for d in reductions]
         if (

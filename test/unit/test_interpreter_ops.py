@@ -367,3 +367,9 @@ def test_kernels_that_cannot_be_batched_run_per_core():
     np.testing.assert_array_equal(out["out"], [1, 3, 6, 10])
     with pytest.raises(spyre_mlir.DiagnosticError, match="cannot run the cores batched"):
         run("loops.mlir", "ragged", x=x, out=np.zeros(4, f32), options=InterpreterOptions(execution="batched"))
+
+
+def test_contraction_with_a_per_core_init():
+    a, v = np.arange(32, dtype=f32).reshape(4, 8), np.ones(8, f32)
+    out = run_both("linalg_ops.mlir", "contraction_core_init", a=a, v=v, out=np.zeros((2, 4), f32))
+    np.testing.assert_array_equal(out["out"], np.stack([a @ v, a @ v + 1]))

@@ -161,3 +161,28 @@ func.func @per_core(%x: index, %w: index, %out: index, %rows: index, %mm: index)
   ktdp.store %p, %mt : tensor<4x3xf32>, !ktdp.access_tile<4x3xindex>
   return
 }
+
+// A contraction whose only per-core operand is the init: out[c] = a @ v + c.
+func.func @contraction_core_init(%a: tensor<4x8xf32>, %v: tensor<8xf32>, %out: index) attributes {grid = [2]} {
+  %core = ktdp.get_compute_tile_id : index
+  %c0 = arith.constant 0 : index
+  %i = arith.index_cast %core : index to i32
+  %f = arith.sitofp %i : i32 to f32
+  %init = tensor.splat %f : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a, %v : tensor<4x8xf32>, tensor<8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %view = ktdp.construct_memory_view %out, sizes: [2, 4], strides: [4, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<2x4xf32>
+  %t = ktdp.construct_access_tile %view[%core, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<2x4xf32> -> !ktdp.access_tile<1x4xindex>
+  %r2 = tensor.expand_shape %r [[0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+  ktdp.store %r2, %t : tensor<1x4xf32>, !ktdp.access_tile<1x4xindex>
+  return
+}
