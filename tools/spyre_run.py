@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="spyre-run",
         description="Execute a KTIR kernel in the spyre-mlir reference interpreter.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("VALUE is one of", 1)[1].join(["VALUE is one of", ""]) if __doc__ else None,
+        epilog="VALUE is one of" + __doc__.split("VALUE is one of", 1)[1] if __doc__ else None,
     )
     parser.add_argument("file", help="MLIR file with the kernel ('-' for stdin)")
     parser.add_argument("--func", metavar="NAME", help="kernel to run (default: the only one)")
@@ -60,7 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hbm", action="append", default=[], metavar="ADDR=VALUE", help="pre-load HBM at an element address")
     parser.add_argument("--out", metavar="DIR", help="write outputs as DIR/NAME.npy")
     parser.add_argument("--grid", metavar="DIMS", help="override the kernel's grid, e.g. 32 or 2x16")
-    parser.add_argument("--grid-order", choices=["row-major", "col-major"], default="row-major")
+    parser.add_argument(
+        "--grid-order",
+        choices=["row-major", "col-major"],
+        default="row-major",
+        help="linear core ids: last grid dim fastest (row-major) or first (col-major)",
+    )
     parser.add_argument("--lx-limit", metavar="BYTES", default="2MiB", help="LX scratchpad per core (default 2MiB)")
     parser.add_argument("--check-lx", action="store_true", help="make LX use above --lx-limit an error")
     parser.add_argument(
@@ -69,7 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mask-out-of-bounds", action="store_true", help="accesses outside a view load 0 / are not stored"
     )
-    parser.add_argument("--execution", choices=["auto", "batched", "per-core"], default="auto")
+    parser.add_argument(
+        "--execution",
+        choices=["auto", "batched", "per-core"],
+        default="auto",
+        help="run all cores together, one after another, or batched when possible (default)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
     parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
     parser.add_argument("--print-outputs", action="store_true", help="print every output array")
