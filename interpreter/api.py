@@ -96,7 +96,7 @@ class RunReport:
             f"function: @{self.function}",
             f"grid: {list(self.grid)} ({cores} cores, {self.grid_order})",
             f"execution: {self.mode}" + (f" ({self.fallback_reason})" if self.fallback_reason else ""),
-            f"divergent regions: {self.divergent_regions}",
+            f"divergent control flow: {self.divergent_regions} (times cores took different paths)",
             f"lx peak per core: {self.lx_peak} bytes of {self.lx_limit}"
             f" (live tensors {self.lx_tensor_peak}"
             + (f" at {self.lx_peak_location}" if self.lx_peak_location else "")
