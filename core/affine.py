@@ -187,20 +187,81 @@ def box_bounds(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int
     return [(int(a), int(b)) for a, b in zip(lo, hi)]  # type: ignore[arg-type]
 
 
+EXACT_BOX_POINT_LIMIT = 1 << 20
+"""Up to this many candidate points, `bounding_box` is exact."""
+
+
 def bounding_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int]] | None:
-    """Inclusive per-dim bounds implied by the single-dim constraints of `aset`."""
-    relaxed = AffineSet(
-        aset.num_dims,
-        aset.num_symbols,
-        tuple(
-            c
-            for c in aset.constraints
-            if (s := _linear(c.lhs - c.rhs, aset.num_dims)) is not None
-            and sum(1 for k in s[0] if k) == 1
-            and abs(next(k for k in s[0] if k)) == 1
-        ),
-    )
-    return box_bounds(relaxed, syms)
+    """The smallest inclusive box holding every integer point of `aset`, or
+    None if some dim is unbounded. An empty set gives extents of 0.
+
+    A set's tile shape depends on the set, not on how its constraints are
+    written: `0 <= d0, d1 <= 3, d0 + d1 <= 2` is bounded by a 3x3 box. Exact
+    up to EXACT_BOX_POINT_LIMIT candidate points; beyond, the box from
+    interval propagation (which may be larger)."""
+    if (box := box_bounds(aset, syms)) is not None:
+        return box
+    box = _propagated_box(aset, syms)
+    if box is None or product(hi - lo + 1 for lo, hi in box) > EXACT_BOX_POINT_LIMIT:
+        return box
+    points = grid_points(box)
+    members = points[contains(aset, points, syms)]
+    if members.shape[0] == 0:
+        return [(0, -1)] * aset.num_dims
+    return [(int(a), int(b)) for a, b in zip(members.min(axis=0), members.max(axis=0))]
+
+
+def _propagated_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int]] | None:
+    """Interval propagation over the linear constraints: bounds that come
+    through other dims count too (in `0 <= d1 <= d0 <= 3`, d1 <= 3).
+    Constraints not linear in the dims are left out, which only loosens it."""
+    n = aset.num_dims
+    rows: list[tuple[list[int], int]] = []  # sum(k_i d_i) + c >= 0
+    for c in aset.constraints:
+        split = _linear(c.lhs - c.rhs, n)
+        if split is None:
+            continue
+        coeffs, rest = split
+        try:
+            const = int(eval_expr(rest, [], syms))
+        except IndexError:
+            continue
+        if c.kind is AffineConstraintKind.le:
+            coeffs, const = [-k for k in coeffs], -const
+        rows.append((coeffs, const))
+        if c.kind is AffineConstraintKind.eq:
+            rows.append(([-k for k in coeffs], -const))
+    lo: list[int | None] = [None] * n
+    hi: list[int | None] = [None] * n
+    for _ in range(n + 1):
+        changed = False
+        for coeffs, const in rows:
+            for j, kj in enumerate(coeffs):
+                if kj == 0:
+                    continue
+                # kj*dj >= -(const + max of the other terms)
+                best = const
+                for i, ki in enumerate(coeffs):
+                    if i == j or ki == 0:
+                        continue
+                    bound = hi[i] if ki > 0 else lo[i]
+                    if bound is None:
+                        break
+                    best += ki * bound
+                else:
+                    if kj > 0:
+                        new = -(best // kj)  # ceil(-best / kj)
+                        if lo[j] is None or new > lo[j]:
+                            lo[j], changed = new, True
+                    else:
+                        new = best // -kj  # floor(best / -kj)
+                        if hi[j] is None or new < hi[j]:
+                            hi[j], changed = new, True
+        if not changed:
+            break
+    if any(x is None for x in lo) or any(x is None for x in hi):
+        return None
+    return [(int(a), int(b)) for a, b in zip(lo, hi)]  # type: ignore[arg-type]
 
 
 def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> np.ndarray:

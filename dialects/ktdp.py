@@ -71,7 +71,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from spyre_mlir.affine import box_bounds, format_expr, permutation_of
+from spyre_mlir.affine import bounding_box, format_expr, permutation_of
 
 DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
 
@@ -393,13 +393,18 @@ def _check_order_and_shape(
     shape = result.get_shape()
     if len(shape) != aset.num_dims:
         raise VerifyException(f"result type rank ({len(shape)}) must match {what}_set dimensions ({aset.num_dims})")
-    if aset.num_symbols == 0 and (box := box_bounds(aset)) is not None:
-        expected = tuple(box[p][1] - box[p][0] + 1 for p in perm)
-        if any(s != DYNAMIC_INDEX and s != e for s, e in zip(shape, expected)):
-            raise VerifyException(
-                f"result shape {'x'.join(map(str, shape))} does not match the {what}_set box "
-                f"{'x'.join(map(str, expected))} under {what}_order"
-            )
+    if aset.num_symbols:
+        return  # the shape depends on runtime values
+    box = bounding_box(aset)
+    if box is None:
+        raise VerifyException(f"{what}_set must bound every dim")
+    # A non-box set fills its bounding box with holes (KTDP-SEMANTICS §4 Rec).
+    expected = tuple(box[p][1] - box[p][0] + 1 for p in perm)
+    if any(s != DYNAMIC_INDEX and s != e for s, e in zip(shape, expected)):
+        raise VerifyException(
+            f"result shape {'x'.join(map(str, shape))} does not match the {what}_set box "
+            f"{'x'.join(map(str, expected))} under {what}_order"
+        )
 
 
 def tile_source_element_type(tile: SSAValue) -> Attribute | None:

@@ -51,3 +51,20 @@ def test_patched_dialect_names_agree():
     from spyre_mlir.ir import PATCHED_UPSTREAM_DIALECTS
 
     assert set(_REPLACEMENTS) == PATCHED_UPSTREAM_DIALECTS
+
+
+def test_hex_in_a_float_dense_literal_is_a_bit_pattern():
+    import math
+
+    from xdsl.dialects.arith import ConstantOp
+
+    module = spyre_mlir.parse(
+        """func.func @f() -> (tensor<2xf16>, tensor<2xf32>) {
+          %a = arith.constant dense<0xFC00> : tensor<2xf16>
+          %b = arith.constant dense<[0x3F800000, 0xFF800000]> : tensor<2xf32>
+          return %a, %b : tensor<2xf16>, tensor<2xf32>
+        }"""
+    )
+    a, b = [op.value.get_values() for op in module.walk() if isinstance(op, ConstantOp)]
+    assert list(a) == [-math.inf, -math.inf]
+    assert list(b) == [1.0, -math.inf]

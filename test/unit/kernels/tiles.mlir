@@ -29,8 +29,9 @@ func.func @triangle(%src: index, %full: index, %tri: index) {
   return
 }
 
-// A triangle (d0 + d1 <= 2 in a 4x4 box) anchored at row 1: its bounding box
-// reaches row 4, outside the 4-row view, but none of its points do.
+// A triangle d0 + d1 <= 2, written inside looser 4x4 bounds, anchored at
+// row 1: the tile shape comes from the set itself, a 3x3 bounding box (rows
+// 1..3 of the 4-row view), holes loading 0.
 func.func @triangle_at_edge(%src: index, %dst: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -39,15 +40,15 @@ func.func @triangle_at_edge(%src: index, %dst: index) {
     memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
   %t = ktdp.construct_access_tile %src_view[%c1, %c0] {
     access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0, -d0 - d1 + 2 >= 0)>,
-    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<4x4xindex>
-  %data = ktdp.load %t : !ktdp.access_tile<4x4xindex> -> tensor<4x4xf32>
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<3x3xindex>
+  %data = ktdp.load %t : !ktdp.access_tile<3x3xindex> -> tensor<3x3xf32>
   %dst_view = ktdp.construct_memory_view %dst, sizes: [4, 4], strides: [4, 1] {
     coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
     memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
   %d = ktdp.construct_access_tile %dst_view[%c0, %c0] {
-    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
-    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<4x4xindex>
-  ktdp.store %data, %d : tensor<4x4xf32>, !ktdp.access_tile<4x4xindex>
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 2 >= 0, d1 >= 0, -d1 + 2 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<3x3xindex>
+  ktdp.store %data, %d : tensor<3x3xf32>, !ktdp.access_tile<3x3xindex>
   return
 }
 

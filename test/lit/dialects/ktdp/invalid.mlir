@@ -219,3 +219,22 @@ func.func @extract_kind(%M: !ktdp.runtime_arg<index>) {
   %u = ktdp.runtime_arg_extract size from %M : !ktdp.runtime_arg<index> -> index
   return
 }
+
+// -----
+
+func.func @unbounded_set(%a: index) {
+  %v = ktdp.construct_memory_view %a, sizes: [8, 8], strides: [8, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8x8xf32>
+  // expected-error @+1 {{access_tile_set must bound every dim}}
+  %t = ktdp.construct_access_tile %v[0, 0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, d1 >= 0, -d0 + 3 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<4x4xindex>
+  return
+}
+
+// -----
+
+func.func @triangle_box(%a: index) {
+  %v = ktdp.construct_memory_view %a, sizes: [8, 8], strides: [8, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8x8xf32>
+  // A triangle 0 <= d1 <= d0 <= 3 lives in a 4x4 bounding box.
+  // expected-error @+1 {{result shape 4x3 does not match the access_tile_set box 4x4 under access_tile_order}}
+  %t = ktdp.construct_access_tile %v[0, 0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, d1 >= 0, d0 - d1 >= 0, -d0 + 3 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<4x3xindex>
+  return
+}
