@@ -51,7 +51,7 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
 
-PATCHED_UPSTREAM_DIALECTS = frozenset({"linalg"})
+PATCHED_UPSTREAM_DIALECTS = frozenset({"arith", "linalg"})
 """xDSL dialects in which dialects/upstream.py swaps in op subclasses."""
 
 

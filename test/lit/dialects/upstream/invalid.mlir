@@ -1,0 +1,47 @@
+// RUN: %spyre-opt %s --split-input-file --verify-diagnostics
+
+func.func @shape(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'arith.sitofp' operand and result must have the same shape, got tensor<4xi32> and tensor<8xf32>}}
+  %f = arith.sitofp %a : tensor<4xi32> to tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scalar_to_tensor(%a: i32) {
+  // expected-error @+1 {{'arith.index_cast' casts i32 to tensor<4xindex>: both must be scalars or both tensors}}
+  %f = arith.index_cast %a : i32 to tensor<4xindex>
+  return
+}
+
+// -----
+
+func.func @trunc_widens(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'arith.trunci' result type must be narrower than its operand type}}
+  %t = arith.trunci %a : tensor<4xi32> to tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @index_to_index(%a: tensor<4xindex>) {
+  // expected-error @+1 {{'arith.index_cast' casts between index and an integer type}}
+  %t = arith.index_cast %a : tensor<4xindex> to tensor<4xindex>
+  return
+}
+
+// -----
+
+func.func @select_shapes(%c: tensor<4xi1>, %x: tensor<8xf32>) {
+  // expected-error @+1 {{a tensor condition tensor<4xi1> needs values of the same shape, got tensor<8xf32>}}
+  %s = arith.select %c, %x, %x : tensor<4xi1>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @bad_predicate(%a: i32) {
+  // expected-error @+1 {{unknown comparison predicate 'less'}}
+  %c = arith.cmpi less, %a, %a : i32
+  return
+}
