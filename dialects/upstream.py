@@ -10,7 +10,8 @@ to xDSL; see third_party/README.md.
   `addBodyWithPayloadOp(initFirst=true)` builds it), printed back in short
   form whenever the body is exactly that, as MLIR prints it.
 - arith casts on tensors (`arith.sitofp %a : tensor<4xi32> to tensor<4xf32>`,
-  also uitofp, fptosi, fptoui, index_cast, extsi, extui, trunci), which MLIR allows elementwise and xDSL 0.75 only on scalars.
+  also uitofp, fptosi, fptoui, index_cast, extsi, extui, trunci with its
+  `overflow<...>` flags), which MLIR allows elementwise and xDSL 0.75 only on scalars.
 - `arith.cmpi`/`arith.cmpf` on tensors yield a tensor of i1 (xDSL 0.75 gave
   a scalar i1).
 - `arith.select` with a tensor condition, spelled as MLIR does
@@ -170,7 +171,7 @@ _FLOAT = container_of(AnyFloat)
 _INT_OR_INDEX = container_of(IntegerType | IndexType)
 
 
-def _tensor_cast(base: type, input_constr, result_constr, element_check=None) -> type:
+def _tensor_cast(base: type, input_constr, result_constr, element_check=None, **extra) -> type:
     """`base` (an xDSL arith cast) accepting tensors of its element types.
 
     xDSL's generated `verify_` of `base` checks `base`'s own (scalar)
@@ -193,6 +194,7 @@ def _tensor_cast(base: type, input_constr, result_constr, element_check=None) ->
             # Re-derive parse/print from the inherited assembly format.
             "parse": Operation.__dict__["parse"],
             "print": Operation.print,
+            **extra,
         },
     )
     return irdl_op_definition(cls)
@@ -226,7 +228,17 @@ TENSOR_CASTS = [
     _tensor_cast(arith.FPToUIOp, _FLOAT, _INT),
     _tensor_cast(arith.ExtSIOp, _INT, _INT, _widens),
     _tensor_cast(arith.ExtUIOp, _INT, _INT, _widens),
-    _tensor_cast(arith.TruncIOp, _INT, _INT, _narrows),
+    # MLIR's trunci carries overflow flags (xDSL 0.75's does not).
+    _tensor_cast(
+        arith.TruncIOp,
+        _INT,
+        _INT,
+        _narrows,
+        overflow_flags=prop_def(
+            arith.IntegerOverflowAttr, default_value=arith.IntegerOverflowAttr("none"), prop_name="overflowFlags"
+        ),
+        assembly_format="$input (`overflow` `` $overflowFlags^)? attr-dict `:` type($input) `to` type($result)",
+    ),
     _tensor_cast(arith.IndexCastOp, _INT_OR_INDEX, _INT_OR_INDEX, _exactly_one_index),
 ]
 

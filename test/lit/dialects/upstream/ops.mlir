@@ -47,6 +47,8 @@ func.func @arith_on_tensors(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf
   %e = arith.extsi %a : tensor<4xi32> to tensor<4xi64>
   // CHECK: arith.trunci %{{.*}} : tensor<4xi32> to tensor<4xi16>
   %t = arith.trunci %a : tensor<4xi32> to tensor<4xi16>
+  // CHECK: arith.trunci %{{.*}} overflow<nsw> : tensor<4xi32> to tensor<4xi16>
+  %t2 = arith.trunci %a overflow<nsw> : tensor<4xi32> to tensor<4xi16>
   // CHECK: arith.fptosi %{{.*}} : tensor<4xf32> to tensor<4xi32>
   %g = arith.fptosi %x : tensor<4xf32> to tensor<4xi32>
   // Scalars keep their one-type select.
