@@ -8,7 +8,6 @@ an integer set (static box bounds, enumeration of its points).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
 from typing import TYPE_CHECKING
 
 from xdsl.ir.affine import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # The op handlers register themselves with the decoder when imported.
 from spyre_mlir.interpreter import ops_arith, ops_ktdp, ops_linalg, ops_scf, ops_tensor  # noqa: F401
-from spyre_mlir.interpreter.api import InterpretResult, Interpreter, RunReport, interpret
+from spyre_mlir.interpreter.api import Interpreter, InterpretResult, RunReport, interpret
 from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
 from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, InterpreterOptions
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, TransposeOp
-from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 

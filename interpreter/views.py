@@ -568,7 +568,6 @@ def _write(dst: np.ndarray, src, mask: np.ndarray | None) -> None:
 
 
 def _load_points(tile: PointTile, ctx, access: Access) -> np.ndarray:
-    fmt = tile.view.fmt
     if tile.varying:
         return np.stack([_load_points_one(tile.lane(lane), ctx, lane, access) for lane in range(ctx.count)])
     return _load_points_one(tile, ctx, None, access)

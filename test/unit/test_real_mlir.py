@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, corpus_params
-
-import spyre_mlir
 from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, ArrayAttr
 from xdsl.ir.affine import AffineMap
 
+import spyre_mlir
 from spyre_mlir import ir
 
 IREE_OPT = shutil.which("iree-opt", path=str(Path(sys.executable).parent)) or shutil.which("iree-opt")
