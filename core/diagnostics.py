@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,14 @@ class Diagnostic:
         for note in self.notes:
             out.append(note.render(sources))
         return "\n".join(out)
+
+
+class NotedVerifyException(VerifyException):
+    """A verifier failure with notes at other ops (`note: ... defined here`)."""
+
+    def __init__(self, message: str, *notes: tuple[Operation | None, str]):
+        super().__init__(message)
+        self.notes = notes
 
 
 class DiagnosticError(Exception):

@@ -32,7 +32,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir import xdsl_fixes  # noqa: F401 - applied on import
 from spyre_mlir.affine import format_map, format_set
-from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, error
+from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, NotedVerifyException, error
 
 
 def _ktdp() -> Dialect:
@@ -177,8 +177,18 @@ def verify(module: Operation) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except Exception as exc:  # noqa: BLE001
-            raise error(op, f"'{op.name}' op {_verify_message(exc)}") from None
+            notes = _notes_of(exc)
+            raise error(op, f"'{op.name}' op {_verify_message(exc)}", *notes) from None
     raise error(module, _verify_message(whole_module_error)) from None
+
+
+def _notes_of(exc: BaseException) -> tuple:
+    """Notes of a NotedVerifyException, also when xDSL re-raised it wrapped."""
+    while exc is not None:
+        if isinstance(exc, NotedVerifyException):
+            return exc.notes
+        exc = exc.__cause__ or exc.__context__
+    return ()
 
 
 def _verify_message(exc: Exception) -> str:

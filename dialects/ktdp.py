@@ -72,6 +72,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir.affine import bounding_box, format_expr, permutation_of
+from spyre_mlir.diagnostics import NotedVerifyException
 
 DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
 
@@ -916,8 +917,10 @@ def _check_tile_data(tile: SSAValue, data_type: Attribute, what: str) -> None:
         )
     src = tile_source_element_type(tile)
     if src is not None and src != data_type.get_element_type():
-        raise VerifyException(
-            f"{what} element type {data_type.get_element_type()} must match the element type {src} of the view the access tile reads"
+        raise NotedVerifyException(
+            f"{what} element type {data_type.get_element_type()} must match the element type {src} "
+            "of the view the access tile reads",
+            (tile.owner if isinstance(tile.owner, Operation) else None, f"access tile on a view of {src} built here"),
         )
 
 

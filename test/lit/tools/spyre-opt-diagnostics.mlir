@@ -8,6 +8,9 @@
 // VERIFY: wrong-expectations.mlir:4:3: error: 'ktdp.construct_memory_view' op coordinate_set has 2 dims but the view has rank 1
 // VERIFY-NEXT: %v = ktdp.construct_memory_view
 // VERIFY-NEXT: ^
+// Notes point at the other op involved.
+// VERIFY: wrong-expectations.mlir:16:3: error: 'ktdp.load' op result element type f16 must match the element type f32
+// VERIFY: wrong-expectations.mlir:15:3: note: access tile on a view of f32 built here
 
 // --verify-diagnostics fails on an unmet or unexpected diagnostic, in every split chunk.
 // RUN: not %spyre-opt %S/Inputs/wrong-expectations.mlir --split-input-file --verify-diagnostics 2>&1 | %FileCheck %s --check-prefix=EXPECT

@@ -130,6 +130,7 @@ func.func @load_shape(%a: index, %i: index) {
 
 func.func @load_element_type(%a: index, %i: index) {
   %v = ktdp.construct_memory_view %a, sizes: [8, 8], strides: [8, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8x8xf32>
+  // expected-note @+1 {{access tile on a view of f32 built here}}
   %t = ktdp.construct_access_tile %v[%i, 0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<2x4xindex>
   // expected-error @+1 {{result element type f16 must match the element type f32 of the view the access tile reads}}
   %d = ktdp.load %t : !ktdp.access_tile<2x4xindex> -> tensor<2x4xf16>
