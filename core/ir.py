@@ -51,19 +51,26 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
 
-PATCHED_UPSTREAM_DIALECTS = frozenset({"arith", "linalg"})
-"""xDSL dialects in which dialects/upstream.py swaps in op subclasses."""
+UPSTREAM_EXTENSIONS: dict[str, str] = {
+    "arith": "spyre_mlir.dialects.arith",
+    "linalg": "spyre_mlir.dialects.linalg",
+}
+"""xDSL dialects, and our module whose `REPLACEMENTS` (op subclasses) are
+swapped into them under the same names: upstream syntax xDSL lacks."""
 
 
-def _with_upstream_fixes(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
-    """Load xDSL's dialect `name` through dialects/upstream.py, lazily."""
-    if name not in PATCHED_UPSTREAM_DIALECTS:
+def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
+    """Load xDSL's dialect `name` with our op subclasses swapped in, lazily."""
+    if name not in UPSTREAM_EXTENSIONS:
         return factory
 
     def load() -> Dialect:
-        from spyre_mlir.dialects.upstream import patched
+        import importlib
 
-        return patched(name, factory)()
+        replacements = {op.name: op for op in importlib.import_module(UPSTREAM_EXTENSIONS[name]).REPLACEMENTS}
+        base = factory()
+        ops = [replacements.get(op.name, op) for op in base.operations]
+        return Dialect(base.name, ops, list(base.attributes))
 
     return load
 
@@ -73,7 +80,7 @@ def make_context(allow_unregistered: bool = False) -> Context:
 
     ctx = Context(allow_unregistered=allow_unregistered)
     for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, _with_upstream_fixes(name, factory))
+        ctx.register_dialect(name, _with_upstream_extensions(name, factory))
     for name, factory in SPYRE_DIALECTS.items():
         ctx.register_dialect(name, factory)
     return ctx

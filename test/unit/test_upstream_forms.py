@@ -1,4 +1,4 @@
-"""The upstream forms added in dialects/upstream.py execute as MLIR means them."""
+"""The upstream forms added in dialects/arith.py and dialects/linalg.py execute as MLIR means them."""
 
 from __future__ import annotations
 

@@ -46,11 +46,18 @@ def test_arrow_type_list_without_parentheses():
     assert any(op.name == "scf.for" and len(op.results) == 1 for op in module.walk())
 
 
-def test_patched_dialect_names_agree():
-    from spyre_mlir.dialects.upstream import _REPLACEMENTS
-    from spyre_mlir.ir import PATCHED_UPSTREAM_DIALECTS
+def test_upstream_extensions_replace_ops_of_their_dialect():
+    import importlib
 
-    assert set(_REPLACEMENTS) == PATCHED_UPSTREAM_DIALECTS
+    from spyre_mlir.ir import UPSTREAM_EXTENSIONS, make_context
+
+    ctx = make_context()
+    for dialect, module in UPSTREAM_EXTENSIONS.items():
+        replacements = importlib.import_module(module).REPLACEMENTS
+        assert replacements
+        for op in replacements:
+            assert op.name.startswith(dialect + ".")
+            assert ctx.get_op(op.name) is op
 
 
 def test_hex_in_a_float_dense_literal_is_a_bit_pattern():

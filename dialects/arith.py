@@ -1,32 +1,25 @@
-"""Upstream MLIR syntax that KTIR uses and xDSL does not (yet) read or print.
+"""`arith` on tensors, as MLIR allows it and xDSL 0.75 does not.
 
-Each fix subclasses the xDSL op (so `isinstance(op, linalg.ReduceOp)` and
-every xDSL pass keep working) and swaps it into xDSL's dialect under the same
-name; nothing else of the dialect is copied. Each is a candidate to upstream
-to xDSL; see third_party/README.md.
-
-- `linalg.reduce`: MLIR's short form `linalg.reduce { arith.addf } ins(..)
-  outs(..) dimensions = [1]` (body `op(%init, %in)`, as MLIR's
-  `addBodyWithPayloadOp(initFirst=true)` builds it), printed back in short
-  form whenever the body is exactly that, as MLIR prints it.
-- arith casts on tensors (`arith.sitofp %a : tensor<4xi32> to tensor<4xf32>`,
-  also uitofp, fptosi, fptoui, index_cast, extsi, extui, trunci with its
-  `overflow<...>` flags), which MLIR allows elementwise and xDSL 0.75 only on scalars.
+- Casts (`arith.sitofp %a : tensor<4xi32> to tensor<4xf32>`, also uitofp,
+  fptosi, fptoui, index_cast, extsi, extui, and trunci with MLIR's
+  `overflow<...>` flags) apply elementwise to tensors.
 - `arith.cmpi`/`arith.cmpf` on tensors yield a tensor of i1 (xDSL 0.75 gave
   a scalar i1).
-- `arith.select` with a tensor condition, spelled as MLIR does
+- `arith.select` takes a tensor condition, spelled as MLIR does
   (`arith.select %c, %x, %y : tensor<4xi1>, tensor<4xf32>`).
+
+Ops here subclass xDSL's and replace them in xDSL's dialect under the same
+name (`REPLACEMENTS`, swapped in by `spyre_mlir.ir`). Candidates to upstream
+to xDSL; see third_party/README.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
-    DenseArrayBase,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -34,11 +27,8 @@ from xdsl.dialects.builtin import (
     TensorType,
     container_of,
     i1,
-    i64,
 )
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -53,108 +43,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-
-
-class ReduceOp(linalg.ReduceOp):
-    """`linalg.reduce` with MLIR's short form (see module docstring)."""
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
-        payload_name: str | None = None
-        payload_attrs: dict = {}
-        if parser.parse_optional_punctuation("{") is not None:
-            payload_name = parser.parse_identifier()
-            payload_attrs = parser.parse_optional_attr_dict()
-            parser.parse_punctuation("}")
-        parser.parse_characters("ins")
-        parser.parse_punctuation("(")
-        unresolved_input = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        input_ = parser.resolve_operand(unresolved_input, parser.parse_type())
-        parser.parse_punctuation(")")
-        parser.parse_characters("outs")
-        parser.parse_punctuation("(")
-        unresolved_init = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        init = parser.resolve_operand(unresolved_init, parser.parse_type())
-        parser.parse_punctuation(")")
-        parser.parse_keyword("dimensions")
-        parser.parse_punctuation("=")
-        dimensions = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        if payload_name is None:
-            entry_args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
-            region = parser.parse_region(entry_args)
-        else:
-            region = _payload_region(parser, payload_name, payload_attrs, input_.type, init.type)
-        attrs = parser.parse_optional_attr_dict()
-        op = cls(input_, init, DenseArrayBase.from_list(i64, dimensions), region)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        payload = _short_form_payload(self)
-        if payload is not None:
-            printer.print_string(f" {{ {payload.name}")
-            if payload.attributes:
-                printer.print_string(" ")
-                printer.print_attr_dict(payload.attributes)
-            printer.print_string(" }")
-        printer.print_string(" ins(")
-        printer.print_ssa_value(self.input)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.init)
-        printer.print_string(" : ")
-        printer.print_attribute(self.init.type)
-        printer.print_string(") dimensions = [")
-        printer.print_list(self.dimensions.get_values(), lambda v: printer.print_string(str(v)))
-        printer.print_string("]")
-        if payload is None:
-            printer.print_string(" (")
-            printer.print_list(self.region.block.args, printer.print_block_argument)
-            printer.print_string(") ")
-            printer.print_region(self.region, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-
-
-def _payload_region(parser: Parser, name: str, attrs: dict, in_type, init_type) -> Region:
-    assert isinstance(in_type, ShapedType) and isinstance(init_type, ShapedType)
-    elt_in, elt_init = in_type.get_element_type(), init_type.get_element_type()
-    block = Block(arg_types=[elt_in, elt_init])
-    op_type = parser.ctx.get_op(name)
-    props_names = set(op_type.get_irdl_definition().properties) if hasattr(op_type, "get_irdl_definition") else set()
-    props = {k: v for k, v in attrs.items() if k in props_names}
-    plain = {k: v for k, v in attrs.items() if k not in props_names}
-    payload = op_type.create(
-        operands=[block.args[1], block.args[0]], result_types=[elt_init], properties=props, attributes=plain
-    )
-    block.add_ops([payload, YieldOp(payload.results[0])])
-    return Region(block)
-
-
-def _short_form_payload(op: linalg.ReduceOp):
-    """The payload op if the body is exactly `yield op(%init, %in)`."""
-    block = op.region.block
-    ops = list(block.ops)
-    if len(ops) != 2 or len(block.args) != 2:
-        return None
-    payload, yield_ = ops
-    if not isinstance(yield_, YieldOp) or tuple(yield_.operands) != tuple(payload.results):
-        return None
-    if len(payload.results) != 1 or tuple(payload.operands) != (block.args[1], block.args[0]):
-        return None
-    if payload.regions or payload.successors:
-        return None
-    # The short form cannot carry properties other than defaults MLIR elides.
-    from xdsl.dialects.arith import FastMathFlagsAttr
-
-    for value in payload.properties.values():
-        if not (isinstance(value, FastMathFlagsAttr) and not value.data):
-            return None
-    return payload
 
 
 def _elementwise_shapes_match(op) -> None:
@@ -366,20 +254,4 @@ class SelectOp(arith.SelectOp):
         if isinstance(ct, ShapedType) and (not isinstance(rt, ShapedType) or ct.get_shape() != rt.get_shape()):
             raise VerifyException(f"a tensor condition {ct} needs values of the same shape, got {rt}")
 
-
-_REPLACEMENTS: dict[str, list[type]] = {"linalg": [ReduceOp], "arith": [*TENSOR_CASTS, CmpiOp, CmpfOp, SelectOp]}
-
-
-def patched(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
-    """A factory for xDSL's dialect `name` with our op subclasses swapped in."""
-    replacements = _REPLACEMENTS.get(name)
-    if not replacements:
-        return factory
-
-    def make() -> Dialect:
-        base = factory()
-        by_name = {r.name: r for r in replacements}
-        ops = [by_name.get(o.name, o) for o in base.operations]
-        return Dialect(base.name, ops, list(base.attributes))
-
-    return make
+REPLACEMENTS: list[type] = [*TENSOR_CASTS, CmpiOp, CmpfOp, SelectOp]

@@ -1,35 +1,6 @@
-// Upstream syntax that KTIR uses and xDSL 0.75 lacks (dialects/upstream.py).
+// arith on tensors, as MLIR allows it (dialects/arith.py).
 // RUN: %spyre-opt %s | %FileCheck %s
 // RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
-
-// CHECK-LABEL: func.func @reduce_forms
-func.func @reduce_forms(%x: tensor<4x8xf16>, %i: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
-  // The short form prints back short.
-  // CHECK: linalg.reduce { arith.maxnumf } ins(%{{.*}} : tensor<4x8xf16>) outs(%{{.*}} : tensor<4xf16>) dimensions = [1]
-  %a = linalg.reduce { arith.maxnumf } ins(%x : tensor<4x8xf16>) outs(%i : tensor<4xf16>) dimensions = [1]
-  // A long form whose body is op(%init, %in) is the same op, printed short.
-  // CHECK: linalg.reduce { arith.addf } ins
-  %b = linalg.reduce ins(%x : tensor<4x8xf16>) outs(%i : tensor<4xf16>) dimensions = [1]
-    (%in: f16, %acc: f16) {
-      %s = arith.addf %acc, %in : f16
-      linalg.yield %s : f16
-    }
-  return %a, %b : tensor<4xf16>, tensor<4xf16>
-}
-
-// Any other body keeps the long form.
-// CHECK-LABEL: func.func @reduce_long
-// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf16>) outs(%{{.*}} : tensor<4xf16>) dimensions = [1] (%[[IN:.*]]: f16, %[[ACC:.*]]: f16) {
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f16
-// CHECK-NEXT: linalg.yield %[[S]] : f16
-func.func @reduce_long(%x: tensor<4x8xf16>, %i: tensor<4xf16>) -> tensor<4xf16> {
-  %b = linalg.reduce ins(%x : tensor<4x8xf16>) outs(%i : tensor<4xf16>) dimensions = [1]
-    (%in: f16, %acc: f16) {
-      %s = arith.addf %in, %acc : f16
-      linalg.yield %s : f16
-    }
-  return %b : tensor<4xf16>
-}
 
 // CHECK-LABEL: func.func @arith_on_tensors
 func.func @arith_on_tensors(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xindex>, tensor<4xi64>, tensor<4xi16>, tensor<4xi32>) {
