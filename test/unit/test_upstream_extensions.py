@@ -7,7 +7,8 @@ from conftest import REPO
 
 import spyre_mlir
 
-OPS = REPO / "test" / "lit" / "dialects" / "upstream" / "ops.mlir"
+ARITH = REPO / "test" / "lit" / "dialects" / "arith" / "ops.mlir"
+LINALG = REPO / "test" / "lit" / "dialects" / "linalg" / "ops.mlir"
 
 
 def test_arith_on_tensors_matches_numpy():
@@ -16,7 +17,7 @@ def test_arith_on_tensors_matches_numpy():
     b = rng.integers(-1000, 1000, 4, dtype=np.int32)
     x = rng.standard_normal(4).astype(np.float32) * 50
     y = rng.standard_normal(4).astype(np.float32) * 50
-    r = spyre_mlir.interpret(OPS, "arith_on_tensors", a=a, b=b, x=x, y=y)
+    r = spyre_mlir.interpret(ARITH, "arith_on_tensors", a=a, b=b, x=x, y=y)
     np.testing.assert_array_equal(r["return_0"], np.where(a < b, x, y))
     np.testing.assert_array_equal(r["return_1"], x < y)
     np.testing.assert_array_equal(r["return_2"], a.astype(np.int64))
@@ -29,7 +30,7 @@ def test_reduce_short_and_long_forms_agree():
     rng = np.random.default_rng(4)
     x = rng.standard_normal((4, 8)).astype(np.float16)
     init = np.full(4, -np.inf, np.float16)
-    r = spyre_mlir.interpret(OPS, "reduce_forms", x=x, i=init)
+    r = spyre_mlir.interpret(LINALG, "reduce_forms", x=x, i=init)
     np.testing.assert_array_equal(r["return_0"], np.fmax.reduce(x, axis=1))
-    r = spyre_mlir.interpret(OPS, "reduce_forms", x=x, i=np.zeros(4, np.float16))
+    r = spyre_mlir.interpret(LINALG, "reduce_forms", x=x, i=np.zeros(4, np.float16))
     np.testing.assert_allclose(r["return_1"].astype(np.float32), x.astype(np.float32).sum(axis=1), rtol=2e-3, atol=2e-3)
