@@ -46,7 +46,8 @@ class Diagnostic:
                 out.append(" " * (self.location.col - 1) + "^")
         for note in self.notes:
             out.append(note.render(sources))
-        return "\n".join(out)
+        # Source bytes that are not UTF-8 are kept as surrogate escapes; show them as `\xNN`.
+        return "\n".join(out).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 class NotedVerifyException(VerifyException):

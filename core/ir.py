@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -113,6 +113,21 @@ class LocatingParser(Parser):
         ):
             return [parse()]
         return super().parse_comma_separated_list(delimiter, parse, context_msg)
+
+    # Keep SSA names exactly as written: xDSL drops a trailing `_N` (`%a_1`
+    # becomes `a`), so two parameters `%a_1`, `%a_2` would share one name and
+    # the interpreter could not bind arguments by parameter name.
+    def _register_ssa_definition(self, name, values, span) -> None:
+        super()._register_ssa_definition(name, values, span)
+        if SSAValue.is_valid_name(name):
+            for value in values:
+                value._name = name  # pyright: ignore[reportPrivateUsage] - the setter strips `_N`
+
+    # An input that is empty or only comments is an empty module, as in mlir-opt.
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -246,16 +261,33 @@ def print_ir(
     return out.getvalue()
 
 
-def read_source(path_or_text: str | os.PathLike[str]) -> tuple[str, str]:
-    """(text, name) for a path, `-` (stdin) or literal MLIR text.
+def read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
+    """(text, name) of a file, of stdin, or of MLIR text given as a string.
 
-    A string with no newline, brace or parenthesis is a path."""
+    - `"-"` is stdin; an `os.PathLike` (e.g. `pathlib.Path`) is always a path.
+    - A `str` naming an existing file is that file, whatever it contains.
+    - Any other `str` is MLIR text when it contains a newline, `{` or `(`,
+      else a path (which then does not exist: `FileNotFoundError`).
+
+    Command-line tools pass `Path(argument)`: an argument is always a path.
+    Bytes that are not UTF-8 are kept (as surrogate escapes), so a string
+    attribute holding them prints them back as `\\XX` escapes, as MLIR does."""
     import sys
 
-    if str(path_or_text) == "-":
-        return sys.stdin.read(), "<stdin>"
-    s = os.fspath(path_or_text)
-    if isinstance(path_or_text, str) and any(c in s for c in "\n{("):
-        return s, "<string>"
-    with open(s, encoding="utf-8", errors="replace") as f:
-        return f.read(), s
+    if isinstance(source, str) and source == "-" or isinstance(source, os.PathLike) and os.fspath(source) == "-":
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+        if stream is None:
+            return sys.stdin.read(), "<stdin>"
+        return stream.read().decode("utf-8", "surrogateescape"), "<stdin>"
+    if isinstance(source, str) and not _is_file(source) and any(c in source for c in "\n{("):
+        return source, "<string>"
+    path = os.fspath(source)
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "surrogateescape"), path
+
+
+def _is_file(name: str) -> bool:
+    try:
+        return os.path.isfile(name)
+    except (OSError, ValueError):  # too long for a path, or a NUL byte: text
+        return False

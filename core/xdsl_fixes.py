@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 
 from xdsl.dialects.builtin import AnyFloat
+from xdsl.ir import SSAValue
 from xdsl.parser import AttrParser
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.printer import Printer
+from xdsl.utils.lexer import Input, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
 # A string literal was matched with `"(?:[^"...]+|\\...)*"`: a `+` nested in a
 # `*`, which backtracks exponentially when the closing quote is missing (a stray
@@ -45,3 +48,73 @@ def _to_type_reading_hex_floats_as_bits(self, parser: AttrParser, type):  # noqa
 
 
 _TensorLiteralElement.to_type = _to_type_reading_hex_floats_as_bits
+
+
+# Our parser keeps SSA names exactly as written (`%a_1`; see
+# `spyre_mlir.ir.LocatingParser`), where xDSL strips a trailing `_N`. xDSL's
+# printer makes a name unique by appending `_N` to the hint, which can then
+# collide with such a name (`%a_1` written, a clone of `%a` printed `%a_1`
+# too): invalid IR. Pick the first `_N` not yet used in the scope instead.
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def _print_ssa_value_unique(self: Printer, value: SSAValue) -> str:
+    name = self._ssa_values.get(value)  # pyright: ignore[reportPrivateUsage]
+    if name is None:
+        hint = value.name_hint
+        if not hint:
+            name = self._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
+        else:
+            used = self.ssa_names
+            name = hint
+            if name in used:
+                base = _SUFFIX.sub("", hint)
+                n = max(used.get(base, 1), 1)
+                while f"{base}_{n}" in used:
+                    n += 1
+                name = f"{base}_{n}"
+                used[base] = n + 1
+            used.setdefault(name, 1)
+        self._ssa_values[value] = name  # pyright: ignore[reportPrivateUsage]
+    self.print_string(f"%{name}")
+    return name
+
+
+Printer.print_ssa_value = _print_ssa_value_unique
+
+
+# Source text keeps bytes that are not UTF-8 as surrogate escapes (see
+# `spyre_mlir.ir.read_source`). A string literal holding them is a bytes
+# literal, kept byte for byte and printed back as `\XX` escapes as MLIR does;
+# xDSL would fail to encode them (a UnicodeEncodeError at the literal).
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def _bytes_contents_keeping_raw_bytes(self: StringLiteral) -> bytes:
+    text = self.text[1:-1]
+    if _NOT_UTF8.search(text) is None:
+        return _bytes_contents(self)
+    # Raw bytes as they are; the text around them (escapes included) as xDSL reads it.
+    out = bytearray()
+    for piece in re.split("([\udc80-\udcff]+)", text):
+        if _NOT_UTF8.match(piece):
+            out += piece.encode("utf-8", "surrogateescape")
+        elif piece:
+            quoted = f'"{piece}"'
+            out += _bytes_contents(StringLiteral(0, len(quoted), Input(quoted, self.input.name)))
+    return bytes(out)
+
+
+_bytes_contents = StringLiteral.bytes_contents.fget
+StringLiteral.bytes_contents = property(_bytes_contents_keeping_raw_bytes)
+_lex_string_literal = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+
+
+def _lex_string_literal_keeping_raw_bytes(self: MLIRLexer, start_pos):  # noqa: ANN001
+    token = _lex_string_literal(self, start_pos)
+    if token.kind == MLIRTokenKind.STRING_LIT and _NOT_UTF8.search(token.span.text):
+        return Token(MLIRTokenKind.BYTES_LIT, token.span)
+    return token
+
+
+MLIRLexer._lex_string_literal = _lex_string_literal_keeping_raw_bytes  # pyright: ignore[reportPrivateUsage]
