@@ -88,6 +88,19 @@ def error(op: Operation | None, message: str, *notes: tuple[Operation | None, st
     )
 
 
+INTERNAL_ERROR = "internal error"
+"""How every message about a bug in spyre-mlir (not in the input) begins."""
+
+
+def internal_error(op: Operation | None, doing: str, exc: BaseException) -> DiagnosticError:
+    """An error at `op` for a bug met while `doing` something: never bad input."""
+    what = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    detail = f"{type(exc).__name__}: {what}" if what else type(exc).__name__
+    return DiagnosticError(
+        Diagnostic("error", f"{INTERNAL_ERROR} while {doing}: {detail} (a bug in spyre-mlir; please report it)", location_of(op))
+    )
+
+
 _collected: contextvars.ContextVar[list[Diagnostic] | None] = contextvars.ContextVar("spyre_diagnostics", default=None)
 
 

@@ -32,7 +32,14 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir import xdsl_fixes  # noqa: F401 - applied on import
 from spyre_mlir.affine import format_map, format_set
-from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, NotedVerifyException, error
+from spyre_mlir.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Location,
+    NotedVerifyException,
+    error,
+    internal_error,
+)
 
 
 def _ktdp() -> Dialect:
@@ -188,7 +195,11 @@ def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) 
 
 
 def verify(module: Operation) -> None:
-    """Verify `module`, reporting the first failing op at its location."""
+    """Verify `module`, reporting the first failing op at its location.
+
+    A `VerifyException` is bad input: a located error. Any other exception
+    is a bug in a verifier (ours or xDSL's), reported as an internal error
+    at the op, so that it is never mistaken for bad input."""
     try:
         module.verify()
         return
@@ -198,9 +209,13 @@ def verify(module: Operation) -> None:
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
-        except Exception as exc:  # noqa: BLE001
+        except VerifyException as exc:
             notes = _notes_of(exc)
             raise error(op, f"'{op.name}' op {_verify_message(exc)}", *notes) from None
+        except Exception as exc:  # noqa: BLE001 - a verifier crashed
+            raise internal_error(op, f"verifying '{op.name}'", exc) from exc
+    if not isinstance(whole_module_error, VerifyException):
+        raise internal_error(module, "verifying the module", whole_module_error) from whole_module_error
     raise error(module, _verify_message(whole_module_error)) from None
 
 
