@@ -98,9 +98,10 @@ class LocatingParser(Parser):
     inside an op (including attribute verifiers run at construction) reported
     as a parse error at that op."""
 
-    def __init__(self, ctx: Context, text: str, name: str):
+    def __init__(self, ctx: Context, text: str, name: str, *, line_offset: int = 0):
         super().__init__(ctx, text, name)
         self._file_attr = StringAttr(name)
+        self._line_offset = line_offset  # lines of the file before `text` (a split chunk)
         self._after_arrow = None
         self._line_starts: list[int] | None = None
 
@@ -158,7 +159,7 @@ class LocatingParser(Parser):
             text = self._parser_state.lexer.input.content
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+        return line + self._line_offset, offset - self._line_starts[line - 1] + 1
 
 
 def _crash_message(exc: Exception) -> str:
@@ -183,15 +184,22 @@ def parse_error_diagnostic(exc: ParseError) -> Diagnostic:
     return Diagnostic("error", exc.msg, Location(exc.span.input.name, loc.line, loc.col))
 
 
-def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) -> ModuleOp:
-    """Parse (not verify) `text`; bad text raises a located DiagnosticError."""
+def parse_module(text: str, name: str = "<string>", ctx: Context | None = None, *, line_offset: int = 0) -> ModuleOp:
+    """Parse (not verify) `text`; bad text raises a located DiagnosticError.
+
+    `line_offset`: lines of file `name` before `text` (a split chunk)."""
     ctx = ctx or make_context()
     try:
-        return LocatingParser(ctx, text, name).parse_module()
+        return LocatingParser(ctx, text, name, line_offset=line_offset).parse_module()
     except ParseError as exc:
-        raise DiagnosticError(parse_error_diagnostic(exc)) from None
+        diagnostic = parse_error_diagnostic(exc)
+        if line_offset and diagnostic.location is not None:
+            loc = diagnostic.location
+            diagnostic.location = Location(loc.file, loc.line + line_offset, loc.col)
+        raise DiagnosticError(diagnostic) from None
     except Exception as exc:  # noqa: BLE001
-        raise DiagnosticError(Diagnostic("error", f"failed to parse: {_describe(exc)}", Location(name, 1, 1))) from None
+        where = Location(name, 1 + line_offset, 1)
+        raise DiagnosticError(Diagnostic("error", f"failed to parse: {_describe(exc)}", where)) from None
 
 
 def verify(module: Operation) -> None:
