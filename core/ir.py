@@ -207,12 +207,22 @@ def verify(module: Operation) -> None:
 
     A `VerifyException` is bad input: a located error. Any other exception
     is a bug in a verifier (ours or xDSL's), reported as an internal error
-    at the op, so that it is never mistaken for bad input."""
+    at the op, so that it is never mistaken for bad input.
+
+    Around xDSL's op verifiers, the checks of MLIR's verifier that xDSL lacks:
+    redefined symbols and affine divisions by zero before (no op verifier
+    then evaluates such a map), SSA dominance after (it assumes valid ops)."""
+    from spyre_mlir.dominance import verify_dominance
+    from spyre_mlir.module_checks import verify_module_before_ops
+
+    verify_module_before_ops(module)
     try:
         module.verify()
-        return
     except Exception as exc:  # noqa: BLE001 - located below
         whole_module_error = exc
+    else:
+        verify_dominance(module)
+        return
     # Slow path, only on failure: find the op that fails on its own.
     for op in module.walk():
         try:

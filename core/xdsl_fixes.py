@@ -10,6 +10,7 @@ import re
 
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.lexer import Input, Token
@@ -118,3 +119,21 @@ def _lex_string_literal_keeping_raw_bytes(self: MLIRLexer, start_pos):  # noqa: 
 
 
 MLIRLexer._lex_string_literal = _lex_string_literal_keeping_raw_bytes  # pyright: ignore[reportPrivateUsage]
+
+
+# xDSL folds `4 floordiv 0` (also `ceildiv 0`, `mod 0`) while building the
+# expression, and so crashed with a ZeroDivisionError in the middle of parsing
+# an affine map. MLIR keeps such an expression unfolded; so do we, and the
+# verifier then refuses the map where it is written
+# (`spyre_mlir.module_checks`).
+_try_fold_constant = AffineExpr._try_fold_constant  # pyright: ignore[reportPrivateUsage]
+_DIVISIONS = (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod)
+
+
+def _try_fold_constant_but_not_by_zero(self: AffineExpr, other: AffineExpr, kind: AffineBinaryOpKind):
+    if kind in _DIVISIONS and isinstance(other, AffineConstantExpr) and other.value == 0:
+        return None
+    return _try_fold_constant(self, other, kind)
+
+
+AffineExpr._try_fold_constant = _try_fold_constant_but_not_by_zero  # pyright: ignore[reportPrivateUsage]
