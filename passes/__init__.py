@@ -1,12 +1,28 @@
 """The one pass registry: dashed pass name -> factory of the pass class.
 
-Each of our passes lives in its own module `passes/<name_with_underscores>.py`
-and its `name` equals its key here (checked by test/unit/test_registry.py).
-Upstream passes (cse, canonicalize, ...) come from xDSL.
+Two parts, in this order (`spyre-opt --list-passes` shows them so):
+
+- `SPYRE_PASSES`: our passes. Each lives in its own module
+  `passes/<name_with_underscores>.py` and its `name` equals its key here
+  (checked by test/unit/test_registry.py).
+- `UPSTREAM_PASSES`: a named allow-list of xDSL's transformations that make
+  sense on KTIR. Only pure IR-to-IR rewrites on func/arith/tensor/linalg/
+  scf/math/affine are admitted, each after reading its source: nothing that
+  runs a program (xDSL's `mlir-opt`), reads or writes a file named in its
+  options (`apply-pdl{pdl_file=...}`, `eqsat-add-costs{cost_file=...}`),
+  prints to stdout (`eqsat-serialize-egraph`), or targets another stack
+  (riscv, x86, csl, stencil, gpu, ...). Everything else in
+  `xdsl.transforms` is deliberately not reachable from `spyre-opt -p` or
+  `PassManager.parse`.
+
+To admit another upstream pass: read its module (and what it imports from
+`xdsl.transforms`), check the points above, add it here with the reason.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -31,8 +47,58 @@ SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 """Passes defined in this project."""
 
 
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Upstream (xDSL) passes plus ours; ours win on a name clash."""
-    from xdsl.transforms import get_all_passes as xdsl_passes
+UPSTREAM_PASSES: dict[str, str] = {
+    # name: one-line summary for --list-passes where xDSL's class docstring has
+    # none or an unhelpful one ("": the docstring's first sentence)
+    # Generic clean-ups (any dialect; patterns and folders of the ops themselves).
+    "canonicalize": "",
+    "cse": "Eliminate common subexpressions (pure ops with equal operands and attributes).",
+    "dce": "Remove dead operations (unused results, no side effects) and unreachable blocks.",
+    "licm": "",
+    "control-flow-hoist": "",
+    # linalg on tensors.
+    "linalg-generalize-named-ops": "",
+    "linalg-fuse-multiply-add": "",
+    "lift-arith-to-linalg": "",
+    # affine and scf loops.
+    "lower-affine": "Lower affine.for/apply/load/store to scf and arith.",
+    "scf-for-loop-flatten": "",
+    "scf-for-loop-range-folding": "Fold an induction variable's add/mul into the scf.for bounds.",
+    "scf-for-loop-unroll": "",
+    "scf-parallel-loop-tiling": "Tile the innermost scf.parallel loops by the given tile sizes.",
+    # math and arith.
+    "expand-math-to-polynomials": "",
+    "arith-add-fastmath": "",
+}
+"""Upstream (xDSL) passes admitted on KTIR, by name (see the module docstring)."""
 
-    return {**xdsl_passes(), **SPYRE_PASSES}
+
+def _upstream(name: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        from xdsl.transforms import get_all_passes as xdsl_passes
+
+        return xdsl_passes()[name]()
+
+    return load
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Our passes, then the allowed upstream ones (ours win on a name clash)."""
+    passes = dict(SPYRE_PASSES)
+    for name in UPSTREAM_PASSES:
+        passes.setdefault(name, _upstream(name))
+    return passes
+
+
+def summary(name: str) -> str:
+    """One line about the pass `name`: the summary in `UPSTREAM_PASSES` if
+    any, else the first sentence of its class docstring."""
+    if UPSTREAM_PASSES.get(name) and name not in SPYRE_PASSES:
+        return UPSTREAM_PASSES[name]
+    cls = get_all_passes()[name]()
+    doc = inspect.cleandoc(cls.__dict__.get("__doc__") or "")  # not inherited from ModulePass
+    if doc.startswith(cls.__name__ + "("):  # the signature a dataclass puts there
+        doc = ""
+    paragraph = " ".join(doc.split("\n\n", 1)[0].split())
+    sentence = re.split(r"(?<=[.:])\s", paragraph, maxsplit=1)[0]
+    return sentence

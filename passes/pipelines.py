@@ -9,6 +9,7 @@ The pipeline table below is the only place pipelines are defined.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,9 +59,7 @@ class PassManager:
         passes: list[ModulePass] = []
         for s in specs:
             if s.name not in available:
-                raise DiagnosticError(
-                    Diagnostic("error", f"unknown pass '{s.name}' (see `spyre-opt --list-passes`)")
-                )
+                raise DiagnosticError(Diagnostic("error", _unknown_pass(s.name)))
             try:
                 passes.append(available[s.name]().from_pass_spec(s))
             except Exception as exc:  # noqa: BLE001 - bad option names/values
@@ -111,8 +110,25 @@ class PassManager:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The gist of an xDSL error: its last line (xDSL puts the source and a
+    caret before it), with the column of a pass-pipeline syntax error."""
     text = str(exc).strip()
-    return text.splitlines()[-1] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    gist = text.splitlines()[-1].strip()
+    where = re.search(r"^pass-pipeline:\d+:(\d+)$", text, re.MULTILINE)
+    return f"{gist} at column {where.group(1)}" if where else gist
+
+
+def _unknown_pass(name: str) -> str:
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    if name in xdsl_passes():
+        return (
+            f"pass '{name}' is not available: xDSL has it, but spyre-mlir does not admit it "
+            "(see `spyre-opt --list-passes` and UPSTREAM_PASSES in spyre_mlir.passes)"
+        )
+    return f"unknown pass '{name}' (see `spyre-opt --list-passes`)"
 
 
 def _pass_failure(p: ModulePass, module: ModuleOp, exc: Exception) -> DiagnosticError:

@@ -6,34 +6,67 @@
 
 Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
-(`spyre_mlir.ir`, `spyre_mlir.passes.pipelines`, `spyre_mlir.diagnostics`).
+(`spyre_mlir.ir`, `spyre_mlir.passes`, `spyre_mlir.verify_diagnostics`,
+`spyre_mlir.diagnostics`, `spyre_mlir.deep`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import re
+import stat
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from spyre_mlir import ir
-from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, Location, collect
+from spyre_mlir.deep import call_deep
+from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
+from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
+
+EXIT_BROKEN_PIPE = 141
+"""Exit status when the reader of stdout went away (`| head`): that of a
+process killed by SIGPIPE, as mlir-opt is."""
+
+HELP_EPILOG = """\
+--verify-diagnostics checks the diagnostics of each // ----- chunk against
+MLIR's expected-* annotations in the input's // comments instead of printing
+them, and exits 0 only when every annotation is met and nothing unexpected
+is emitted:
+  // expected-error {{text}}            an error on this line whose message contains text
+  // expected-warning @+1 {{text}}      on the next line (@-N: N lines above; @above /
+                                       @below: the nearest line that is not an annotation)
+  // expected-note @unknown {{text}}    a diagnostic without a location
+  // expected-remark-re {{op #{{[0-9]+}} failed}}
+                                       -re: each {{...}} inside the text is a regular expression
+Kinds: error, warning, note, remark. Annotations in string literals do not
+count; a malformed one (expected-foo, @bogus, a count such as expected-error-2,
+an unterminated {{) is an error. --verify-diagnostics=only-expected checks only
+that the annotations are met.
+"""
 
 
 class SpyreOptMain(xDSLOptMain):
     pass_manager: PassManager
 
     def __init__(self, args: Sequence[str] | None = None):
-        super().__init__(description="spyre-mlir modular optimizer driver", args=args)
+        args = list(sys.argv[1:] if args is None else args)
+        # MLIR spells the level `--verify-diagnostics=only-expected`; argparse
+        # cannot give a flag an optional `=value` without eating a file name.
+        args = [_VERIFY_LEVELS.get(a, a) for a in args]
+        super().__init__(description="spyre-mlir modular optimizer driver (as mlir-opt)", args=args)
 
     # -- hooks of xDSLOptMain ------------------------------------------------
 
@@ -53,46 +86,56 @@ class SpyreOptMain(xDSLOptMain):
         self.available_targets = {"mlir": lambda: None}  # we print ourselves
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        super().register_all_arguments(arg_parser)
-        arg_parser.add_argument(
-            "--pipeline",
-            metavar="NAME",
-            help=f"run a named pipeline ({', '.join(sorted(PIPELINES))}); see --list-pipelines",
-        )
-        arg_parser.add_argument("--mlir-print-op-generic", dest="print_op_generic", action="store_true",
-                                help="alias of --print-op-generic")
-        arg_parser.add_argument("--mlir-print-debuginfo", dest="print_debuginfo", action="store_true",
-                                help="alias of --print-debuginfo")
-        arg_parser.add_argument("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all",
-                                action="store_true", help="print the IR after every pass (to stderr)")
-        arg_parser.add_argument("--mlir-timing", dest="time_passes", action="store_true",
-                                help="alias of --time-passes: report per-pass wall time (to stderr)")
-        arg_parser.add_argument(
-            "--print-op-generic-for",
-            metavar="DIALECTS",
-            default="",
+        """Only the options spyre-opt honours (xDSL's others are not offered)."""
+        arg_parser.prog = "spyre-opt"
+        arg_parser.epilog = HELP_EPILOG
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        # Read by xDSLOptMain.__init__; not options of ours.
+        arg_parser.set_defaults(target="mlir", frontend=None, syntax_highlight=False)
+        add = arg_parser.add_argument
+        add("input_file", nargs="?", metavar="FILE", help="input file; '-' or none: stdin")
+        add("-o", "--output-file", metavar="FILE", type=_nonempty("-o/--output-file", "an output file name"),
+            help="write the output to FILE ('-': stdout), only if the whole run succeeds")
+        add("-p", "--passes", metavar="PASSES", type=_nonempty("-p/--passes", "a pass list such as 'cse,canonicalize'"),
+            help="comma-separated pass list, options as name{opt=v} (see --list-passes)")
+        add("--pipeline", metavar="NAME", type=_nonempty("--pipeline", "a pipeline name (see --list-pipelines)"),
+            help=f"run a named pipeline ({', '.join(sorted(PIPELINES))}); see --list-pipelines")
+        add("--split-input-file", action="store_true",
+            help="process each '// -----'-separated chunk of the input on its own")
+        add("--verify-diagnostics", dest="verify_diagnostics", action="store_const", const="all", default=None,
+            help="check diagnostics against the input's expected-* annotations (see below)")
+        add("--verify-diagnostics-only-expected", dest="verify_diagnostics", action="store_const",
+            const="only-expected", help=argparse.SUPPRESS)
+        add("--mlir-print-op-generic", "--print-op-generic", dest="print_op_generic", action="store_true",
+            help="print all operations in generic form")
+        add("--print-op-generic-for", metavar="DIALECTS", default="",
             help="print the ops of these dialects (comma-separated, e.g. ktdp,spyre) in generic form, "
-            "so that upstream mlir-opt --allow-unregistered-dialect reads the output",
-        )
-        arg_parser.add_argument("--list-passes", action="store_true", help="list the available passes and exit")
-        arg_parser.add_argument("--list-pipelines", action="store_true", help="list the named pipelines and exit")
+            "so that upstream mlir-opt --allow-unregistered-dialect reads the output")
+        add("--mlir-print-debuginfo", "--print-debuginfo", dest="print_debuginfo", action="store_true",
+            help="print the location of every operation")
+        add("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all", action="store_true",
+            help="print the IR after every pass (to stderr)")
+        add("--mlir-timing", "--time-passes", dest="time_passes", action="store_true",
+            help="report the wall time of parsing, each pass and printing (to stderr)")
+        add("--disable-verify", action="store_true", help="do not run the verifiers")
+        add("--allow-unregistered-dialect", action="store_true", help="accept operations of unknown dialects")
+        add("--list-passes", action="store_true", help="list the available passes and exit")
+        add("--list-pipelines", action="store_true", help="list the named pipelines and exit")
+        add("-v", "--version", action="version", version=f"spyre-opt (spyre-mlir) {_version()}")
 
     def setup_pipeline(self) -> None:
         """Build the PassManager; errors are reported in `run`."""
         self._pipeline_error: DiagnosticError | None = None
-        self.pass_manager = PassManager([], verify_each=not self.args.disable_verify, ctx=self.ctx)
-        if self.args.pipeline and self.args.passes:
+        verify_each = not self.args.disable_verify
+        self.pass_manager = PassManager([], verify_each=verify_each, ctx=self.ctx)
+        if self.args.pipeline is not None and self.args.passes is not None:
             self._pipeline_error = DiagnosticError(Diagnostic("error", "use either -p or --pipeline, not both"))
             return
         try:
-            if self.args.pipeline:
-                self.pass_manager = PassManager.from_pipeline(
-                    self.args.pipeline, verify_each=not self.args.disable_verify, ctx=self.ctx
-                )
-            elif self.args.passes:
-                self.pass_manager = PassManager.parse(
-                    self.args.passes, verify_each=not self.args.disable_verify, ctx=self.ctx
-                )
+            if self.args.pipeline is not None:
+                self.pass_manager = PassManager.from_pipeline(self.args.pipeline, verify_each=verify_each, ctx=self.ctx)
+            elif self.args.passes is not None:
+                self.pass_manager = PassManager.parse(self.args.passes, verify_each=verify_each, ctx=self.ctx)
         except DiagnosticError as exc:
             self._pipeline_error = exc
 
@@ -101,34 +144,36 @@ class SpyreOptMain(xDSLOptMain):
     def run(self) -> int:  # type: ignore[override]
         args = self.args
         if args.list_passes:
-            for name in sorted(self.available_passes):
-                print(name)
+            _write_stdout(_pass_listing())
             return 0
         if args.list_pipelines:
-            for name in sorted(PIPELINES):
-                print(f"{name}: {PIPELINES[name][0]}\n    {PIPELINES[name][1]}")
+            _write_stdout("".join(f"{n}: {PIPELINES[n][0]}\n    {PIPELINES[n][1]}\n" for n in sorted(PIPELINES)))
             return 0
         if self._pipeline_error is not None:
             print(self._pipeline_error.diagnostic.render(), file=sys.stderr)
             return 1
+        source = args.input_file or "-"
         try:
-            text, name = ir.read_source(args.input_file or "-")
+            text, name = ir.read_source(source if source == "-" else Path(source))
         except OSError as exc:
-            print(f"error: cannot read '{args.input_file}': {exc.strerror or exc}", file=sys.stderr)
+            print(f"error: cannot read '{source}': {exc.strerror or exc}", file=sys.stderr)
             return 1
 
         timings = _Timings() if args.time_passes else None
         if args.print_ir_after_all or timings:
             self.pass_manager.after_pass.append(self._after_pass_hook(timings))
 
-        chunks = _split(text) if args.split_input_file else [text]
+        chunks = split_input(text) if args.split_input_file else [(text, 0)]
+        sources = {name: _SourceText(text)}
         outputs: list[str] = []
         failed = False
-        sources = {name: text}
-        for chunk in chunks:
-            result = _process_chunk(self, chunk, name, timings)
+        for chunk, line_offset in chunks:
+            result = call_deep(_process_chunk, self, chunk, name, line_offset, timings)
             if args.verify_diagnostics:
-                problems = check_expectations(chunk, name, result.diagnostics)
+                problems = check_expectations(
+                    chunk, name, result.diagnostics, line_offset=line_offset,
+                    only_expected=args.verify_diagnostics == "only-expected",
+                )
                 for p in problems:
                     print(p.render(sources), file=sys.stderr)
                 failed |= bool(problems)
@@ -140,17 +185,18 @@ class SpyreOptMain(xDSLOptMain):
                 outputs.append(result.output)
 
         output = "// -----\n".join(outputs)
-        if args.output_file:
+        if timings:
+            timings.report(sys.stderr)
+        if args.output_file and args.output_file != "-":
+            if failed:
+                return 1  # no output file, not even the chunks that succeeded
             try:
-                with open(args.output_file, "w", encoding="utf-8") as f:
-                    f.write(output)
+                write_atomically(args.output_file, _encode(output))
             except OSError as exc:
                 print(f"error: cannot write '{args.output_file}': {exc.strerror or exc}", file=sys.stderr)
                 return 1
         else:
-            sys.stdout.write(output)
-        if timings:
-            timings.report(sys.stderr)
+            _write_stdout(output)
         return 1 if failed else 0
 
     def _after_pass_hook(self, timings: _Timings | None):
@@ -165,18 +211,28 @@ class SpyreOptMain(xDSLOptMain):
         return hook
 
 
+_VERIFY_LEVELS = {
+    "--verify-diagnostics=all": "--verify-diagnostics",
+    "--verify-diagnostics=": "--verify-diagnostics",
+    "--verify-diagnostics=only-expected": "--verify-diagnostics-only-expected",
+}
+
+
 @dataclass
 class _ChunkResult:
     output: str | None
     diagnostics: list[Diagnostic]
 
 
-def _process_chunk(main: SpyreOptMain, chunk: str, name: str, timings: _Timings | None) -> _ChunkResult:
+def _process_chunk(
+    main: SpyreOptMain, chunk: str, name: str, line_offset: int, timings: _Timings | None
+) -> _ChunkResult:
+    """Parse, verify, transform and print one chunk (on a deep stack: see `call_deep`)."""
     args = main.args
     with collect() as diagnostics:
         try:
             start = time.perf_counter()
-            module = ir.parse_module(chunk, name, main.ctx)
+            module = ir.parse_module(chunk, name, main.ctx, line_offset=line_offset)
             if timings:
                 timings.add("Parser", time.perf_counter() - start)
             if not args.disable_verify:
@@ -199,99 +255,135 @@ def _process_chunk(main: SpyreOptMain, chunk: str, name: str, timings: _Timings 
             return _ChunkResult(None, [*diagnostics, exc.diagnostic])
 
 
-def _split(text: str) -> list[str]:
-    """Split on `// -----` lines; pad each chunk so line numbers stay those of the file."""
-    chunks: list[str] = []
+def split_input(text: str) -> list[tuple[str, int]]:
+    """The `// -----`-separated chunks of `text`, each with the number of
+    lines before it (its line offset in the file), as mlir-opt splits."""
+    chunks: list[tuple[str, int]] = []
     line = 0
-    pieces = SPLIT_MARKER.split(text)
-    for piece in pieces:
-        chunks.append("\n" * line + piece)
+    for piece in SPLIT_MARKER.split(text):
+        chunks.append((piece, line))
         line += piece.count("\n")
     return chunks
 
 
-# ---------------------------------------------------------------------------
-# --verify-diagnostics: MLIR's expected-* annotations
-# ---------------------------------------------------------------------------
-
-EXPECTED = re.compile(
-    r"expected-(?P<sev>error|warning|note|remark)\s*(?:@(?P<where>[+-]\d+|above|below))?\s*\{\{(?P<msg>.*?)\}\}"
-)
-
-
-@dataclass
-class Expectation:
-    severity: str
-    line: int
-    message: str
-    at: Location
-    matched: bool = False
-
-
-def parse_expectations(chunk: str, name: str) -> list[Expectation]:
-    out: list[Expectation] = []
-    for lineno, text in enumerate(chunk.splitlines(), start=1):
-        for m in EXPECTED.finditer(text):
-            where = m.group("where")
-            target = lineno
-            if where == "above":
-                target = lineno - 1
-            elif where == "below":
-                target = lineno + 1
-            elif where:
-                target = lineno + int(where)
-            out.append(Expectation(m.group("sev"), target, m.group("msg"), Location(name, lineno, m.start() + 1)))
-    return out
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all: a temporary file in the
+    same directory, renamed over `path`. A device or FIFO (`/dev/null`) is
+    written directly; a symlink is written through."""
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):
+        with open(target, "wb") as f:
+            f.write(data)
+        return
+    if os.path.exists(target):
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    directory, base = os.path.split(target)
+    fd, tmp = tempfile.mkstemp(dir=directory or ".", prefix=f".{base}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
-def check_expectations(chunk: str, name: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Problems: unexpected diagnostics and unmet expectations (MLIR's rules:
-    same severity, same line, expected text contained in the message)."""
-    expectations = parse_expectations(chunk, name)
-    problems: list[Diagnostic] = []
-    flat: list[Diagnostic] = []
-    for d in diagnostics:
-        flat.append(d)
-        flat.extend(d.notes)
-    for d in flat:
-        hit = next(
-            (
-                e
-                for e in expectations
-                if not e.matched
-                and e.severity == d.severity
-                and d.location is not None
-                and d.location.file == name
-                and d.location.line == e.line
-                and e.message in d.message
-            ),
-            None,
-        )
-        if hit is not None:
-            hit.matched = True
-        else:
-            problems.append(Diagnostic("error", f"unexpected {d.severity}: {d.message}", d.location))
-    for e in expectations:
-        if not e.matched:
-            problems.append(Diagnostic("error", f'expected {e.severity} "{e.message}" was not produced', e.at))
-    return problems
+def _pass_listing() -> str:
+    from spyre_mlir.passes import SPYRE_PASSES, get_all_passes, summary
+
+    ours = list(SPYRE_PASSES)
+    upstream = [n for n in get_all_passes() if n not in SPYRE_PASSES]
+    width = max(map(len, ours + upstream)) + 2
+    out = ["Passes of spyre-mlir:"]
+    out += [f"  {n:<{width}}{summary(n)}" for n in ours]
+    out += ["", "Upstream passes (xDSL), admitted on KTIR:"]
+    out += [f"  {n:<{width}}{summary(n)}" for n in upstream]
+    return "\n".join(out) + "\n"
+
+
+def _nonempty(flag: str, what: str):
+    def check(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"empty value; {flag} needs {what}")
+        return value
+
+    check.__name__ = flag  # argparse names the type in some messages
+    return check
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("spyre-mlir")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class _SourceText(str):
+    """The input text, split into lines once (Diagnostic.render splits the
+    source for every diagnostic: quadratic over a split file's chunks)."""
+
+    _lines: list[str] | None = None
+
+    def splitlines(self, keepends: bool = False) -> list[str]:  # type: ignore[override]
+        if keepends:
+            return super().splitlines(keepends)
+        if self._lines is None:
+            self._lines = super().splitlines()
+        return self._lines
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _write_stdout(text: str) -> None:
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        return
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+    else:
+        sys.stdout.flush()
+        buffer.write(_encode(text))
+    sys.stdout.flush()
+
+
+def _silence_stdout() -> None:
+    """After EPIPE: point stdout at /dev/null so the interpreter's final flush
+    cannot fail ("Exception ignored ... BrokenPipeError"), as the Python docs
+    recommend (library/signal.html, note on SIGPIPE)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 class _Timings:
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float]] = []
+        self.rows: dict[str, float] = {}
 
     def add(self, name: str, seconds: float) -> None:
-        self.rows.append((name, seconds))
+        self.rows[name] = self.rows.get(name, 0.0) + seconds  # summed over chunks
 
     def report(self, stream) -> None:
-        total = sum(s for _, s in self.rows) or 1e-12
+        total = sum(self.rows.values()) or 1e-12
         stream.write("===" + "-" * 73 + "===\n")
         stream.write(" " * 25 + "... Execution time report ...\n")
         stream.write("===" + "-" * 73 + "===\n")
         stream.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
         stream.write("  ----Wall Time----  ----Name----\n")
-        for name, s in self.rows:
+        for name, s in self.rows.items():
             stream.write(f"    {s:.4f} ({100 * s / total:5.1f}%)  {name}\n")
         stream.write(f"    {total:.4f} (100.0%)  Total\n")
 
@@ -299,13 +391,17 @@ class _Timings:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = SpyreOptMain(argv).run()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:  # the reader of our output went away: stop quietly
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback reaches the user
         print(f"error: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         print("note: this is a bug in spyre-opt; please report it with the input file", file=sys.stderr)
         return 1
-    sys.stdout.flush()
     return code
 
 

@@ -16,7 +16,7 @@
 // DUMP: Total
 
 // -p with options; --list-passes and --list-pipelines.
-// RUN: %spyre-opt %s --split-input-file -p 'convert-scf-to-openmp{nested=true},cse' | %FileCheck %s --check-prefix=SPLIT
+// RUN: %spyre-opt %s --split-input-file -p 'scf-parallel-loop-tiling{parallel_loop_tile_sizes=4,4},cse' | %FileCheck %s --check-prefix=SPLIT
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
 // LIST-DAG: ktdp-normalize-memory-space
 // LIST-DAG: spyre-fold-reshapes

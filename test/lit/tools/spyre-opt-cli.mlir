@@ -1,0 +1,87 @@
+// spyre-opt's command line: inputs without operations, flag values, -o,
+// --version, --help, --list-passes.
+
+// An empty input, one with only comments and empty `// -----` chunks are
+// empty modules (exit 0), as in mlir-opt.
+// RUN: %spyre-opt %S/Inputs/empty.mlir | %FileCheck %s --check-prefix=EMPTY
+// RUN: %spyre-opt %S/Inputs/only-comments.mlir | %FileCheck %s --check-prefix=EMPTY
+// RUN: %spyre-opt %S/Inputs/only-comments.mlir --split-input-file --verify-diagnostics | %FileCheck %s --check-prefix=EMPTY
+// EMPTY: {{^}}builtin.module {
+// EMPTY-NEXT: {{^}}}
+// EMPTY-NOT: {{.}}
+// RUN: %spyre-opt %S/Inputs/empty-chunks.mlir --split-input-file | %FileCheck %s --check-prefix=CHUNKS
+// CHUNKS: {{^}}builtin.module {
+// CHUNKS-NEXT: {{^}}}
+// CHUNKS-NEXT: {{^}}// -----
+// CHUNKS-NEXT: {{^}}builtin.module {
+// CHUNKS-NEXT: {{^}}}
+// CHUNKS-NEXT: {{^}}// -----
+// CHUNKS-NEXT: {{^}}builtin.module {
+// CHUNKS-NEXT: {{^}}}
+// CHUNKS-NOT: {{.}}
+
+// Empty flag values are errors with a clear message, not "no passes".
+// RUN: not %spyre-opt %s -p '' 2>&1 | %FileCheck %s --check-prefix=NOPASSES
+// NOPASSES: spyre-opt: error: argument -p/--passes: empty value; -p/--passes needs a pass list
+// RUN: not %spyre-opt %s --pipeline= 2>&1 | %FileCheck %s --check-prefix=NOPIPE
+// NOPIPE: spyre-opt: error: argument --pipeline: empty value; --pipeline needs a pipeline name
+// RUN: not %spyre-opt %s -o '' 2>&1 | %FileCheck %s --check-prefix=NOOUT
+// NOOUT: spyre-opt: error: argument -o/--output-file: empty value; -o/--output-file needs an output file name
+
+// -o on a failing run leaves no file, not even the output of the chunks that succeeded.
+// RUN: rm -f %t.out
+// RUN: not %spyre-opt %S/Inputs/wrong-expectations.mlir --split-input-file -o %t.out
+// RUN: not cat %t.out
+// RUN: %spyre-opt %s -o %t.out
+// RUN: %FileCheck %s --check-prefix=OUT < %t.out
+// OUT: func.func @f
+
+// RUN: %spyre-opt --version | %FileCheck %s --check-prefix=VERSION
+// VERSION: {{^}}spyre-opt (spyre-mlir) {{[0-9]+\.[0-9]+\.[0-9]+}}
+
+// --help explains --verify-diagnostics and offers no xDSL option spyre-opt ignores.
+// RUN: %spyre-opt --help | %FileCheck %s --check-prefix=HELP
+// HELP: --verify-diagnostics
+// HELP: expected-error {{[{][{]}}text{{[}][}]}}
+// HELP: expected-note @unknown
+// HELP: expected-remark-re
+// HELP: only-expected
+// RUN: %spyre-opt --help | %FileCheck %s --check-prefix=HIDDEN
+// HIDDEN-NOT: --target
+// HIDDEN-NOT: --frontend
+// HIDDEN-NOT: --shrink
+// HIDDEN-NOT: --parsing-diagnostics
+// HIDDEN-NOT: --print-between-passes
+// HIDDEN-NOT: --syntax-highlight
+// HIDDEN-NOT: --print-no-properties
+// HIDDEN-NOT: --no-implicit-module
+// HIDDEN-NOT: Available passes
+
+// --list-passes: ours first, then the admitted upstream passes, each with a summary.
+// RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
+// LIST: {{^}}Passes of spyre-mlir:
+// LIST-NEXT: {{^}}  ktdp-normalize-memory-space  Rewrite {{.+}}
+// LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
+// LIST-EMPTY:
+// LIST-NEXT: {{^}}Upstream passes (xDSL), admitted on KTIR:
+// LIST-NEXT: {{^}}  canonicalize {{ +}}Applies all canonicalization patterns.
+// LIST-NEXT: {{^}}  cse {{ +}}Eliminate common subexpressions
+// LIST: {{^}}  linalg-generalize-named-ops {{ +}}Converts linalg named ops to linalg.generic.
+// RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LISTNOT
+// LISTNOT-NOT: mlir-opt
+// LISTNOT-NOT: apply-pdl
+// LISTNOT-NOT: eqsat
+
+// xDSL passes that run a program, read a file or print to stdout are not available.
+// RUN: not %spyre-opt %s -p 'mlir-opt{executable="touch" arguments="%t.ran"}' 2>&1 | %FileCheck %s --check-prefix=EXEC
+// EXEC: error: pass 'mlir-opt' is not available: xDSL has it, but spyre-mlir does not admit it
+// RUN: not cat %t.ran
+// RUN: not %spyre-opt %s -p 'apply-pdl{pdl_file="%s"}' 2>&1 | %FileCheck %s --check-prefix=FILE
+// FILE: error: pass 'apply-pdl' is not available
+// FILE-NOT: func.func
+// RUN: not %spyre-opt %s -p eqsat-serialize-egraph 2>&1 | %FileCheck %s --check-prefix=STDOUT
+// STDOUT: error: pass 'eqsat-serialize-egraph' is not available
+
+func.func @f() {
+  return
+}
