@@ -61,6 +61,8 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 UPSTREAM_EXTENSIONS: dict[str, str] = {
     "arith": "spyre_mlir.dialects.arith",
     "linalg": "spyre_mlir.dialects.linalg",
+    "scf": "spyre_mlir.dialects.scf",
+    "tensor": "spyre_mlir.dialects.tensor",
 }
 """xDSL dialects, and our module whose `REPLACEMENTS` (op subclasses) are
 swapped into them under the same names: upstream syntax xDSL lacks."""

@@ -17,6 +17,8 @@ that divides by zero. Each is one linear walk.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
@@ -31,10 +33,23 @@ _DIVISIONS = (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBin
 def verify_module_before_ops(root: Operation) -> None:
     """Raise a located `DiagnosticError` for the first redefined symbol or
     division by zero in an affine map or set under `root`."""
-    for op in root.walk():
+    clean: set[int] = set()  # ids of attributes already searched
+    for op in _walk(root):
         if op.has_trait(SymbolTable):
             _check_symbol_table(op)
-        _check_affine_divisors(op)
+        _check_affine_divisors(op, clean)
+
+
+def _walk(root: Operation) -> Iterator[Operation]:
+    """Pre-order, iteratively: xDSL's recursive `walk` costs a generator
+    frame per level for every op, quadratic in the nesting depth."""
+    stack = [root]
+    while stack:
+        op = stack.pop()
+        yield op
+        for region in reversed(op.regions):
+            for block in reversed(region.blocks):
+                stack.extend(reversed(block.ops))
 
 
 def _check_symbol_table(table: Operation) -> None:
@@ -50,33 +65,58 @@ def _check_symbol_table(table: Operation) -> None:
             raise error(op, f"redefinition of symbol named '{name.data}'", (first, "see existing symbol definition here"))
 
 
-def _check_affine_divisors(op: Operation) -> None:
-    attrs = [*op.properties.values(), *op.attributes.values(), *(r.type for r in op.results)]
+def _check_affine_divisors(op: Operation, clean: set[int]) -> None:
+    stack = [*op.properties.values(), *op.attributes.values(), *(r.type for r in op.results)]
     for region in op.regions:
         for block in region.blocks:
-            attrs.extend(a.type for a in block.args)
-    stack = attrs
-    seen: set[int] = set()
+            stack.extend(a.type for a in block.args)
     while stack:
         attr = stack.pop()
-        if id(attr) in seen:
+        if id(attr) in clean:
             continue
-        seen.add(id(attr))
-        exprs: tuple[AffineExpr, ...] = ()
-        if isinstance(attr, AffineMapAttr):
-            exprs = attr.data.results
-        elif isinstance(attr, AffineSetAttr):
-            exprs = tuple(e for c in attr.data.constraints for e in (c.lhs, c.rhs))
-        elif isinstance(attr, ArrayAttr):
-            stack.extend(attr.data)
-        elif isinstance(attr, DictionaryAttr):
-            stack.extend(attr.data.values())
-        elif isinstance(attr, ParametrizedAttribute):
-            stack.extend(p for p in attr.parameters if isinstance(p, Attribute))
-        for expr in exprs:
-            bad = _division_by_zero(expr)
-            if bad is not None:
-                raise error(op, f"'{op.name}' op affine expression `{format_expr(bad, _dim_or_sym)}` divides by zero")
+        clean.add(id(attr))  # the search raises on the first bad map
+        kind = _kind(type(attr))
+        if kind is _LEAF:
+            continue
+        if kind is _PARAMETRIZED:
+            stack.extend(p for p in attr.parameters if isinstance(p, Attribute))  # type: ignore[attr-defined]
+        elif kind is _ARRAY:
+            stack.extend(attr.data)  # type: ignore[attr-defined]
+        elif kind is _DICT:
+            stack.extend(attr.data.values())  # type: ignore[attr-defined]
+        else:
+            if kind is _MAP:
+                exprs = attr.data.results  # type: ignore[attr-defined]
+            else:
+                exprs = [e for c in attr.data.constraints for e in (c.lhs, c.rhs)]  # type: ignore[attr-defined]
+            for expr in exprs:
+                bad = _division_by_zero(expr)
+                if bad is not None:
+                    raise error(op, f"'{op.name}' op affine expression `{format_expr(bad, _dim_or_sym)}` divides by zero")
+
+
+_LEAF, _PARAMETRIZED, _ARRAY, _DICT, _MAP, _SET = range(6)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    """How to search an attribute class, decided once per class (isinstance
+    on xDSL's ABCs is slow, and the walk meets every type of every result)."""
+    kind = _KINDS.get(cls)
+    if kind is None:
+        for base, kind in (
+            (AffineMapAttr, _MAP),
+            (AffineSetAttr, _SET),
+            (ArrayAttr, _ARRAY),
+            (DictionaryAttr, _DICT),
+            (ParametrizedAttribute, _PARAMETRIZED),
+        ):
+            if issubclass(cls, base):
+                break
+        else:
+            kind = _LEAF
+        _KINDS[cls] = kind
+    return kind
 
 
 def _division_by_zero(expr: AffineExpr) -> AffineExpr | None:

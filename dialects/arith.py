@@ -1,8 +1,9 @@
 """`arith` on tensors, as MLIR allows it and xDSL 0.75 does not.
 
 - Casts (`arith.sitofp %a : tensor<4xi32> to tensor<4xf32>`, also uitofp,
-  fptosi, fptoui, index_cast, extsi, extui, and trunci with MLIR's
-  `overflow<...>` flags) apply elementwise to tensors.
+  fptosi, fptoui, index_cast, extsi, extui, extf, truncf, and trunci with
+  MLIR's `overflow<...>` flags) apply elementwise to tensors; ext* must widen
+  and trunc* narrow, as MLIR checks (xDSL 0.75 let extf/truncf go any way).
 - `arith.cmpi`/`arith.cmpf` on tensors yield a tensor of i1 (xDSL 0.75 gave
   a scalar i1).
 - `arith.select` takes a tensor condition, spelled as MLIR does
@@ -97,16 +98,37 @@ def _exactly_one_index(op, src: Attribute, dst: Attribute) -> None:
         raise VerifyException(f"'{op.name}' casts between index and an integer type, got {op.input.type} to {op.result.type}")
 
 
+def _cast_incompatible(op, how: str) -> VerifyException:
+    """MLIR's message for an ext/trunc that does not widen/narrow."""
+    return VerifyException(
+        f"operand type '{op.input.type}' and result type '{op.result.type}' are cast incompatible "
+        f"(the result type must be {how} than the operand type)"
+    )
+
+
 def _widens(op, src: Attribute, dst: Attribute) -> None:
     assert isinstance(src, IntegerType) and isinstance(dst, IntegerType)
     if dst.width.data <= src.width.data:
-        raise VerifyException(f"'{op.name}' result type must be wider than its operand type")
+        raise _cast_incompatible(op, "wider")
 
 
 def _narrows(op, src: Attribute, dst: Attribute) -> None:
     assert isinstance(src, IntegerType) and isinstance(dst, IntegerType)
     if dst.width.data >= src.width.data:
-        raise VerifyException(f"'{op.name}' result type must be narrower than its operand type")
+        raise _cast_incompatible(op, "narrower")
+
+
+# MLIR compares float types by bit width alone: bf16 -> f16 is no extension.
+def _widens_float(op, src: Attribute, dst: Attribute) -> None:
+    assert isinstance(src, AnyFloat) and isinstance(dst, AnyFloat)
+    if dst.bitwidth <= src.bitwidth:
+        raise _cast_incompatible(op, "wider")
+
+
+def _narrows_float(op, src: Attribute, dst: Attribute) -> None:
+    assert isinstance(src, AnyFloat) and isinstance(dst, AnyFloat)
+    if dst.bitwidth >= src.bitwidth:
+        raise _cast_incompatible(op, "narrower")
 
 
 TENSOR_CASTS = [
@@ -116,6 +138,8 @@ TENSOR_CASTS = [
     _tensor_cast(arith.FPToUIOp, _FLOAT, _INT),
     _tensor_cast(arith.ExtSIOp, _INT, _INT, _widens),
     _tensor_cast(arith.ExtUIOp, _INT, _INT, _widens),
+    _tensor_cast(arith.ExtFOp, _FLOAT, _FLOAT, _widens_float),
+    _tensor_cast(arith.TruncFOp, _FLOAT, _FLOAT, _narrows_float),
     # MLIR's trunci carries overflow flags (xDSL 0.75's does not).
     _tensor_cast(
         arith.TruncIOp,

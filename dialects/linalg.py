@@ -4,6 +4,10 @@
   outs(..) dimensions = [1]` (body `op(%init, %in)`, as MLIR's
   `addBodyWithPayloadOp(initFirst=true)` builds it), printed back in short
   form whenever the body is exactly that, as MLIR prints it.
+- MLIR's verifiers that xDSL lacks: `linalg.fill`'s value has the output's
+  element type; `linalg.yield` sits in a linalg op and yields one value per
+  output, of the output's element type (in the bodies written in the source:
+  `linalg.generic` and `linalg.reduce`; named ops' bodies are built by xDSL).
 
 Ops here subclass xDSL's (so `isinstance(op, linalg.ReduceOp)` and every xDSL
 pass keep working) and replace them in xDSL's dialect under the same name
@@ -15,10 +19,11 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Block, Region
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.ir import Attribute, Block, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 class ReduceOp(linalg.ReduceOp):
@@ -108,7 +113,7 @@ def _short_form_payload(op: linalg.ReduceOp):
     if len(ops) != 2 or len(block.args) != 2:
         return None
     payload, yield_ = ops
-    if not isinstance(yield_, YieldOp) or tuple(yield_.operands) != tuple(payload.results):
+    if not isinstance(yield_, linalg.YieldOp) or tuple(yield_.operands) != tuple(payload.results):
         return None
     if len(payload.results) != 1 or tuple(payload.operands) != (block.args[1], block.args[0]):
         return None
@@ -122,4 +127,44 @@ def _short_form_payload(op: linalg.ReduceOp):
             return None
     return payload
 
-REPLACEMENTS: list[type] = [ReduceOp]
+class FillOp(linalg.FillOp):
+    """`linalg.fill` whose value has the output's element type, as MLIR checks."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) != 1 or len(self.outputs) != 1:
+            return
+        value, out = self.inputs[0].type, self.outputs[0].type
+        element = out.get_element_type() if isinstance(out, ShapedType) else out
+        if value != element:
+            raise VerifyException(f"expected fill value type ('{value}') to match output element type ('{element}')")
+
+
+class YieldOp(linalg.YieldOp):
+    """`linalg.yield` with MLIR's checks against the enclosing linalg op."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        parent = self.parent_op()
+        if parent is None:
+            return
+        if not isinstance(parent, LinalgStructuredOperation | linalg.ReduceOp | linalg.BroadcastOp):
+            raise VerifyException("expected parent op with LinalgOp interface")
+        if not isinstance(parent, linalg.GenericOp | linalg.ReduceOp):
+            return  # a named op's body, built by xDSL, not written in the source
+        inits = [parent.init] if isinstance(parent, linalg.ReduceOp) else list(parent.outputs)
+        if len(self.arguments) != len(inits):
+            raise VerifyException(
+                f"expected number of yield values ({len(self.arguments)}) to match the number of inits / outs "
+                f"operands of the enclosing LinalgOp ({len(inits)})"
+            )
+        for i, (value, init) in enumerate(zip(self.arguments, inits)):
+            element: Attribute = init.type.get_element_type() if isinstance(init.type, ShapedType) else init.type
+            if value.type != element:
+                raise VerifyException(
+                    f"type of yield operand {i + 1} ('{value.type}') doesn't match the element type of the "
+                    f"enclosing linalg.generic op ('{element}')"
+                )
+
+
+REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp]

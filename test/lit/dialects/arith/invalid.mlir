@@ -17,7 +17,7 @@ func.func @scalar_to_tensor(%a: i32) {
 // -----
 
 func.func @trunc_widens(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'arith.trunci' result type must be narrower than its operand type}}
+  // expected-error @+1 {{operand type 'tensor<4xi32>' and result type 'tensor<4xi64>' are cast incompatible}}
   %t = arith.trunci %a : tensor<4xi32> to tensor<4xi64>
   return
 }
