@@ -352,7 +352,9 @@ def _write_stdout(text: str) -> None:
         sys.stdout.write(text)
     else:
         sys.stdout.flush()
-        buffer.write(_encode(text))
+        data = memoryview(_encode(text))
+        while data:  # unbuffered (PYTHONUNBUFFERED=1): a raw write may be partial
+            data = data[buffer.write(data) or 0 :]
     sys.stdout.flush()
 
 

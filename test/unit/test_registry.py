@@ -1,11 +1,17 @@
-"""Each of our passes: registry key == pass name, own module, used by a lit test."""
+"""The pass registry: each of our passes (registry key == pass name, own
+module, used by a lit test), and the allow-list of upstream xDSL passes
+(pure IR rewrites only: nothing that runs a program, touches files or
+prints)."""
 
 from __future__ import annotations
+
+import inspect
 
 import pytest
 from conftest import REPO
 
-from spyre_mlir.passes import SPYRE_PASSES, get_all_passes
+from spyre_mlir.diagnostics import DiagnosticError
+from spyre_mlir.passes import SPYRE_PASSES, UPSTREAM_PASSES, get_all_passes, summary
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
 
 LIT = REPO / "test" / "lit"
@@ -37,6 +43,54 @@ def test_ours_are_in_the_registry():
     assert {"cse", "canonicalize"} <= set(get_all_passes())
 
 
+@pytest.mark.parametrize("key", sorted(get_all_passes()))
+def test_every_registered_name_is_its_class_name(key):
+    cls = get_all_passes()[key]()
+    assert cls.name == key
+    assert summary(key), f"{key}: no one-line summary for --list-passes"
+
+
+def test_registry_is_ours_then_the_allow_list():
+    assert list(get_all_passes()) == [*SPYRE_PASSES, *(n for n in UPSTREAM_PASSES if n not in SPYRE_PASSES)]
+    assert not set(SPYRE_PASSES) & set(UPSTREAM_PASSES), "one of ours shadows an upstream pass"
+
+
+DANGEROUS = {
+    "mlir-opt": "runs the program named in its `executable` option",
+    "apply-pdl": "reads the file named in its `pdl_file` option",
+    "apply-pdl-interp": "reads the file named in its `pdl_interp_file` option",
+    "apply-eqsat-pdl": "reads the file named in its `pdl_file` option",
+    "apply-eqsat-pdl-interp": "reads the file named in its `pdl_interp_file` option",
+    "eqsat-add-costs": "reads the file named in its `cost_file` option",
+    "eqsat-serialize-egraph": "prints JSON to stdout",
+    "distribute-stencil": "prints to stdout",
+    "convert-scf-to-openmp": "not KTIR: lowers to OpenMP",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DANGEROUS))
+def test_dangerous_xdsl_passes_are_not_available(name):
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    assert name in xdsl_passes(), f"xDSL no longer has {name}: update DANGEROUS"
+    assert name not in get_all_passes()
+    with pytest.raises(DiagnosticError) as info:
+        PassManager.parse(name)
+    assert f"pass '{name}' is not available" in info.value.diagnostic.message
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM_PASSES))
+def test_allowed_upstream_passes_touch_nothing_outside_the_ir(name):
+    """A guard on the allow-list: the pass's module neither runs programs,
+    opens files, reads the environment nor prints."""
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    source = inspect.getsource(inspect.getmodule(xdsl_passes()[name]()))
+    for token in ("subprocess", "os.system", "open(", "print(", "sys.stdout", "sys.stderr", "environ",
+                  "pathlib", "shutil", "importlib", "eval(", "exec("):
+        assert token not in source, f"{name}: its module uses {token!r}; review it before allowing it"
+
+
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 def test_pipelines_build(name):
     pm = PassManager.from_pipeline(name)
@@ -49,4 +103,4 @@ def test_plugin_entry_point_exposes_our_dialects_and_passes():
     (ep,) = [e for e in entry_points(group="xdsl.universe") if e.name == "spyre-mlir"]
     universe = ep.load()
     assert {"ktdp", "spyre"} <= set(universe.all_dialects)
-    assert set(SPYRE_PASSES) <= set(universe.all_passes)
+    assert set(universe.all_passes) == set(SPYRE_PASSES), "the plugin exports our passes only"
