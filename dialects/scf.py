@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import i1
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
+from spyre_mlir.diagnostics import NotedVerifyException
+
 
 class IfOp(scf.IfOp):
     """`scf.if` with MLIR's result checks and result-type syntax."""
@@ -50,16 +52,19 @@ class IfOp(scf.IfOp):
             if not isinstance(yield_, scf.YieldOp):
                 continue  # the terminator trait reports it
             edge = "along control flow edge from Operation scf.yield to Operation scf.if"
+            note = (yield_, "region branch point")
             if len(yield_.operands) != len(results):
-                raise VerifyException(
+                raise NotedVerifyException(
                     f"{edge}: region branch point has {len(yield_.operands)} operands, "
-                    f"but region successor needs {len(results)} inputs"
+                    f"but region successor needs {len(results)} inputs",
+                    note,
                 )
             for i, (value, want) in enumerate(zip(yield_.operands, results)):
                 if value.type != want:
-                    raise VerifyException(
+                    raise NotedVerifyException(
                         f"{edge}: successor operand type #{i} '{value.type}' should match successor input type "
-                        f"#{i} '{want}'"
+                        f"#{i} '{want}'",
+                        note,
                     )
 
 

@@ -45,3 +45,43 @@ func.func @bad_predicate(%a: i32) {
   %c = arith.cmpi less, %a, %a : i32
   return
 }
+
+// -----
+
+func.func @extf_narrows(%a: f32) -> f16 {
+  // expected-error @+1 {{'arith.extf' op operand type 'f32' and result type 'f16' are cast incompatible}}
+  %0 = arith.extf %a : f32 to f16
+  return %0 : f16
+}
+
+// -----
+
+func.func @extf_same_width(%a: tensor<4xbf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{'arith.extf' op operand type 'tensor<4xbf16>' and result type 'tensor<4xf16>' are cast incompatible}}
+  %0 = arith.extf %a : tensor<4xbf16> to tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @truncf_widens(%a: f16) -> f32 {
+  // expected-error @+1 {{'arith.truncf' op operand type 'f16' and result type 'f32' are cast incompatible}}
+  %0 = arith.truncf %a : f16 to f32
+  return %0 : f32
+}
+
+// -----
+
+func.func @extsi_same_width(%a: i32) -> i32 {
+  // expected-error @+1 {{'arith.extsi' op operand type 'i32' and result type 'i32' are cast incompatible}}
+  %0 = arith.extsi %a : i32 to i32
+  return %0 : i32
+}
+
+// -----
+
+func.func @extui_narrows(%a: i32) -> i16 {
+  // expected-error @+1 {{'arith.extui' op operand type 'i32' and result type 'i16' are cast incompatible}}
+  %0 = arith.extui %a : i32 to i16
+  return %0 : i16
+}

@@ -1,0 +1,24 @@
+// RUN: %spyre-opt %s --split-input-file --verify-diagnostics
+// A symbol defined twice: MLIR's error at the second definition, a note at
+// the first (core/module_checks.py).
+
+// expected-note @+1 {{see existing symbol definition here}}
+func.func @twice() {
+  return
+}
+
+// expected-error @+1 {{redefinition of symbol named 'twice'}}
+func.func @twice() {
+  return
+}
+
+// -----
+
+module {
+  // expected-note @+1 {{see existing symbol definition here}}
+  func.func private @decl()
+  // expected-error @+1 {{redefinition of symbol named 'decl'}}
+  func.func @decl() {
+    return
+  }
+}

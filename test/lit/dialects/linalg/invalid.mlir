@@ -1,0 +1,51 @@
+// RUN: %spyre-opt %s --split-input-file --verify-diagnostics
+// MLIR's linalg.fill and linalg.yield checks (dialects/linalg.py); real MLIR
+// meets the same expectations (test/unit/test_verifier_parity.py).
+
+func.func @fill_type(%a: f16, %t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.fill' op expected fill value type ('f16') to match output element type ('f32')}}
+  %0 = linalg.fill ins(%a : f16) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @generic_yield_type(%a: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%t : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %h = arith.truncf %x : f32 to f16
+    // expected-error @+1 {{'linalg.yield' op type of yield operand 1 ('f16') doesn't match the element type of the enclosing linalg.generic op ('f32')}}
+    linalg.yield %h : f16
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @generic_yield_count(%a: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%t : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    // expected-error @+1 {{'linalg.yield' op expected number of yield values (2) to match the number of inits / outs operands of the enclosing LinalgOp (1)}}
+    linalg.yield %x, %y : f32, f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_yield_type(%a: tensor<4x8xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]
+    (%x: f32, %y: f32) {
+      %h = arith.truncf %x : f32 to f16
+      // expected-error @+1 {{'linalg.yield' op type of yield operand 1 ('f16') doesn't match the element type of the enclosing linalg.generic op ('f32')}}
+      linalg.yield %h : f16
+    }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside_linalg(%x: f32) {
+  // expected-error @+1 {{'linalg.yield' op expected parent op with LinalgOp interface}}
+  linalg.yield %x : f32
+}
