@@ -17,8 +17,10 @@ return values to `"return_N"`.
 
 from __future__ import annotations
 
+import math
 import os
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,16 +36,28 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
+from xdsl.ir import Operation
 
-from spyre_mlir.diagnostics import error, location_of
+from spyre_mlir.deep import call_deep
+from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import RuntimeArgType
-from spyre_mlir.interpreter.core import CompiledFunction, Program
+from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of, nesting_depth, walk_ops
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
-from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.interpreter.errors import InterpreterError, InterpreterWarning, NotBatchable
 from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
-from spyre_mlir.interpreter.memory import ARG_ALIGNMENT
-from spyre_mlir.interpreter.runtime import ARG_BASE, InterpreterOptions, Runtime
+from spyre_mlir.interpreter.memory import ARG_ALIGNMENT, format_bytes
+from spyre_mlir.interpreter.runtime import (
+    ARG_BASE,
+    CORE_BYTES,
+    InterpreterOptions,
+    Runtime,
+    normalize_grid,
+)
+
+DEEP_NESTING = 40
+"""Region nesting beyond which a kernel is decoded and run on a deep stack
+(`spyre_mlir.deep.call_deep`), as are kernels whose calls may recurse."""
 
 ARG_GAP = 4096
 """Unmapped bytes left between placed arrays, so that running off the end of
@@ -85,6 +99,7 @@ class RunReport:
     decode_seconds: float
     run_seconds: float
     arguments: dict[str, ArgumentInfo] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)  # also emitted as InterpreterWarning
 
     @property
     def lx_peak(self) -> int:
@@ -141,8 +156,80 @@ def _load_module(source) -> tuple[ModuleOp, dict[str, str]]:
 
     if isinstance(source, ModuleOp):
         return source, {}
+    if not isinstance(source, str | os.PathLike):
+        raise TypeError(
+            f"expected a ModuleOp, MLIR text or a path to a kernel, not {type(source).__name__} {_short(source)}"
+        )
     text, name = ir.read_source(source)
     return ir.parse_module(text, name), {name: text}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_options(options) -> InterpreterOptions:
+    if options is None:
+        return InterpreterOptions()
+    if not isinstance(options, InterpreterOptions):
+        raise TypeError(f"options must be an InterpreterOptions, not {type(options).__name__} {_short(options)}")
+    options.validate()
+    return options
+
+
+def _check_call(func_name, args, hbm) -> None:
+    """TypeError for arguments of `run`/`interpret` of the wrong Python type."""
+    if func_name is not None and not isinstance(func_name, str):
+        raise TypeError(f"func must be a function name (str) or None, not {type(func_name).__name__} {_short(func_name)}")
+    if args is not None and not isinstance(args, Mapping):
+        raise TypeError(f"args must be a mapping of parameter names to values, not {type(args).__name__}")
+    for name in args or {}:
+        if not isinstance(name, str):
+            raise TypeError(f"argument names must be str, not {type(name).__name__} {_short(name)}")
+    if hbm is not None and not isinstance(hbm, Mapping):
+        raise TypeError(
+            f"hbm must be a mapping {{element address: array}}, not {type(hbm).__name__} {_short(hbm)}"
+        )
+    for address, array in (hbm or {}).items():
+        if isinstance(address, bool) or not isinstance(address, int | np.integer):
+            raise TypeError(f"hbm addresses must be ints (element addresses), not {type(address).__name__} {_short(address)}")
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"hbm[{address}] must be a NumPy array, not {type(array).__name__} {_short(array)}")
+        _check_array_dtype(f"hbm[{address}]", array)
+
+
+def _check_array_dtype(what: str, array: np.ndarray) -> None:
+    if array.dtype.kind not in "biuf" and array.dtype.name != "bfloat16":
+        raise TypeError(f"{what} must be a numeric array, not an array of dtype {array.dtype}")
+
+
+def _check_value(name: str, value) -> None:
+    """TypeError for an argument value no kernel parameter could take."""
+    if isinstance(value, np.ndarray):
+        _check_array_dtype(f"argument '{name}'", value)
+        return
+    if isinstance(value, bool | int | float | np.bool_ | np.integer | np.floating):
+        return
+    if isinstance(value, list | tuple):
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError) as exc:
+            raise TypeError(f"argument '{name}': cannot make an array of this {type(value).__name__}: {exc}") from None
+        if array.dtype.kind not in "biuf":
+            raise TypeError(
+                f"argument '{name}' must be a NumPy array, an int or a float; got a {type(value).__name__} "
+                f"that is not numeric ({_short(value)})"
+            )
+        return
+    raise TypeError(
+        f"argument '{name}' must be a NumPy array, an int or a float, not {type(value).__name__} {_short(value)}"
+    )
+
+
+def _warn(diagnostics: list[Diagnostic], stacklevel: int) -> None:
+    for diagnostic in diagnostics:
+        warnings.warn(diagnostic.render(), InterpreterWarning, stacklevel=stacklevel + 1)
 
 
 class Interpreter:
@@ -152,19 +239,26 @@ class Interpreter:
     later runs (one run at a time: an Interpreter is not thread-safe)."""
 
     def __init__(self, source: ModuleOp | str | os.PathLike[str], options: InterpreterOptions | None = None):
-        self.options = options or InterpreterOptions()
-        self.options.validate()
-        self.module, self.sources = _load_module(source)
+        self.options = _check_options(options)
+        if isinstance(source, ModuleOp):
+            self.module, self.sources = source, {}
+        else:  # parsing (and verifying) may recurse deeply: a large stack
+            self.module, self.sources = call_deep(_load_module, source)
         if self.options.verify:
             from spyre_mlir import ir
 
-            ir.verify(self.module)
-        self.functions = {op.sym_name.data: op for op in self.module.walk() if isinstance(op, func.FuncOp)}
+            if nesting_depth(self.module) > DEEP_NESTING:
+                call_deep(ir.verify, self.module)
+            else:
+                ir.verify(self.module)
+        self.functions = functions_of(self.module)
         # Decoded kernels and LX estimates, reused by later runs of the same kernel.
         self._decoded: dict[tuple, tuple[Program, CompiledFunction, str, str | None]] = {}
         self._lx: dict[str, LxEstimate] = {}
         self._default_kernel: func.FuncOp | None = None
         self._locations: dict[str, object] = {}  # kernel -> location of its LX peak
+        self._deep: dict[str, bool] = {}  # kernel -> needs a deep stack
+        self._tile_id_ops: dict[str, Operation | None] = {}  # kernel -> first tile id read (callees too)
 
     # -- selection ---------------------------------------------------------
 
@@ -175,7 +269,7 @@ class Interpreter:
                 raise error(self.module, f"no function @{name} in the module (functions: {known})")
             return self.functions[name]
         if self._default_kernel is None:
-            called = {op.callee.root_reference.data for op in self.module.walk() if isinstance(op, func.CallOp)}
+            called = {op.callee.root_reference.data for op in walk_ops(self.module) if isinstance(op, func.CallOp)}
             candidates = [f for n, f in self.functions.items() if n not in called and f.body.blocks]
             if len(candidates) != 1:
                 names = ", ".join(f"@{n}" for n in self.functions) or "none"
@@ -204,22 +298,52 @@ class Interpreter:
         func_name: str | None = None,
         args: Mapping[str, object] | None = None,
         hbm: Mapping[int, np.ndarray] | None = None,
+        *,
+        grid: int | tuple[int, ...] | None = None,
     ) -> InterpretResult:
+        """Run kernel `func_name` (default: the only kernel) with `args` by
+        parameter name; `hbm` pre-loads arrays at element addresses; `grid`
+        overrides the kernel's grid (and `options.grid`). Warnings (see
+        `RunReport.warnings`) are emitted as `InterpreterWarning`s."""
+        result = self._run(func_name, args, hbm, grid)
+        _warn(result.report.warnings, stacklevel=2)
+        return result
+
+    def _run(self, func_name, args, hbm, grid) -> InterpretResult:
+        _check_call(func_name, args, hbm)
+        grid = normalize_grid(grid)
         options = self.options
+        options.validate()
         func_op = self.kernel(func_name)
         name = func_op.sym_name.data
         if not func_op.body.blocks:
             raise error(func_op, f"@{name} is a declaration: there is no body to run")
-        grid = tuple(int(d) for d in options.grid) if options.grid else self.grid_of(func_op)
-        cores = linear_order(grid, options.grid_order)
-        runtime = Runtime(options, grid, cores)
-        args = dict(args or {})
-
-        preloads = self._preload(func_op, runtime, hbm or {})
-        values, placed, described = self._marshal(func_op, runtime, args)
+        diagnostics: list[Diagnostic] = []
+        if grid is None:
+            grid = options.grid
+        if grid is None:
+            grid = self.grid_of(func_op)
+            if "grid" not in func_op.attributes:
+                tile_id = self._tile_id_op(name)
+                if tile_id is not None:
+                    diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            f"@{name} reads the tile id but has no 'grid' attribute (and no grid was given): "
+                            "it runs on a single core, core 0",
+                            location_of(tile_id),
+                        )
+                    )
+        n_cores = math.prod(grid)
+        if n_cores * CORE_BYTES > options.memory_limit:
+            raise error(
+                func_op,
+                f"the grid {list(grid)} of {n_cores} cores would allocate {format_bytes(n_cores * CORE_BYTES)} "
+                f"for its cores alone, over the {format_bytes(options.memory_limit)} memory limit",
+            )
 
         if name not in self._lx:
-            self._lx[name] = estimate_lx(func_op, self.functions)
+            self._lx[name] = self._maybe_deep(name, estimate_lx, func_op, self.functions)
         estimate = self._lx[name]
         if options.check_lx and estimate.peak_bytes > options.lx_limit:
             raise error(
@@ -228,21 +352,20 @@ class Interpreter:
                 f"{options.lx_limit}-byte scratchpad",
             )
 
+        cores = linear_order(grid, options.grid_order)
+        runtime = Runtime(options, grid, cores)
+        args = dict(args or {})
+        with np.errstate(all="ignore"):
+            preloads = self._preload(func_op, runtime, hbm or {})
+            values, placed, described = self._marshal(func_op, runtime, args)
+
         started = time.perf_counter()
-        key = (name, grid, options.grid_order, options.execution)
-        if key not in self._decoded:
-            self._decoded[key] = self._decode(func_op, grid, cores)
-        program, compiled, mode, reason = self._decoded[key]
+        outcome = self._maybe_deep(name, self._decode_and_execute, func_op, grid, cores, runtime, values, estimate)
+        program, returned, mode, reason, decoded = outcome
         runtime.stats.fallback_reason = reason
-        decoded = time.perf_counter()
-        program.runtime = runtime
-        try:
-            with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
-                returned = self._execute(compiled, mode, cores, values)
-        finally:
-            program.runtime = None
         result_types = func_op.function_type.outputs.data
-        returned = [_as_result(v, t) for v, t in zip(returned, result_types)]
+        with np.errstate(all="ignore"):
+            returned = [_as_result(v, t) for v, t in zip(returned, result_types)]
         finished = time.perf_counter()
 
         explicit = runtime.explicit_lx_peak()
@@ -278,31 +401,121 @@ class Interpreter:
             decode_seconds=decoded - started,
             run_seconds=finished - decoded,
             arguments=described,
+            warnings=diagnostics,
         )
         return InterpretResult(out, report, runtime)
 
-    def _decode(self, func_op: func.FuncOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...]):
+    def _decode_and_execute(self, func_op, grid, cores, runtime: Runtime, values: list, estimate: LxEstimate):
+        """Decode (or reuse) the kernel and run it: (program, returned values, mode, why not batched, decode end)."""
+        options = self.options
+        name = func_op.sym_name.data
+        with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
+            key = (name, grid, options.grid_order, options.execution, options.memory_limit)
+            if key not in self._decoded:
+                self._decoded[key] = self._decode(func_op, grid, cores, estimate)
+            program, compiled, mode, reason = self._decoded[key]
+            decoded = time.perf_counter()
+            program.runtime = runtime
+            runtime.start_clock()
+            try:
+                returned = self._execute(compiled, mode, cores, values, runtime, func_op)
+            except RecursionError as exc:  # outside any op's runner
+                raise error(func_op, "the kernel nests regions or calls too deeply for the interpreter") from exc
+            finally:
+                program.runtime = None
+        return program, returned, mode, reason, decoded
+
+    def _maybe_deep(self, name: str, fn, *args):
+        """`fn(*args)`, on a deep stack when kernel `name` nests deeply or may recurse."""
+        if name not in self._deep:
+            self._deep[name] = self._needs_deep_stack(name)
+        if self._deep[name]:
+            return call_deep(fn, *args)
+        return fn(*args)
+
+    def _needs_deep_stack(self, name: str) -> bool:
+        """Whether the functions reachable from `name` nest regions deeply or call recursively."""
+        state: dict[str, int] = {}  # 1: on the DFS path, 2: done
+        stack = [(name, iter(self._callees(name)))]
+        state[name] = 1
+        if nesting_depth(self.functions[name]) > DEEP_NESTING:
+            return True
+        while stack:
+            current, it = stack[-1]
+            callee = next(it, None)
+            if callee is None:
+                state[current] = 2
+                stack.pop()
+                continue
+            if state.get(callee) == 1:
+                return True  # recursion
+            if callee not in state:
+                if nesting_depth(self.functions[callee]) > DEEP_NESTING:
+                    return True
+                state[callee] = 1
+                stack.append((callee, iter(self._callees(callee))))
+        return False
+
+    def _callees(self, name: str) -> list[str]:
+        return [
+            op.callee.root_reference.data
+            for op in walk_ops(self.functions[name])
+            if isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions
+        ]
+
+    def _tile_id_op(self, name: str) -> Operation | None:
+        """The first `ktdp.get_compute_tile_id` that kernel `name` (or a function it calls) executes."""
+        if name not in self._tile_id_ops:
+            found = None
+            seen = {name}
+            pending = [name]
+            while pending and found is None:
+                for op in walk_ops(self.functions[pending.pop(0)]):
+                    if op.name == "ktdp.get_compute_tile_id":
+                        found = op
+                        break
+                    if isinstance(op, func.CallOp):
+                        callee = op.callee.root_reference.data
+                        if callee in self.functions and callee not in seen:
+                            seen.add(callee)
+                            pending.append(callee)
+            self._tile_id_ops[name] = found
+        return self._tile_id_ops[name]
+
+    def _decode(self, func_op: func.FuncOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...], estimate):
         """(program, decoded kernel, mode, why not batched)."""
         n_args = len(func_op.body.blocks[0].args) if func_op.body.blocks else 0
         no_varying_args = (False,) * n_args
         name = func_op.sym_name.data
         execution = self.options.execution
+        limit = self.options.memory_limit
+
+        def per_core(reason: str | None):
+            program = Program(self.module, grid, cores, batched=False, memory_limit=limit)
+            return program, program.function(name, no_varying_args), "per-core", reason
+
         if execution == "per-core" or (execution == "auto" and len(cores) == 1):
-            program = Program(self.module, grid, cores, batched=False)
-            return program, program.function(name, no_varying_args), "per-core", None
+            return per_core(None)
+        batched_bytes = estimate.peak_bytes * len(cores)
+        if batched_bytes > limit:
+            reason = (
+                f"the live tensors of {len(cores)} cores batched would take up to {format_bytes(batched_bytes)}, "
+                f"over the {format_bytes(limit)} memory limit"
+            )
+            if execution == "batched":
+                raise error(func_op, f"cannot run the cores batched: {reason}")
+            return per_core(reason)
         try:
-            program = Program(self.module, grid, cores, batched=True)
+            program = Program(self.module, grid, cores, batched=True, memory_limit=limit)
             return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
             if execution == "batched":
                 raise error(exc.op, f"cannot run the cores batched: {exc.reason}") from None
             where = location_of(exc.op)
-            reason = f"{exc.reason} at {where}" if where else exc.reason
-            program = Program(self.module, grid, cores, batched=False)
-            return program, program.function(name, no_varying_args), "per-core", reason
+            return per_core(f"{exc.reason} at {where}" if where else exc.reason)
 
     @staticmethod
-    def _execute(compiled, mode: str, cores: tuple[tuple[int, ...], ...], values: list) -> list[np.ndarray]:
+    def _execute(compiled, mode: str, cores, values: list, runtime: Runtime, func_op) -> list[np.ndarray]:
         if mode == "batched":
             returned = compiled.call(_lanes_of(cores), values)
             out = []
@@ -310,7 +523,11 @@ class Interpreter:
                 value = np.asarray(value)
                 out.append(value if varying else np.broadcast_to(value, (len(cores), *value.shape)).copy())
             return out
-        per_core = [compiled.call(CoreContext(coords, linear), values) for linear, coords in enumerate(cores)]
+        per_core = []
+        for linear, coords in enumerate(cores):
+            if runtime.deadline is not None and linear and time.monotonic() > runtime.deadline:
+                raise error(func_op, runtime.timed_out(f"after {linear} of {len(cores)} cores").message)
+            per_core.append(compiled.call(CoreContext(coords, linear), values))
         if not per_core or not per_core[0]:
             return []
         if len(cores) == 1:
@@ -322,10 +539,9 @@ class Interpreter:
     def _preload(self, func_op, runtime: Runtime, hbm: Mapping[int, np.ndarray]) -> list[_Placed]:
         placed = []
         for address in hbm:
-            if isinstance(address, bool) or not isinstance(address, int | np.integer) or address < 0:
+            if address < 0:
                 raise error(func_op, f"hbm address {address!r} must be a non-negative element address")
         for address, array in sorted(hbm.items()):
-            array = np.asarray(array)
             byte = int(address) * array.dtype.itemsize
             try:
                 runtime.hbm.place(byte, array, f"hbm preload at element address {address}")
@@ -336,17 +552,29 @@ class Interpreter:
 
     def _marshal(self, func_op: func.FuncOp, runtime: Runtime, args: dict[str, object]):
         entry = func_op.body.blocks[0]
+        kernel = func_op.sym_name.data
         names = [a.name_hint or f"arg{i}" for i, a in enumerate(entry.args)]
+        first_of: dict[str, int] = {}
+        for i, n in enumerate(names):
+            if n in first_of:
+                raise error(
+                    func_op,
+                    f"parameters #{first_of[n]} and #{i} of @{kernel} are both named '{n}': arguments are "
+                    f"bound by parameter name, so this binding would be ambiguous (rename one of them)",
+                )
+            first_of[n] = i
         unknown = sorted(set(args) - set(names))
         if unknown:
             raise error(
                 func_op,
-                f"unknown argument(s) {', '.join(unknown)} for @{func_op.sym_name.data}"
+                f"unknown argument(s) {', '.join(unknown)} for @{kernel}"
                 f" (parameters: {', '.join(names) or 'none'})",
             )
         missing = [n for n in names if n not in args]
         if missing:
-            raise error(func_op, f"missing argument(s) {', '.join(missing)} for @{func_op.sym_name.data}")
+            raise error(func_op, f"missing argument(s) {', '.join(missing)} for @{kernel}")
+        for name in names:
+            _check_value(name, args[name])
         next_byte = max(ARG_BASE, runtime.hbm.end_of_fixed() + ARG_GAP)
         values, placed, described = [], [], {}
         for name, block_arg in zip(names, entry.args):
@@ -363,7 +591,7 @@ class Interpreter:
                     next_byte += value.nbytes + ARG_GAP
                     values.append(address)
                 else:
-                    values.append(_scalar_argument(ty, value))
+                    values.append(_scalar_argument(ty, value, runtime))
                     described[name] = ArgumentInfo(value=values[-1])
             except InterpreterError as exc:
                 raise error(func_op, f"argument '{name}': {exc.message}") from None
@@ -384,10 +612,58 @@ def _as_result(value: np.ndarray, ty) -> np.ndarray:
         return np.asarray(value)
 
 
-def _scalar_argument(ty, value):
+def _integer_range(fmt: ElementFormat) -> tuple[int, int]:
+    if fmt.unsigned or fmt.kind == "bool":
+        return 0, (1 << fmt.width) - 1
+    return -(1 << (fmt.width - 1)), (1 << (fmt.width - 1)) - 1
+
+
+def _tensor_argument(ty: TensorType, value, runtime: Runtime | None) -> np.ndarray:
+    fmt = element_format(ty.get_element_type())
+    array = np.asarray(value)
+    if runtime is not None:
+        runtime.check_allocation(array.size * fmt.compute.itemsize, f"a copy of the {ty} argument")
+    if fmt.round is not None and array.dtype == np.uint16:
+        array = fmt.from_storage(array)
+    if fmt.is_integer:
+        if array.dtype.kind == "f":
+            raise InterpreterError(f"expected integers for {ty}, got an array of {array.dtype}")
+        if array.size and array.dtype.kind in "iu":
+            lo, hi = _integer_range(fmt)
+            least, most = int(array.min()), int(array.max())
+            if least < lo or most > hi:
+                bad = least if least < lo else most
+                raise InterpreterError(f"{bad} does not fit in {fmt.name} (range [{lo}, {hi}])")
+    elif array.size and array.dtype.kind in "iuf":
+        _check_float_range(fmt, array)
+    array = np.array(array, fmt.compute)
+    if fmt.round is not None:
+        array = fmt.round(array)
+    shape = ty.get_shape()
+    if len(shape) != array.ndim or any(d >= 0 and d != n for d, n in zip(shape, array.shape)):
+        raise InterpreterError(f"expected a tensor of type {ty}, got shape {array.shape}")
+    array.flags.writeable = False
+    return array
+
+
+def _check_float_range(fmt: ElementFormat, values) -> None:
+    """Finite values that would round to infinity in `fmt` are an error, not an inf."""
+    wide = np.asarray(values)
+    if wide.dtype.kind != "f":
+        wide = wide.astype(np.float64)
+    rounded = wide.astype(fmt.compute)
+    if fmt.round is not None:
+        rounded = fmt.round(rounded)
+    overflow = np.isfinite(wide) & ~np.isfinite(rounded)
+    if overflow.any():
+        bad = float(wide[overflow].reshape(-1)[0]) if wide.ndim else float(wide)
+        raise InterpreterError(f"{bad!r} is out of the range of {fmt.name} (it would round to infinity)")
+
+
+def _scalar_argument(ty, value, runtime: Runtime | None = None):
     """A non-array argument in the interpreter's representation of `ty`."""
     if isinstance(ty, RuntimeArgType):
-        converted = _scalar_argument(ty.underlying, value)
+        converted = _scalar_argument(ty.underlying, value, runtime)
         granularity = getattr(ty.granularity, "data", None)
         upperbound = getattr(ty.upperbound, "data", None)
         if granularity is not None and converted % granularity:
@@ -396,16 +672,9 @@ def _scalar_argument(ty, value):
             raise InterpreterError(f"value {converted} exceeds the runtime_arg upperbound {upperbound}")
         return converted
     if isinstance(ty, TensorType):
-        fmt = element_format(ty.get_element_type())
-        array = np.asarray(value)
-        if fmt.round is not None and array.dtype == np.uint16:
-            array = fmt.from_storage(array)
-        array = np.array(array, fmt.compute)
-        shape = ty.get_shape()
-        if len(shape) != array.ndim or any(d >= 0 and d != n for d, n in zip(shape, array.shape)):
-            raise InterpreterError(f"expected a tensor of type {ty}, got shape {array.shape}")
-        array.flags.writeable = False
-        return array
+        return _tensor_argument(ty, value, runtime)
+    if isinstance(value, list | tuple):
+        raise InterpreterError(f"expected a scalar of type {ty}, got a {type(value).__name__}")
     if isinstance(value, np.ndarray):
         if value.ndim:
             raise InterpreterError(f"expected a scalar of type {ty}, got an array of shape {value.shape}")
@@ -420,19 +689,21 @@ def _scalar_argument(ty, value):
         return fmt.scalar(int(value))
     if isinstance(ty, AnyFloat):
         fmt = element_format(ty)
-        if not isinstance(value, int | float | np.integer | np.floating):
+        if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool | np.bool_):
             raise InterpreterError(f"expected a number for {ty}, got {value!r}")
-        return fmt.scalar(value)
+        try:
+            wide = np.float64(value)
+        except OverflowError:
+            raise InterpreterError(f"{_short(value)} is out of the range of {fmt.name}") from None
+        _check_float_range(fmt, wide)
+        return fmt.scalar(wide)
     raise InterpreterError(f"parameters of type {ty} are not supported by the interpreter")
 
 
 def _check_range(fmt: ElementFormat, value: int) -> None:
-    if fmt.kind == "index":
-        return
-    lo = 0 if fmt.unsigned or fmt.kind == "bool" else -(1 << (fmt.width - 1))
-    hi = (1 << fmt.width) - 1 if fmt.unsigned or fmt.kind == "bool" else (1 << (fmt.width - 1)) - 1
+    lo, hi = _integer_range(fmt)
     if not lo <= value <= hi:
-        raise InterpreterError(f"{value} does not fit in {fmt.name}")
+        raise InterpreterError(f"{value} does not fit in {fmt.name} (range [{lo}, {hi}])")
 
 
 def interpret(
@@ -441,13 +712,23 @@ def interpret(
     hbm: Mapping[int, np.ndarray] | None = None,
     *,
     options: InterpreterOptions | None = None,
+    grid: int | tuple[int, ...] | None = None,
     **args,
 ) -> InterpretResult:
     """Run kernel `func` (default: the only kernel) of a module, text or file.
 
     Keyword arguments are the kernel's arguments by parameter name (see the
-    module docstring); `options` selects grid order, LX limit, masking, ...
-    (A kernel whose parameters are called `func`, `hbm` or `options` is run
-    with `Interpreter(module).run(func, args, hbm)` instead.) Raises
-    `spyre_mlir.DiagnosticError` (located at the op) on bad input."""
-    return Interpreter(module_or_text_or_path, options).run(func, args, hbm)
+    module docstring); `options` selects grid order, LX limit, masking,
+    timeout, memory limit, ...; `grid` (an int or a tuple of ints) runs on
+    that grid instead of the kernel's `grid` attribute and `options.grid`.
+    (A kernel whose parameters are called `func`, `hbm`, `options` or `grid`
+    is run with `Interpreter(module).run(func, args, hbm)` instead.)
+
+    Raises `spyre_mlir.DiagnosticError` (located at the op) on bad input,
+    `TypeError` for arguments of the wrong Python type; warnings about the
+    run (`result.report.warnings`) are emitted as `InterpreterWarning`s."""
+    _check_call(func, args, hbm)
+    normalize_grid(grid)
+    result = Interpreter(module_or_text_or_path, _check_options(options))._run(func, args, hbm, grid)
+    _warn(result.report.warnings, stacklevel=2)
+    return result

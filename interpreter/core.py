@@ -19,17 +19,19 @@ divergence costs extra NumPy calls, never wrong results. With
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from spyre_mlir.diagnostics import DiagnosticError, error
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.lanes import broadcast_lanes, take_lanes
+from spyre_mlir.interpreter.memory import format_bytes
 
 Step = Callable[[list], None]
 Runner = Callable[[list], Sequence]
@@ -44,10 +46,121 @@ structured op, so that named ops xDSL adds later work unchanged."""
 
 TERMINATORS = frozenset({"scf.yield", "scf.condition", "func.return", "linalg.yield", "ktdp.region_terminator"})
 
-# NumPy and Python errors a bad kernel can provoke inside a step (a shape that
-# does not broadcast, an index out of range, ...). They are reported at the op,
-# with the original exception chained for debugging.
-_RUNTIME_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def internal_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
+    """A bug of the interpreter met while decoding or running `op`: not the kernel's fault.
+
+    Handlers raise `InterpreterError` for everything wrong with the kernel or
+    its inputs; any other exception escaping a handler is reported as this,
+    located at the op, with the exception chained (`raise ... from exc`)."""
+    name = f"'{op.name}'" if op is not None else "the interpreter"
+    return error(
+        op,
+        f"internal error: {name} raised {type(exc).__name__}: {exc} "
+        "(a bug in the spyre-mlir interpreter, not in the kernel; please report it)",
+    )
+
+
+def resource_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
+    """A located error for MemoryError / RecursionError met while decoding or running `op`."""
+    if isinstance(exc, MemoryError):
+        return error(op, f"'{op.name if op else '?'}' ran out of memory (lower InterpreterOptions.memory_limit so "
+                         "that such allocations are refused before they are made)")
+    return error(op, "the kernel nests regions or calls too deeply for the interpreter")
+
+
+def walk_ops(root: Operation | Region | Block) -> Iterator[Operation]:
+    """Every op under `root` (and `root` itself if an op), in pre-order, without
+    recursion (xDSL's recursive `walk` costs O(depth) per op on deep nests)."""
+    if isinstance(root, Operation):
+        stack: list = [iter((root,))]
+    elif isinstance(root, Region):
+        stack = [iter(root.blocks)]
+    else:
+        stack = [iter((root,))]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        if isinstance(item, Block):
+            stack.append(iter(item.ops))
+            continue
+        yield item
+        if item.regions:
+            stack.append(iter([b for r in item.regions for b in r.blocks]))
+
+
+def walk_ops_post(root: Region) -> Iterator[Operation]:
+    """Every op of `root` in post-order (nested ops before the op holding them), without recursion."""
+    stack: list[tuple[Operation | None, Iterator]] = [(None, iter(root.blocks))]
+    while stack:
+        owner, it = stack[-1]
+        item = next(it, None)
+        if item is None:
+            stack.pop()
+            if owner is not None:
+                yield owner
+            continue
+        if isinstance(item, Block):
+            stack.append((None, iter(item.ops)))
+        elif item.regions:
+            stack.append((item, iter([b for r in item.regions for b in r.blocks])))
+        else:
+            yield item
+
+
+def nesting_depth(root: Operation) -> int:
+    """Deepest nesting of regions under `root`, without recursion."""
+    deepest = 0
+    stack = [(root, 0)]
+    while stack:
+        op, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for region in op.regions:
+            for block in region.blocks:
+                stack.extend((inner, depth + 1) for inner in block.ops)
+    return deepest
+
+
+def capture_summaries(root: Region, memo: dict[int, dict[SSAValue, None]] | None = None) -> dict[int, dict]:
+    """For `root` and every region under it (by `id`): the values used in it and
+    defined outside it, in first-use order. Bottom-up, linear in the IR's size."""
+    memo = {} if memo is None else memo
+
+    def summarize(region: Region) -> None:
+        used: dict[SSAValue, None] = {}
+        defined: set[SSAValue] = set()
+        for block in region.blocks:
+            defined.update(block.args)
+            for inner in block.ops:
+                defined.update(inner.results)
+                used.update(dict.fromkeys(inner.operands))
+                for nested in inner.regions:
+                    used.update(memo[id(nested)])
+        memo[id(region)] = {v: None for v in used if v not in defined}
+
+    for op in walk_ops_post(root):
+        for region in op.regions:
+            summarize(region)
+    summarize(root)
+    return memo
+
+
+def functions_of(module: ModuleOp) -> dict[str, func.FuncOp]:
+    """The `func.func`s of a module (and of modules nested in it), by name."""
+    found: dict[str, func.FuncOp] = {}
+    stack: list[Operation] = [module]
+    while stack:
+        op = stack.pop()
+        if isinstance(op, func.FuncOp):
+            found.setdefault(op.sym_name.data, op)
+            continue
+        for region in op.regions:
+            for block in region.blocks:
+                stack.extend(reversed(list(block.ops)))
+    return found
 
 
 def handles(*names: str) -> Callable[[Handler], Handler]:
@@ -74,9 +187,10 @@ def make_runner(steps: list[Step], ops: list[Operation], result_slots: Sequence[
             raise
         except InterpreterError as exc:
             raise error(op_of[id(step)], exc.message, *exc.notes) from None
-        except _RUNTIME_ERRORS as exc:
-            op = op_of[id(step)]
-            raise error(op, f"'{op.name}' failed at run time: {type(exc).__name__}: {exc}") from exc
+        except (MemoryError, RecursionError) as exc:
+            raise resource_error(op_of.get(id(step)), exc) from exc
+        except Exception as exc:  # noqa: BLE001 - a handler bug, reported as one
+            raise internal_error(op_of.get(id(step)), exc) from exc
         if not results:
             return ()
         return [frame[s] for s in results]
@@ -128,17 +242,23 @@ class CompiledFunction:
 class Program:
     """The functions of a module for one grid, decoded on demand."""
 
-    def __init__(self, module: ModuleOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...], batched: bool):
+    def __init__(
+        self,
+        module: ModuleOp,
+        grid: tuple[int, ...],
+        cores: tuple[tuple[int, ...], ...],
+        batched: bool,
+        memory_limit: int | None = None,
+    ):
         self.module = module
         self.grid = grid
         self.cores = cores  # grid coordinates by linear core id
         self.batched = batched
+        self.memory_limit = memory_limit  # results above it are refused when their op runs
         # Memory and statistics of the current run (a `Runtime`), read by the
         # steps when they execute, so that decoded functions serve many runs.
         self.runtime = None
-        self.functions: dict[str, func.FuncOp] = {
-            op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)
-        }
+        self.functions: dict[str, func.FuncOp] = functions_of(module)
         self._compiled: dict[tuple[str, tuple[bool, ...]], CompiledFunction] = {}
         self._tile_id_users: dict[str, bool] = {}
 
@@ -154,7 +274,7 @@ class Program:
             return self._tile_id_users[name]
         self._tile_id_users[name] = True  # recursion: assume it does
         found = False
-        for op in self.functions[name].walk():
+        for op in walk_ops(self.functions[name]):
             if op.name == "ktdp.get_compute_tile_id":
                 found = True
             elif isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions:
@@ -174,6 +294,7 @@ class FunctionCompiler:
         self.domain_slots: dict[Operation, int] = {}  # structured op -> slot of its iteration domain
         self.body_depth = 0  # > 0 while decoding a linalg body, whose "scalars" are arrays
         self._captured: dict[tuple[int, ...], list[SSAValue]] = {}
+        self._region_memo: dict[int, dict[SSAValue, None]] = {}
         entry = func_op.body.blocks[0]
         self.varying: set[SSAValue] = {a for a, v in zip(entry.args, arg_varying) if v}
         if self.batched:
@@ -205,21 +326,24 @@ class FunctionCompiler:
         key = tuple(id(r) for r in regions)
         if key in self._captured:
             return self._captured[key]
-        inside: set[Block] = set()
-        for region in regions:
-            for op in region.walk():
-                for r in op.regions:
-                    inside.update(r.blocks)
-            inside.update(region.blocks)
         seen: dict[SSAValue, None] = {}
         for region in regions:
-            for op in region.walk():
-                for operand in op.operands:
-                    block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent_block()
-                    if block not in inside:
-                        seen[operand] = None
+            seen.update(self._region_captured(region))
         self._captured[key] = list(seen)
         return self._captured[key]
+
+    def _region_captured(self, root: Region) -> dict[SSAValue, None]:
+        """Values used in `root` and defined outside it. Computed once for every
+        region of the function, bottom-up: linear in the size of the IR."""
+        memo = self._region_memo
+        if not memo:
+            self._fill_region_memo(self.func_op.body)
+        if id(root) not in memo:  # not a region of this function
+            self._fill_region_memo(root)
+        return memo[id(root)]
+
+    def _fill_region_memo(self, root: Region) -> None:
+        capture_summaries(root, self._region_memo)
 
     def varying_captured_slots(self, *regions: Region) -> tuple[int, ...]:
         return tuple(self.slot(v) for v in self.captured(*regions) if v in self.varying)
@@ -244,7 +368,7 @@ class FunctionCompiler:
     def _mark_pass(self) -> bool:
         changed = False
         v = self.varying
-        for op in self.func_op.body.walk():
+        for op in walk_ops_post(self.func_op.body):
             if op.name == "ktdp.get_compute_tile_id":
                 changed |= self._mark(op.results)
             elif isinstance(op, scf.ForOp):
@@ -312,10 +436,50 @@ class FunctionCompiler:
             handler = next((h for accepts, h in FALLBACKS if accepts(op)), None)
         if handler is None:
             raise error(op, f"the interpreter does not support '{op.name}'")
+        too_big = self._oversized_result(op)
+        if too_big is not None:
+            return too_big
         try:
             return handler(self, op)
+        except (DiagnosticError, NotBatchable):
+            raise
         except InterpreterError as exc:  # a problem visible while decoding
             raise error(op, exc.message, *exc.notes) from None
+        except (MemoryError, RecursionError) as exc:
+            raise resource_error(op, exc) from exc
+        except Exception as exc:  # noqa: BLE001 - a handler bug, reported as one
+            raise internal_error(op, exc) from exc
+
+    def _oversized_result(self, op: Operation) -> Step | None:
+        """A step refusing to run `op` when a statically shaped tensor result
+        (for all cores, when batched) would exceed the memory limit."""
+        limit = self.program.memory_limit
+        if limit is None or self.body_depth:
+            return None
+        for result in op.results:
+            ty = result.type
+            if not isinstance(ty, TensorType):
+                continue
+            shape = ty.get_shape()
+            if any(d < 0 for d in shape):
+                continue
+            fmt = value_format(result)
+            if fmt is None:
+                continue
+            lanes = len(self.program.cores) if self.batched and result in self.varying else 1
+            nbytes = math.prod(shape) * fmt.compute.itemsize * lanes
+            if nbytes > limit:
+                cores = f" for {lanes} cores" if lanes > 1 else ""
+                message = (
+                    f"'{op.name}' would allocate {format_bytes(nbytes)} for its result {ty}{cores}, "
+                    f"over the {format_bytes(limit)} memory limit"
+                )
+
+                def refuse(frame, message=message):
+                    raise InterpreterError(message)
+
+                return refuse
+        return None
 
     # -- helpers for handlers ---------------------------------------------
 

@@ -30,3 +30,9 @@ class NotBatchable(Exception):
         super().__init__(reason)
         self.op = op
         self.reason = reason
+
+
+class InterpreterWarning(UserWarning):
+    """A located warning about a run (e.g. a kernel that reads the tile id but
+    has no grid). Its text is the rendered diagnostic, `FILE:LINE:COL:
+    warning: ...`; the run's `RunReport.warnings` holds the diagnostics."""

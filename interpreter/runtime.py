@@ -1,10 +1,14 @@
-"""Options and per-run state: memory, grid, statistics."""
+"""Options and per-run state: memory, grid, limits, statistics."""
 
 from __future__ import annotations
 
+import math
+import os
+import time
 from dataclasses import dataclass, field
 
-from spyre_mlir.interpreter.memory import AddressSpace
+from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
 from spyre_mlir.interpreter.views import Access
 
 DEFAULT_LX_BYTES = 2 * 1024 * 1024
@@ -13,6 +17,62 @@ DEFAULT_LX_BYTES = 2 * 1024 * 1024
 ARG_BASE = 1 << 28
 """Lowest byte address at which array arguments are placed (256 MiB): the
 addresses below are left to kernels that use constant addresses."""
+
+MAX_CALL_DEPTH = 1000
+"""Nested `func.call`s allowed at run time; deeper recursion is a located error."""
+
+CORE_BYTES = 256
+"""Bookkeeping per core of the grid (its coordinates and lane entries), for the memory limit."""
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def default_memory_limit() -> int:
+    """8 GiB, or half of the machine's memory when that is less."""
+    limit = 8 << 30
+    physical = _physical_memory()
+    if physical:
+        limit = min(limit, physical // 2)
+    return limit
+
+
+DEFAULT_MEMORY_LIMIT = default_memory_limit()
+
+
+def _is_int(x) -> bool:
+    import numpy as np
+
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
+def _is_number(x) -> bool:
+    import numpy as np
+
+    return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool | np.bool_)
+
+
+def normalize_grid(grid, what: str = "grid") -> tuple[int, ...] | None:
+    """None, an int, or a sequence of ints -> a tuple of positive ints (TypeError/ValueError otherwise)."""
+    if grid is None:
+        return None
+    if _is_int(grid):
+        dims = (int(grid),)
+    elif isinstance(grid, tuple | list):
+        if not all(_is_int(d) for d in grid):
+            raise TypeError(f"{what} must be an int or a tuple of ints, e.g. (32,) or (2, 16), not {grid!r}")
+        dims = tuple(int(d) for d in grid)
+    else:
+        raise TypeError(
+            f"{what} must be an int or a tuple of ints, e.g. (32,) or (2, 16), not {type(grid).__name__} {grid!r}"
+        )
+    if not dims or any(d <= 0 for d in dims):
+        raise ValueError(f"{what} must have at least one dim, all positive, not {grid!r}")
+    return dims
 
 
 @dataclass
@@ -32,8 +92,17 @@ class InterpreterOptions:
       skips it (KTDP-SEMANTICS §4 Rec); default: a located error.
     - `execution`: "auto" (batched when possible), "batched" or "per-core".
     - `verify`: verify the module before running it.
-    - `grid`: run on this grid instead of the kernel's `grid` attribute (a
-      kernel without one runs on a single core).
+    - `grid`: run on this grid (an int or a tuple of ints) instead of the
+      kernel's `grid` attribute (a kernel without one runs on a single core).
+    - `timeout`: seconds a run may take (None: no limit). A loop running when
+      it expires stops with a located error naming it.
+    - `memory_limit`: bytes the interpreter may allocate for one run (memory
+      of HBM and LX it creates, tensors, the grid's bookkeeping); an
+      allocation that would exceed it is refused before it is made.
+      Default: 8 GiB, or half of the machine's memory when that is less.
+
+    Every option is type-checked on construction (`TypeError`) and checked
+    for range (`ValueError`).
     """
 
     grid_order: str = "row-major"
@@ -44,16 +113,41 @@ class InterpreterOptions:
     execution: str = "auto"
     verify: bool = True
     grid: tuple[int, ...] | None = None
+    timeout: float | None = None
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+
+    def __post_init__(self) -> None:
+        self.validate()
 
     def validate(self) -> None:
-        if self.grid_order not in ("row-major", "col-major"):
-            raise ValueError(f"grid_order must be 'row-major' or 'col-major', not {self.grid_order!r}")
-        if self.execution not in ("auto", "batched", "per-core"):
-            raise ValueError(f"execution must be 'auto', 'batched' or 'per-core', not {self.execution!r}")
-        if self.grid is not None and (not self.grid or any(int(d) <= 0 for d in self.grid)):
-            raise ValueError(f"grid must be a non-empty sequence of positive ints, not {self.grid!r}")
-        if self.lx_limit <= 0:
-            raise ValueError(f"lx_limit must be positive, not {self.lx_limit}")
+        """Check (and normalize `grid` to a tuple): TypeError for a wrong type, ValueError for a bad value."""
+        for name in ("check_lx", "check_uninitialized", "mask_out_of_bounds", "verify"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise TypeError(f"InterpreterOptions.{name} must be a bool, not {type(value).__name__} {value!r}")
+        for name, allowed in (("grid_order", ("row-major", "col-major")), ("execution", ("auto", "batched", "per-core"))):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"InterpreterOptions.{name} must be a str, not {type(value).__name__} {value!r}")
+            if value not in allowed:
+                raise ValueError(
+                    f"InterpreterOptions.{name} must be {' or '.join(repr(a) for a in allowed)}, not {value!r}"
+                )
+        for name in ("lx_limit", "memory_limit"):
+            value = getattr(self, name)
+            if not _is_int(value):
+                raise TypeError(f"InterpreterOptions.{name} must be an int (bytes), not {type(value).__name__} {value!r}")
+            if value <= 0:
+                raise ValueError(f"InterpreterOptions.{name} must be positive, not {value}")
+        if self.timeout is not None:
+            if not _is_number(self.timeout):
+                raise TypeError(
+                    f"InterpreterOptions.timeout must be a number of seconds or None, not "
+                    f"{type(self.timeout).__name__} {self.timeout!r}"
+                )
+            if not self.timeout > 0 or math.isnan(self.timeout):
+                raise ValueError(f"InterpreterOptions.timeout must be positive, not {self.timeout!r}")
+        self.grid = normalize_grid(self.grid, "InterpreterOptions.grid")
 
 
 @dataclass
@@ -67,30 +161,47 @@ class RunStats:
 
 
 class Runtime:
-    """Memory and options of one run, shared by every decoded function."""
+    """Memory, limits and options of one run, shared by every decoded function."""
 
     def __init__(self, options: InterpreterOptions, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...]):
         self.options = options
         self.grid = grid
         self.cores = cores  # grid coordinates by linear core id
-        self.hbm = AddressSpace("HBM", check_uninitialized=options.check_uninitialized)
+        self.budget = MemoryBudget(options.memory_limit)
+        self.hbm = AddressSpace("HBM", check_uninitialized=options.check_uninitialized, budget=self.budget)
         self.lx: dict[int, AddressSpace] = {}
-        self.access = Access(self.hbm, self.lx_space, options.mask_out_of_bounds, options.check_uninitialized)
+        self.access = Access(
+            self.hbm, self.lx_space, options.mask_out_of_bounds, options.check_uninitialized, options.memory_limit
+        )
         self.array_args: dict[str, tuple[int, object]] = {}  # name -> (element address, dtype)
         self.stats = RunStats()
+        self.call_depth = 0
+        self.timeout = options.timeout
+        self.deadline: float | None = None  # time.monotonic() at which the run times out
+
+    def start_clock(self) -> None:
+        if self.timeout is not None:
+            self.deadline = time.monotonic() + self.timeout
+
+    def timed_out(self, where: str = "in this loop") -> InterpreterError:
+        return InterpreterError(f"execution exceeded the {self.timeout:g} s timeout {where}")
 
     def lx_space(self, core: int) -> AddressSpace:
         space = self.lx.get(core)
         if space is None:
             if not 0 <= core < len(self.cores):
-                from spyre_mlir.interpreter.errors import InterpreterError
-
                 raise InterpreterError(f"ct_id {core} names no core of the {len(self.cores)}-core grid")
             space = self.lx[core] = AddressSpace(
-                f"LX of core {core}", self.options.lx_limit, self.options.check_uninitialized
+                f"LX of core {core}", self.options.lx_limit, self.options.check_uninitialized, self.budget
             )
         return space
 
     def explicit_lx_peak(self) -> int:
         """Highest LX byte touched by explicit `ct_local` views on any core."""
         return max((s.high_water for s in self.lx.values()), default=0)
+
+    def check_allocation(self, nbytes: int, what: str) -> None:
+        """Refuse one allocation (a tensor, an index table) above the memory limit."""
+        limit = self.budget.limit
+        if nbytes > limit:
+            raise InterpreterError(f"{what} would allocate {format_bytes(nbytes)}, over the {format_bytes(limit)} memory limit")

@@ -37,7 +37,7 @@ from spyre_mlir.affine import bounding_box, box_bounds
 from spyre_mlir.interpreter.affine_eval import compile_set
 from spyre_mlir.interpreter.dtypes import ElementFormat
 from spyre_mlir.interpreter.errors import InterpreterError
-from spyre_mlir.interpreter.memory import AddressSpace, Segment, all_written
+from spyre_mlir.interpreter.memory import AddressSpace, Segment, all_written, format_bytes
 
 LARGE_TILE = 2048
 """Tiles with at least this many elements are copied lane by lane instead of
@@ -88,7 +88,7 @@ class TileGeometry:
         return in_tile_order
 
     @staticmethod
-    def of(aset: AffineSet, perm: tuple[int, ...], syms: tuple[int, ...] = ()) -> TileGeometry:
+    def of(aset: AffineSet, perm: tuple[int, ...], syms: tuple[int, ...] = (), limit: int | None = None) -> TileGeometry:
         box = box_bounds(aset, syms)
         bbox = box if box is not None else bounding_box(aset, syms)
         if bbox is None:
@@ -97,6 +97,12 @@ class TileGeometry:
         extents = tuple(max(0, b - a + 1) for a, b in bbox)
         box_mask = tile_mask = None
         if box is None and extents:
+            need = math.prod(extents) * (8 * len(extents) + 2)
+            if limit is not None and need > limit:
+                raise InterpreterError(
+                    f"the {'x'.join(map(str, extents))} bounding box of the tile set would allocate "
+                    f"{format_bytes(need)} to find its members, over the {format_bytes(limit)} memory limit"
+                )
             grid = np.indices(extents, dtype=np.int64).reshape(len(extents), -1)
             dims = [grid[i] + lo[i] for i in range(len(extents))]
             box_mask = np.asarray(compile_set(aset)(dims, syms), dtype=bool)
@@ -335,13 +341,35 @@ class PointTile:
 class Access:
     """What a load or store needs besides the tile: memory and options."""
 
-    __slots__ = ("hbm", "lx_space", "mask_out_of_bounds", "check_uninitialized")
+    __slots__ = ("hbm", "lx_space", "mask_out_of_bounds", "check_uninitialized", "memory_limit")
 
-    def __init__(self, hbm: AddressSpace, lx_space, mask_out_of_bounds: bool, check_uninitialized: bool):
+    def __init__(
+        self,
+        hbm: AddressSpace,
+        lx_space,
+        mask_out_of_bounds: bool,
+        check_uninitialized: bool,
+        memory_limit: int | None = None,
+    ):
         self.hbm = hbm
         self.lx_space = lx_space  # core id -> AddressSpace
         self.mask_out_of_bounds = mask_out_of_bounds
         self.check_uninitialized = check_uninitialized
+        self.memory_limit = memory_limit
+
+    def check_points(self, tile: BoxTile, ctx) -> None:
+        """Refuse the point path of a tile whose coordinates would not fit in the memory limit."""
+        if self.memory_limit is None:
+            return
+        lanes = ctx.count if tile.varying and ctx.count else 1
+        points = tile.geom.size * lanes
+        need = points * 8 * (len(tile.geom.extents) + 3)
+        if need > self.memory_limit:
+            raise InterpreterError(
+                f"the {points} points of the access tile would allocate {format_bytes(need)} for their "
+                f"coordinates, over the {format_bytes(self.memory_limit)} memory limit",
+                _tile_note(tile),
+            )
 
     def space(self, view: MemoryView) -> AddressSpace:
         return self.hbm if view.lx_core is None else self.lx_space(view.lx_core)
@@ -374,6 +402,7 @@ def load(tile, ctx, access: Access) -> np.ndarray:
             out = _load_box(tile, ctx, access)
             if out is not None:
                 return out
+        access.check_points(tile, ctx)
         tile = tile.points()
     return _load_points(tile, ctx, access)
 
@@ -388,6 +417,7 @@ def store(tile, data: np.ndarray, ctx, access: Access) -> None:
                 view = tile.view
         if type(view) is MemoryView and _store_box(tile, data, ctx, access):
             return
+        access.check_points(tile, ctx)
         tile = tile.points()
     _store_points(tile, data, ctx, access)
 
@@ -456,7 +486,9 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
     low, high = _box_span(view, geom.extents)
     space = access.space(view)
     if type(start) is not np.ndarray:
-        seg = space.locate((start + low) * size, (start + high + 1) * size, write=False, itemsize=size)
+        seg = space.locate((start + low) * size, (start + high + 1) * size, False, size, geom.size * size)
+        if seg is None:
+            return None
         data = seg.view(dtype, start, geom.extents, view.strides)
         if seg.init is not None:
             _check_written(seg, space, fmt, seg.init_view(size, start, geom.extents, view.strides), start + low)
@@ -467,7 +499,11 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
             out = np.broadcast_to(out, (ctx.count, *out.shape))
     else:
         starts = start.tolist()
-        seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, write=False, itemsize=size)
+        seg = space.locate(
+            (min(starts) + low) * size, (max(starts) + high + 1) * size, False, size, len(starts) * geom.size * size
+        )
+        if seg is None:
+            return None
         data = _gather_lanes(seg, dtype, starts, geom, view)
         if seg.init is not None:
             for s in set(starts):
@@ -523,7 +559,9 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
     if type(start) is not np.ndarray:
         if lanes_in_data:  # every lane writes the same elements: the last lane wins
             raw = raw[-1]
-        seg = space.locate((start + low) * size, (start + high + 1) * size, write=True)
+        seg = space.locate((start + low) * size, (start + high + 1) * size, True, size, geom.size * size)
+        if seg is None:
+            return False
         dst = seg.view(dtype, start, geom.extents, view.strides)
         _write(dst if geom.identity else dst.transpose(geom.perm), raw, geom.tile_mask)
         if seg.init is not None:
@@ -531,8 +569,10 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
             _write(init if geom.identity else init.transpose(geom.perm), np.iinfo(init.dtype).max, geom.tile_mask)
         return True
     starts = start.tolist()
-    seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, write=True)
     lanes = len(starts)
+    seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, True, size, lanes * geom.size * size)
+    if seg is None:
+        return False
     if not lanes_in_data:
         raw = np.broadcast_to(raw, (lanes, *raw.shape))
     step = _spacing(starts)
@@ -641,11 +681,14 @@ def _gather(view, coords: np.ndarray, tile, ctx, lane, access: Access) -> np.nda
         offsets = view.base + coords @ np.asarray(view.strides, np.int64)
         space = access.space(view)
         size = fmt.storage.itemsize
-        seg = space.locate(int(offsets.min()) * size, (int(offsets.max()) + 1) * size, write=False, itemsize=size)
-        typed, first_elem = seg.typed(fmt.storage)
-        values = fmt.from_storage(typed[offsets - first_elem])
-        if seg.init is not None:
-            _check_written(seg, space, fmt, seg.typed_init(size)[offsets - first_elem], int(offsets.min()))
+        for seg, sel in space.locate_points(offsets, size, write=False):
+            if seg is None:  # never written, read as zero (check_uninitialized is off)
+                continue
+            typed, first_elem = seg.typed(fmt.storage)
+            rel = offsets[sel] - first_elem
+            values[sel] = fmt.from_storage(typed[rel])
+            if seg.init is not None:
+                _check_written(seg, space, fmt, seg.typed_init(size)[rel], int(offsets[sel].min()))
     if selected is None:
         return values
     out = np.zeros(selected.shape[0], fmt.compute)
@@ -675,9 +718,11 @@ def _scatter(view, coords: np.ndarray, values: np.ndarray, tile, ctx, lane, acce
     offsets = view.base + coords @ np.asarray(view.strides, np.int64)
     space = access.space(view)
     size = fmt.storage.itemsize
-    seg = space.locate(int(offsets.min()) * size, (int(offsets.max()) + 1) * size, write=True)
-    typed, first_elem = seg.typed(fmt.storage)
-    typed[offsets - first_elem] = fmt.to_storage(np.asarray(values, fmt.compute))
-    if seg.init is not None:
-        init = seg.typed_init(size)
-        init[offsets - first_elem] = np.iinfo(init.dtype).max
+    raw = fmt.to_storage(np.asarray(values, fmt.compute))
+    for seg, sel in space.locate_points(offsets, size, write=True):
+        typed, first_elem = seg.typed(fmt.storage)
+        rel = offsets[sel] - first_elem
+        typed[rel] = raw[sel]
+        if seg.init is not None:
+            init = seg.typed_init(size)
+            init[rel] = np.iinfo(init.dtype).max
