@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -391,6 +392,11 @@ class _Timings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the `spyre-opt` command owns its process
+        # Ctrl-C stops at once, as for mlir-opt: Python would raise
+        # KeyboardInterrupt only once the worker thread of `call_deep`
+        # (which the signal does not interrupt) has finished its chunk.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
         code = SpyreOptMain(argv).run()
         if sys.stdout is not None:
