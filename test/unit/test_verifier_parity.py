@@ -1,0 +1,660 @@
+"""Our verifier says yes exactly when upstream MLIR (iree-opt) does.
+
+Each case is a pair: an input MLIR rejects (with the message we must give
+too) and the nearest input it accepts. Both go through our parser and
+verifier (`spyre_mlir.parse`) and through `iree-opt` (one batched run with
+`--split-input-file`); the verdicts must agree. The lit files of the same
+checks are also run through MLIR's own `--verify-diagnostics`, so that their
+expectations are MLIR's, not only ours.
+
+The one deliberate difference, an affine division by zero (MLIR accepts the
+map, we refuse it where it is written), is pinned by its own test.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+import spyre_mlir
+from spyre_mlir import ir
+from spyre_mlir.diagnostics import DiagnosticError
+
+IREE_OPT = shutil.which("iree-opt", path=str(Path(sys.executable).parent)) or shutil.which("iree-opt")
+needs_mlir = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    invalid: str
+    valid: str
+    message: str  # in MLIR's error and in ours
+    unregistered: bool = False  # uses unregistered ops (`test.*`)
+
+
+def _func(sig: str, body: str) -> str:
+    return f"func.func @f({sig}) {{\n{textwrap.dedent(body).strip()}\n}}\n"
+
+
+def _slice(src: str, args: str, dst: str, extra: str = "") -> str:
+    return _func(f"%t: {src}{extra}", f"%0 = tensor.extract_slice %t{args} : {src} to {dst}\nreturn")
+
+
+def _generic(body: str, out: str = "tensor<4xf32>") -> str:
+    return _func(
+        f"%a: tensor<4xf32>, %t: {out}",
+        f"""
+        %0 = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%a : tensor<4xf32>) outs(%t : {out}) {{
+        ^bb0(%x: f32, %y: f32):
+        {body}
+        }} -> {out}
+        return
+        """,
+    )
+
+
+def _if(then: str, otherwise: str | None, results: str = "-> (f32)") -> str:
+    else_ = f" else {{\n{otherwise}\n}}" if otherwise is not None else ""
+    return _func(
+        "%c: i1",
+        f"""
+        {"%0 = " if results else ""}scf.if %c {results} {{
+        {then}
+        }}{else_}
+        return
+        """,
+    )
+
+
+F1 = "%x = arith.constant 1.0 : f32\nscf.yield %x : f32"
+I1 = "%x = arith.constant 1 : i32\nscf.yield %x : i32"
+
+
+def _cast(op: str, src: str, dst: str) -> str:
+    return _func(f"%a: {src}", f"%0 = arith.{op} %a : {src} to {dst}\nreturn")
+
+
+def _reshape(op: str, src: str, groups: str, dst: str, out: str = "", args: str = "") -> str:
+    shape = f" output_shape {out}" if op == "expand_shape" else ""
+    return _func(f"%t: {src}{args}", f"%0 = tensor.{op} %t {groups}{shape} : {src} into {dst}\nreturn")
+
+
+PAIRS: list[Pair] = [
+    # --- dominance (core/dominance.py) ---
+    Pair(
+        "use-before-def",
+        _func("", "%0 = arith.addi %1, %1 : i32\n%1 = arith.constant 1 : i32\nreturn"),
+        _func("", "%1 = arith.constant 1 : i32\n%0 = arith.addi %1, %1 : i32\nreturn"),
+        "operand #0 does not dominate this use",
+    ),
+    Pair(
+        "non-dominating-block",
+        _func(
+            "%c: i1",
+            "cf.cond_br %c, ^a, ^b\n^a:\n%x = arith.constant 1 : i32\ncf.br ^j\n^b:\ncf.br ^j\n^j:\n"
+            '"test.use"(%x) : (i32) -> ()\nreturn',
+        ),
+        _func(
+            "%c: i1",
+            "%x = arith.constant 1 : i32\ncf.cond_br %c, ^a, ^b\n^a:\ncf.br ^j\n^b:\ncf.br ^j\n^j:\n"
+            '"test.use"(%x) : (i32) -> ()\nreturn',
+        ),
+        "operand #0 does not dominate this use",
+        unregistered=True,
+    ),
+    Pair(
+        "block-argument",
+        _func(
+            "%c: i1, %z: i32",
+            "cf.cond_br %c, ^a(%z : i32), ^b\n^a(%y: i32):\ncf.br ^j\n^b:\ncf.br ^j\n^j:\n"
+            '"test.use"(%y) : (i32) -> ()\nreturn',
+        ),
+        _func(
+            "%c: i1, %z: i32",
+            "cf.cond_br %c, ^a(%z : i32), ^b\n^a(%y: i32):\n"
+            '"test.use"(%y) : (i32) -> ()\ncf.br ^j\n^b:\ncf.br ^j\n^j:\nreturn',
+        ),
+        "operand #0 does not dominate this use",
+        unregistered=True,
+    ),
+    Pair(
+        "defined-later-than-region",
+        _func(
+            "%c: i1",
+            "scf.if %c {\n%q = arith.addi %z, %z : i32\n}\n%z = arith.constant 0 : i32\nreturn",
+        ),
+        _func(
+            "%c: i1",
+            "%z = arith.constant 0 : i32\nscf.if %c {\n%q = arith.addi %z, %z : i32\n}\nreturn",
+        ),
+        "operand #0 does not dominate this use",
+    ),
+    Pair(
+        "own-result-in-own-region",
+        _func("", '%0 = scf.execute_region -> i32 {\n"test.use"(%0) : (i32) -> ()\n%1 = arith.constant 1 : i32\nscf.yield %1 : i32\n}\nreturn'),
+        _func("", '%0 = scf.execute_region -> i32 {\n%1 = arith.constant 1 : i32\nscf.yield %1 : i32\n}\n"test.use"(%0) : (i32) -> ()\nreturn'),
+        "operand #0 does not dominate this use",
+        unregistered=True,
+    ),
+    Pair(
+        "graph-region-is-module-only",
+        _func("", '%0 = "test.use"(%1) : (i32) -> i32\n%1 = "test.def"() : () -> i32\nreturn'),
+        '%0 = "test.use"(%1) : (i32) -> i32\n%1 = "test.def"() : () -> i32\n',
+        "operand #0 does not dominate this use",
+        unregistered=True,
+    ),
+    Pair(
+        "unreachable-block-unchecked",
+        _func("", "%a = arith.addi %b, %b : i32\n%b = arith.constant 1 : i32\nreturn"),
+        _func("", "return\n^dead:\n%a = arith.addi %b, %b : i32\n%b = arith.constant 1 : i32\nreturn"),
+        "operand #0 does not dominate this use",
+    ),
+    Pair(
+        "unregistered-region-is-graph",
+        _func("", '%0 = "test.use"(%1) : (i32) -> i32\n%1 = "test.def"() : () -> i32\nreturn'),
+        _func('', '"test.region"() ({\n%0 = "test.use"(%1) : (i32) -> i32\n%1 = "test.def"() : () -> i32\n}) : () -> ()\nreturn'),
+        "operand #0 does not dominate this use",
+        unregistered=True,
+    ),
+    # --- symbols (core/module_checks.py) ---
+    Pair(
+        "redefined-symbol",
+        "func.func @g() {\nreturn\n}\nfunc.func @g() {\nreturn\n}\n",
+        "func.func @g() {\nreturn\n}\nfunc.func @h() {\nreturn\n}\n",
+        "redefinition of symbol named 'g'",
+    ),
+    # --- tensor (dialects/tensor.py) ---
+    Pair(
+        "extract-indices",
+        _func("%t: tensor<4x4xf32>, %i: index", "%0 = tensor.extract %t[%i] : tensor<4x4xf32>\nreturn"),
+        _func("%t: tensor<4x4xf32>, %i: index", "%0 = tensor.extract %t[%i, %i] : tensor<4x4xf32>\nreturn"),
+        "'tensor.extract' op incorrect number of indices for extract_element",
+    ),
+    Pair(
+        "insert-indices",
+        _func("%t: tensor<4x4xf32>, %i: index, %v: f32", "%0 = tensor.insert %v into %t[%i] : tensor<4x4xf32>\nreturn"),
+        _func("%t: tensor<4x4xf32>, %i: index, %v: f32", "%0 = tensor.insert %v into %t[%i, %i] : tensor<4x4xf32>\nreturn"),
+        "'tensor.insert' op incorrect number of indices",
+    ),
+    Pair(
+        "slice-runs-out",
+        _slice("tensor<8x8xf32>", "[6, 0] [4, 4] [1, 1]", "tensor<4x4xf32>"),
+        _slice("tensor<8x8xf32>", "[4, 0] [4, 4] [1, 1]", "tensor<4x4xf32>"),
+        "slice along dimension 0 runs out-of-bounds: 9 >= 8",
+    ),
+    Pair(
+        "slice-stride-runs-out",
+        _slice("tensor<8x8xf32>", "[0, 0] [4, 4] [3, 1]", "tensor<4x4xf32>"),
+        _slice("tensor<8x8xf32>", "[1, 0] [4, 4] [2, 1]", "tensor<4x4xf32>"),
+        "slice along dimension 0 runs out-of-bounds: 9 >= 8",
+    ),
+    Pair(
+        "slice-offset-out",
+        _slice("tensor<8x8xf32>", "[8, 0] [0, 4] [1, 1]", "tensor<0x4xf32>"),
+        _slice("tensor<8x8xf32>", "[7, 0] [0, 4] [1, 1]", "tensor<0x4xf32>"),
+        "offset 0 is out-of-bounds: 8 >= 8",
+    ),
+    Pair(
+        "slice-negative-offset",
+        _slice("tensor<8x8xf32>", "[-1, 0] [1, 4] [1, 1]", "tensor<1x4xf32>"),
+        _slice("tensor<8x8xf32>", "[0, 0] [1, 4] [-1, 1]", "tensor<1x4xf32>"),
+        "expected offsets to be non-negative, but got -1",
+    ),
+    Pair(
+        "slice-negative-size",
+        _slice("tensor<8x8xf32>", "[0, 0] [-4, 4] [1, 1]", "tensor<4x4xf32>"),
+        _slice("tensor<8x8xf32>", "[0, 0] [0, 4] [1, 1]", "tensor<0x4xf32>"),
+        "expected sizes to be non-negative, but got -4",
+    ),
+    Pair(
+        "slice-rank",
+        _slice("tensor<8x8xf32>", "[0, 0, 0] [4, 4, 1] [1, 1, 1]", "tensor<4x4xf32>"),
+        _slice("tensor<8x8xf32>", "[0, 0] [4, 4] [1, 1]", "tensor<4x4xf32>"),
+        "expected 2 offset values, got 3",
+    ),
+    Pair(
+        "slice-result-sizes",
+        _slice("tensor<8x8xf32>", "[0, 0] [4, 4] [1, 1]", "tensor<4x2xf32>"),
+        _slice("tensor<8x8xf32>", "[0, 0] [1, 4] [1, 1]", "tensor<4xf32>"),
+        "expected type to be 'tensor<4x4xf32>' or a rank-reduced version. (size mismatch)",
+    ),
+    Pair(
+        "slice-dynamic-size",
+        _slice("tensor<8x8xf32>", "[0, 0] [%n, 4] [1, 1]", "tensor<4x4xf32>", ", %n: index"),
+        _slice("tensor<8x8xf32>", "[0, 0] [%n, 4] [1, 1]", "tensor<?x4xf32>", ", %n: index"),
+        "expected type to be 'tensor<?x4xf32>' or a rank-reduced version. (size mismatch)",
+    ),
+    Pair(
+        "slice-result-rank",
+        _slice("tensor<8x8xf32>", "[0, 0] [1, 4] [1, 1]", "tensor<4x1x1xf32>"),
+        _slice("tensor<8x1xf32>", "[0, 0] [1, 1] [1, 1]", "tensor<f32>"),
+        "expected rank to be smaller or equal to the other rank.",
+    ),
+    Pair(
+        "slice-result-element",
+        _slice("tensor<8x8xf32>", "[0, 0] [1, 4] [1, 1]", "tensor<1x4xf16>"),
+        _slice("tensor<8x8xf32>", "[0, 0] [1, 4] [1, 1]", "tensor<1x4xf32>"),
+        "expected element type to be 'f32'",
+    ),
+    Pair(
+        "slice-dynamic-source",
+        _slice("tensor<?x8xf32>", "[0, 6] [4, 4] [1, 1]", "tensor<4x4xf32>"),
+        _slice("tensor<?x8xf32>", "[100, 4] [4, 4] [1, 1]", "tensor<4x4xf32>"),
+        "slice along dimension 1 runs out-of-bounds: 9 >= 8",
+    ),
+    Pair(
+        "insert-slice-runs-out",
+        _func(
+            "%s: tensor<4x4xf32>, %t: tensor<8x8xf32>",
+            "%0 = tensor.insert_slice %s into %t[6, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x8xf32>\nreturn",
+        ),
+        _func(
+            "%s: tensor<4x4xf32>, %t: tensor<8x8xf32>",
+            "%0 = tensor.insert_slice %s into %t[4, 4] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x8xf32>\nreturn",
+        ),
+        "slice along dimension 0 runs out-of-bounds: 9 >= 8",
+    ),
+    Pair(
+        "insert-slice-source",
+        _func(
+            "%s: tensor<4x2xf32>, %t: tensor<8x8xf32>",
+            "%0 = tensor.insert_slice %s into %t[0, 0] [4, 4] [1, 1] : tensor<4x2xf32> into tensor<8x8xf32>\nreturn",
+        ),
+        _func(
+            "%s: tensor<4xf32>, %t: tensor<8x8xf32>",
+            "%0 = tensor.insert_slice %s into %t[0, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x8xf32>\nreturn",
+        ),
+        "expected type to be 'tensor<4x4xf32>' or a rank-reduced version. (size mismatch)",
+    ),
+    Pair(
+        "collapse-product",
+        _reshape("collapse_shape", "tensor<4x8xf32>", "[[0, 1]]", "tensor<30xf32>"),
+        _reshape("collapse_shape", "tensor<4x8xf32>", "[[0, 1]]", "tensor<32xf32>"),
+        "expected dimension 0 of collapsed type to be static value of 32",
+    ),
+    Pair(
+        "collapse-uncovered",
+        _reshape("collapse_shape", "tensor<4x8x1xf32>", "[[0, 1]]", "tensor<32xf32>"),
+        _reshape("collapse_shape", "tensor<4x8x1xf32>", "[[0, 1, 2]]", "tensor<32xf32>"),
+        "expected reassociation map #0 to have size equal to the expanded rank (3), but it is  2.",
+    ),
+    Pair(
+        "collapse-not-from-zero",
+        _reshape("collapse_shape", "tensor<4x8xf32>", "[[1]]", "tensor<8xf32>"),
+        _reshape("collapse_shape", "tensor<1x8xf32>", "[[0, 1]]", "tensor<8xf32>"),
+        "expected reassociation map #0 to be valid and contiguous.",
+    ),
+    Pair(
+        "collapse-empty-group",
+        _reshape("collapse_shape", "tensor<1x1xf32>", "[[0, 1], []]", "tensor<1xf32>"),
+        _reshape("collapse_shape", "tensor<1x1xf32>", "[[0], [1]]", "tensor<1x1xf32>"),
+        "reassociation indices must not be empty",
+    ),
+    Pair(
+        "collapse-dynamic",
+        _reshape("collapse_shape", "tensor<?x8xf32>", "[[0, 1]]", "tensor<32xf32>"),
+        _reshape("collapse_shape", "tensor<?x8xf32>", "[[0, 1]]", "tensor<?xf32>"),
+        "expected dimension 0 of collapsed type to be dynamic",
+    ),
+    Pair(
+        "collapse-element",
+        _reshape("collapse_shape", "tensor<4x8xf32>", "[[0, 1]]", "tensor<32xf16>"),
+        _reshape("collapse_shape", "tensor<4x8xf16>", "[[0, 1]]", "tensor<32xf16>"),
+        "expected collapsed type to be 'tensor<32xf32>', but got 'tensor<32xf16>'",
+    ),
+    Pair(
+        "collapse-to-rank0",
+        _reshape("collapse_shape", "tensor<2x1xf32>", "[]", "tensor<f32>"),
+        _reshape("collapse_shape", "tensor<1x1xf32>", "[]", "tensor<f32>"),
+        "number of elements must be preserved: 2 != 1",
+    ),
+    Pair(
+        "expand-negative",
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[-4, 8]"),
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[4, 8]"),
+        "invalid output shape provided at pos 0",
+    ),
+    Pair(
+        "expand-inconsistent",
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[8, 4]"),
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<8x4xf32>", "[8, 4]"),
+        "invalid output shape provided at pos 0",
+    ),
+    Pair(
+        "expand-static-for-dynamic",
+        _reshape("expand_shape", "tensor<?xf32>", "[[0, 1]]", "tensor<?x8xf32>", "[4, 8]", ", %n: index"),
+        _reshape("expand_shape", "tensor<?xf32>", "[[0, 1]]", "tensor<?x8xf32>", "[%n, 8]", ", %n: index"),
+        "incorrect number of dynamic sizes, has 0, expected 1",
+    ),
+    Pair(
+        "expand-source",
+        _reshape("expand_shape", "tensor<30xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[4, 8]"),
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[4, 8]"),
+        "expected dimension 0 of collapsed type to be static value of 32",
+    ),
+    Pair(
+        "expand-from-rank0",  # the valid form is one xDSL 0.75 refused
+        _reshape("expand_shape", "tensor<f32>", "[]", "tensor<2x3xf32>", "[2, 3]"),
+        _reshape("expand_shape", "tensor<f32>", "[]", "tensor<1x1xf32>", "[1, 1]"),
+        "number of elements must be preserved: 6 != 1",
+    ),
+    Pair(
+        "expand-output-rank",
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1]]", "tensor<4x8xf32>", "[4, 8, 1]"),
+        _reshape("expand_shape", "tensor<32xf32>", "[[0, 1, 2]]", "tensor<4x8x1xf32>", "[4, 8, 1]"),
+        "expected number of static shape dims to be equal to the output rank (2) but found 3 inputs instead",
+    ),
+    Pair(
+        "from-elements-count",
+        _func("%a: f32", '%0 = "tensor.from_elements"(%a, %a) : (f32, f32) -> tensor<3xf32>\nreturn'),
+        _func("%a: f32", '%0 = "tensor.from_elements"(%a, %a, %a) : (f32, f32, f32) -> tensor<3xf32>\nreturn'),
+        "failed to verify that operand types match result element type",
+    ),
+    Pair(
+        "empty-dynamic-sizes",
+        _func("%n: index", "%0 = tensor.empty(%n, %n) : tensor<?x4xf32>\nreturn"),
+        _func("%n: index", "%0 = tensor.empty(%n, %n) : tensor<?x?xf32>\nreturn"),
+        "incorrect number of dynamic sizes, has 2, expected 1",
+    ),
+    Pair(
+        "empty-missing-size",
+        _func("", "%0 = tensor.empty() : tensor<?x4xf32>\nreturn"),
+        _func("", "%0 = tensor.empty() : tensor<0x4xf32>\nreturn"),
+        "incorrect number of dynamic sizes, has 0, expected 1",
+    ),
+    # --- scf (dialects/scf.py) ---
+    Pair(
+        "if-results-without-else",
+        _if(F1, None, "-> f32"),
+        _if(F1, F1, "-> f32"),
+        "'scf.if' op must have an else block if defining values",
+    ),
+    Pair(
+        "if-yield-type",
+        _if(I1, F1),
+        _if(F1, F1),
+        "successor operand type #0 'i32' should match successor input type #0 'f32'",
+    ),
+    Pair(
+        "if-yield-count",
+        _if(F1, "scf.yield"),
+        _if("scf.yield", "scf.yield", ""),
+        "region branch point has 0 operands, but region successor needs 1 inputs",
+    ),
+    # --- arith (dialects/arith.py) ---
+    Pair(
+        "extf-narrows",
+        _cast("extf", "f32", "f16"),
+        _cast("extf", "f16", "f32"),
+        "'arith.extf' op operand type 'f32' and result type 'f16' are cast incompatible",
+    ),
+    Pair(
+        "extf-same-width",
+        _cast("extf", "bf16", "f16"),
+        _cast("extf", "bf16", "f32"),
+        "operand type 'bf16' and result type 'f16' are cast incompatible",
+    ),
+    Pair(
+        "extf-tensor",
+        _cast("extf", "tensor<4xf16>", "tensor<4xf16>"),
+        _cast("extf", "tensor<4xf16>", "tensor<4xf32>"),
+        "operand type 'tensor<4xf16>' and result type 'tensor<4xf16>' are cast incompatible",
+    ),
+    Pair(
+        "truncf-widens",
+        _cast("truncf", "f16", "f32"),
+        _cast("truncf", "f32", "bf16"),
+        "'arith.truncf' op operand type 'f16' and result type 'f32' are cast incompatible",
+    ),
+    Pair(
+        "extsi-same-width",
+        _cast("extsi", "i32", "i32"),
+        _cast("extsi", "i32", "i64"),
+        "'arith.extsi' op operand type 'i32' and result type 'i32' are cast incompatible",
+    ),
+    Pair(
+        "extui-narrows",
+        _cast("extui", "i32", "i16"),
+        _cast("extui", "i1", "i32"),
+        "'arith.extui' op operand type 'i32' and result type 'i16' are cast incompatible",
+    ),
+    Pair(
+        "trunci-widens",
+        _cast("trunci", "tensor<4xi32>", "tensor<4xi64>"),
+        _cast("trunci", "tensor<4xi32>", "tensor<4xi8>"),
+        "operand type 'tensor<4xi32>' and result type 'tensor<4xi64>' are cast incompatible",
+    ),
+    # --- linalg (dialects/linalg.py) ---
+    Pair(
+        "fill-type",
+        _func("%a: f16, %t: tensor<4xf32>", "%0 = linalg.fill ins(%a : f16) outs(%t : tensor<4xf32>) -> tensor<4xf32>\nreturn"),
+        _func("%a: f32, %t: tensor<4xf32>", "%0 = linalg.fill ins(%a : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>\nreturn"),
+        "'linalg.fill' op expected fill value type ('f16') to match output element type ('f32')",
+    ),
+    Pair(
+        "generic-yield-type",
+        _generic("%h = arith.truncf %x : f32 to f16\nlinalg.yield %h : f16"),
+        _generic("%h = arith.truncf %x : f32 to f16\nlinalg.yield %h : f16", "tensor<4xf16>").replace(
+            "%y: f32", "%y: f16"
+        ),
+        "type of yield operand 1 ('f16') doesn't match the element type of the enclosing linalg.generic op ('f32')",
+    ),
+    Pair(
+        "generic-yield-count",
+        _generic("linalg.yield %x, %y : f32, f32"),
+        _generic("linalg.yield %y : f32"),
+        "expected number of yield values (2) to match the number of inits / outs operands",
+    ),
+    Pair(
+        "reduce-yield-type",
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\n"
+            "(%x: f32, %y: f32) {\n%h = arith.truncf %x : f32 to f16\nlinalg.yield %h : f16\n}\nreturn",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\n"
+            "(%x: f32, %y: f32) {\n%h = arith.addf %x, %y : f32\nlinalg.yield %h : f32\n}\nreturn",
+        ),
+        "type of yield operand 1 ('f16') doesn't match the element type",
+    ),
+    Pair(
+        "yield-outside-linalg",
+        _func("%x: f32", "linalg.yield %x : f32"),
+        _generic("linalg.yield %x : f32"),
+        "'linalg.yield' op expected parent op with LinalgOp interface",
+    ),
+]
+
+CASES = [(p, kind) for p in PAIRS for kind in ("invalid", "valid")]
+
+
+def _text(pair: Pair, kind: str) -> str:
+    return pair.invalid if kind == "invalid" else pair.valid
+
+
+def ours(pair: Pair, kind: str) -> str | None:
+    """None if we accept, else our error message."""
+    text = _text(pair, kind)
+    try:
+        if pair.unregistered:
+            ir.verify(ir.parse_module(text, "<case>", ir.make_context(allow_unregistered=True)))
+        else:
+            spyre_mlir.parse(text)
+    except DiagnosticError as exc:
+        return exc.diagnostic.message
+    return None
+
+
+@pytest.fixture(scope="module")
+def mlir_verdicts() -> dict[tuple[str, str], list[str]]:
+    """(pair name, kind) -> MLIR's error messages (empty: accepted), from one
+    `iree-opt --split-input-file` run over every case."""
+    chunks, starts, line = [], [], 1
+    for pair, kind in CASES:
+        text = _text(pair, kind).rstrip("\n") + "\n"
+        starts.append(line)
+        chunks.append(text)
+        line += text.count("\n") + 1  # and the `// -----` line
+    proc = subprocess.run(
+        [IREE_OPT, "--allow-unregistered-dialect", "--split-input-file", "--mlir-print-op-on-diagnostic=false", "-"],
+        input="// -----\n".join(chunks),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors: dict[tuple[str, str], list[str]] = {(p.name, k): [] for p, k in CASES}
+    for m in re.finditer(r"^<stdin>:(\d+):\d+: error: (.*)$", proc.stderr, re.MULTILINE):
+        pair, kind = CASES[bisect.bisect_right(starts, int(m.group(1))) - 1]
+        errors[(pair.name, kind)].append(m.group(2).strip())
+    return errors
+
+
+@needs_mlir
+@pytest.mark.parametrize(("pair", "kind"), CASES, ids=[f"{p.name}-{k}" for p, k in CASES])
+def test_same_verdict_as_mlir(pair: Pair, kind: str, mlir_verdicts):
+    theirs = mlir_verdicts[(pair.name, kind)]
+    mine = ours(pair, kind)
+    if kind == "valid":
+        assert not theirs, f"test data: MLIR rejects the valid form: {theirs}"
+        assert mine is None, f"we reject what MLIR accepts: {mine}"
+        return
+    assert theirs, "test data: MLIR accepts the invalid form"
+    assert any(pair.message in t for t in theirs), f"test data: MLIR says {theirs}"
+    assert mine is not None, f"we accept what MLIR rejects ({theirs[0]})"
+    assert pair.message in mine, f"MLIR says {pair.message!r}, we say {mine!r}"
+
+
+def test_every_invalid_case_is_rejected_by_us():
+    """Without iree-opt too: each invalid form fails, each valid one passes."""
+    for pair in PAIRS:
+        message = ours(pair, "invalid")
+        assert message is not None and pair.message in message, (pair.name, message)
+        assert ours(pair, "valid") is None, (pair.name, ours(pair, "valid"))
+
+
+LIT = REPO / "test" / "lit" / "dialects"
+MLIR_WORDED_LIT_FILES = [
+    LIT / "tensor" / "invalid.mlir",
+    LIT / "scf" / "invalid.mlir",
+    LIT / "linalg" / "invalid.mlir",
+    LIT / "builtin" / "dominance-invalid.mlir",
+    LIT / "builtin" / "symbols-invalid.mlir",
+]
+
+
+@needs_mlir
+@pytest.mark.parametrize("path", MLIR_WORDED_LIT_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lit_expectations_are_mlirs(path: Path):
+    """The expected errors and notes of our lit files are MLIR's too."""
+    proc = subprocess.run(
+        [IREE_OPT, "--allow-unregistered-dialect", "--split-input-file", "--verify-diagnostics", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# The deliberate difference: affine division by zero
+# ---------------------------------------------------------------------------
+
+DIVISIONS = ["d0 floordiv 0", "d0 ceildiv 0", "d0 mod 0", "4 floordiv 0"]
+
+
+def _apply(expr: str) -> str:
+    return _func("%i: index", f"%0 = affine.apply affine_map<(d0) -> ({expr})>(%i)\nreturn")
+
+
+@pytest.mark.parametrize("expr", DIVISIONS)
+def test_affine_division_by_zero_is_refused_where_written(expr: str):
+    with pytest.raises(DiagnosticError) as info:
+        spyre_mlir.parse(_apply(expr))
+    d = info.value.diagnostic
+    assert d.message == f"'affine.apply' op affine expression `{expr}` divides by zero"
+    assert d.location is not None and d.location.line == 2
+    spyre_mlir.parse(_apply(expr.replace(" 0", " 2")))
+
+
+@needs_mlir
+def test_mlir_accepts_affine_division_by_zero():
+    """Pins the difference: if MLIR ever rejects these, we follow its message."""
+    for expr in DIVISIONS:
+        proc = subprocess.run([IREE_OPT, "-"], input=_apply(expr), capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# Dominance on IR that passes build (the parser cannot spell these)
+# ---------------------------------------------------------------------------
+
+
+def test_a_pass_moving_an_op_above_its_operand_is_caught():
+    module = spyre_mlir.parse(_func("", "%1 = arith.constant 1 : i32\n%0 = arith.addi %1, %1 : i32\nreturn"))
+    const, add, _ = module.body.block.ops.first.body.block.ops
+    add.detach()
+    const.parent.insert_op_before(add, const)
+    with pytest.raises(DiagnosticError) as info:
+        ir.verify(module)
+    d = info.value.diagnostic
+    assert d.message == "operand #0 does not dominate this use"
+    assert (d.location.line, d.notes[0].message, d.notes[0].location.line) == (
+        3,
+        "operand defined here (op in the same block)",
+        2,
+    )
+
+
+def test_a_region_value_used_outside_its_region_is_caught():
+    module = spyre_mlir.parse(
+        _func("%c: i1, %x: i32", "scf.if %c {\n%q = arith.constant 0 : i32\n}\n%s = arith.addi %x, %x : i32\nreturn")
+    )
+    if_, add, _ = module.body.block.ops.first.body.block.ops
+    add.operands = [if_.true_region.block.ops.first.results[0], add.operands[1]]
+    with pytest.raises(DiagnosticError) as info:
+        ir.verify(module)
+    d = info.value.diagnostic
+    assert (d.message, d.location.line) == ("operand #0 does not dominate this use", 5)
+    assert (d.notes[0].message, d.notes[0].location.line) == ("operand defined here (op in a child region)", 3)
+
+
+def test_dominance_is_linear():
+    """Four times the uses in a block, or four times the nesting depth (with a
+    use of an outer value at every level), about four times the time."""
+    from spyre_mlir.dominance import first_violation
+
+    def chain(n: int):
+        body = "\n".join(f"%v{i + 1} = arith.addi %v{i}, %v0 : i32" for i in range(n))
+        return spyre_mlir.parse(_func("%v0: i32", body + "\nreturn"), verify=False)
+
+    def nest(n: int):
+        from spyre_mlir.deep import call_deep
+
+        level = 'scf.if %c {\n"test.use"(%x) : (i32) -> ()\n'  # a use of an outer value at every depth
+        text = _func("%c: i1, %x: i32", level * n + "}\n" * n + "return")
+        return call_deep(ir.parse_module, text, "<nest>", ir.make_context(allow_unregistered=True))
+
+    def seconds(module) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            assert first_violation(module) is None
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    for build, n in ((chain, 1500), (nest, 500)):
+        small, large = seconds(build(n)), seconds(build(4 * n))
+        assert large < 8 * small + 0.05, (build.__name__, small, large)
