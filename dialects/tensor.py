@@ -280,7 +280,9 @@ class FromElementsOp(tensor.FromElementsOp):
         super().verify_()
         shape = _shape(self.result.type)
         if any(_dynamic(d) for d in shape):
-            raise VerifyException(f"result #0 must be statically shaped tensor of any type values, but got '{self.result.type}'")
+            raise VerifyException(
+                f"result #0 must be statically shaped tensor of any non-token type values, but got '{self.result.type}'"
+            )
         if len(self.elements) != math.prod(shape):
             raise VerifyException(
                 "failed to verify that operand types match result element type "
