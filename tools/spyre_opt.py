@@ -35,7 +35,7 @@ from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
 from spyre_mlir.verify_diagnostics import check_expectations
 
-SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of stdout went away (`| head`): that of a
@@ -100,11 +100,12 @@ class SpyreOptMain(xDSLOptMain):
         add("-p", "--passes", metavar="PASSES", type=_nonempty("-p/--passes", "a pass list such as 'cse,canonicalize'"),
             help="comma-separated pass list, options as name{opt=v} (see --list-passes)")
         add("--pipeline", metavar="NAME", type=_nonempty("--pipeline", "a pipeline name (see --list-pipelines)"),
-            help=f"run a named pipeline ({', '.join(sorted(PIPELINES))}); see --list-pipelines")
+            help=f"run a named pipeline (one of: {', '.join(sorted(PIPELINES))}); see --list-pipelines")
         add("--split-input-file", action="store_true",
             help="process each '// -----'-separated chunk of the input on its own")
         add("--verify-diagnostics", dest="verify_diagnostics", action="store_const", const="all", default=None,
-            help="check diagnostics against the input's expected-* annotations (see below)")
+            help="check diagnostics against the input's expected-* annotations (see below); "
+            "--verify-diagnostics=only-expected: only that the annotations are met")
         add("--verify-diagnostics-only-expected", dest="verify_diagnostics", action="store_const",
             const="only-expected", help=argparse.SUPPRESS)
         add("--mlir-print-op-generic", "--print-op-generic", dest="print_op_generic", action="store_true",

@@ -167,3 +167,8 @@ def test_2000_nested_regions_other_paths(tmp_path, capsys, flags):
     src = tmp_path / "deep.mlir"
     src.write_text(text)
     assert main([str(src), *flags]) == 0, capsys.readouterr().err
+
+
+def test_split_marker_on_its_own_line_also_with_crlf():
+    assert len(split_input("a\r\n// -----\r\nb\r\n// -----  \nc\n")) == 3
+    assert len(split_input("%x = op // ----- not a marker\n")) == 1
