@@ -61,6 +61,7 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 UPSTREAM_EXTENSIONS: dict[str, str] = {
     "arith": "spyre_mlir.dialects.arith",
     "linalg": "spyre_mlir.dialects.linalg",
+    "memref": "spyre_mlir.dialects.memref",
     "scf": "spyre_mlir.dialects.scf",
     "tensor": "spyre_mlir.dialects.tensor",
 }

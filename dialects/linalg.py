@@ -4,7 +4,8 @@
   outs(..) dimensions = [1]` (body `op(%init, %in)`, as MLIR's
   `addBodyWithPayloadOp(initFirst=true)` builds it), printed back in short
   form whenever the body is exactly that, as MLIR prints it.
-- MLIR's verifiers that xDSL lacks: `linalg.fill`'s value has the output's
+- MLIR's verifiers that xDSL lacks: `linalg.reduce`'s body takes one
+  argument per operand, of its element type; `linalg.fill`'s value has the output's
   element type; `linalg.yield` sits in a linalg op and yields one value per
   output, of the output's element type (in the bodies written in the source:
   `linalg.generic` and `linalg.reduce`; named ops' bodies are built by xDSL).
@@ -27,7 +28,22 @@ from xdsl.utils.exceptions import VerifyException
 
 
 class ReduceOp(linalg.ReduceOp):
-    """`linalg.reduce` with MLIR's short form (see module docstring)."""
+    """`linalg.reduce` with MLIR's short form (see module docstring), and
+    MLIR's check of the body's arguments: one per operand, of its element type."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not self.region.blocks:
+            return  # the region's single-block constraint reports it
+        args = self.region.block.args
+        if len(args) != 2:
+            raise VerifyException("mismatching number of operands and block arguments")
+        for which, operand, arg in (("input", self.input, args[0]), ("output", self.init, args[1])):
+            element = operand.type.get_element_type() if isinstance(operand.type, ShapedType) else operand.type
+            if element != arg.type:
+                raise VerifyException(
+                    f"{which} element type '{element}' does not match corresponding block argument type '{arg.type}'"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:

@@ -473,6 +473,46 @@ PAIRS: list[Pair] = [
         "type of yield operand 1 ('f16') doesn't match the element type",
     ),
     Pair(
+        "reduce-block-arguments",
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\n"
+            "(%x: f32) {\nlinalg.yield %x : f32\n}\nreturn",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\nreturn",
+        ),
+        "'linalg.reduce' op mismatching number of operands and block arguments",
+    ),
+    Pair(
+        "reduce-block-argument-type",
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\n"
+            "(%x: f32, %y: f16) {\nlinalg.yield %x : f32\n}\nreturn",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]\n"
+            "(%x: f32, %y: f32) {\nlinalg.yield %x : f32\n}\nreturn",
+        ),
+        "output element type 'f32' does not match corresponding block argument type 'f16'",
+    ),
+    # --- memref (dialects/memref.py): xDSL's check raised an internal error ---
+    Pair(
+        "load-indices",
+        _func("%m: memref<4x4xf32>, %i: index", "%0 = memref.load %m[%i] : memref<4x4xf32>\nreturn"),
+        _func("%m: memref<4x4xf32>, %i: index", "%0 = memref.load %m[%i, %i] : memref<4x4xf32>\nreturn"),
+        "'memref.load' op invalid number of indices for accessed memref, expected 2 but got 1",
+    ),
+    Pair(
+        "store-indices",
+        _func("%m: memref<4xf32>, %i: index, %v: f32", "memref.store %v, %m[%i, %i] : memref<4xf32>\nreturn"),
+        _func("%m: memref<4xf32>, %i: index, %v: f32", "memref.store %v, %m[%i] : memref<4xf32>\nreturn"),
+        "'memref.store' op invalid number of indices for accessed memref, expected 1 but got 2",
+    ),
+    Pair(
         "yield-outside-linalg",
         _func("%x: f32", "linalg.yield %x : f32"),
         _generic("linalg.yield %x : f32"),
@@ -557,6 +597,7 @@ MLIR_WORDED_LIT_FILES = [
     LIT / "tensor" / "invalid.mlir",
     LIT / "scf" / "invalid.mlir",
     LIT / "linalg" / "invalid.mlir",
+    LIT / "memref" / "invalid.mlir",
     LIT / "builtin" / "dominance-invalid.mlir",
     LIT / "builtin" / "symbols-invalid.mlir",
 ]

@@ -49,3 +49,25 @@ func.func @yield_outside_linalg(%x: f32) {
   // expected-error @+1 {{'linalg.yield' op expected parent op with LinalgOp interface}}
   linalg.yield %x : f32
 }
+
+// -----
+
+func.func @reduce_block_arguments(%a: tensor<4x8xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.reduce' op mismatching number of operands and block arguments}}
+  %0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]
+    (%x: f32) {
+      linalg.yield %x : f32
+    }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_block_argument_type(%a: tensor<4x8xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.reduce' op input element type 'f32' does not match corresponding block argument type 'f16'}}
+  %0 = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [1]
+    (%x: f16, %y: f32) {
+      linalg.yield %y : f32
+    }
+  return %0 : tensor<4xf32>
+}
