@@ -23,16 +23,33 @@ __all__ = ["parse", "PassManager", "interpret", "DiagnosticError"]
 
 
 def parse(text_or_path: Any, *, verify: bool = True) -> ModuleOp:
-    """Parse MLIR text or a file path into a verified module.
+    """Parse MLIR text or a file into a verified module.
 
-    Raises `spyre_mlir.DiagnosticError` (with `file:line:col`) on bad input."""
+    `text_or_path`: a `pathlib.Path` is a file; a `str` is a file if one of
+    that name exists, else MLIR text if it holds a newline, `{` or `(`
+    (`spyre_mlir.ir.read_source`). Raises `spyre_mlir.DiagnosticError` (with
+    `file:line:col`) on bad input, and for a file that cannot be read."""
     from spyre_mlir import ir
+    from spyre_mlir.deep import call_deep
+    from spyre_mlir.diagnostics import Diagnostic, DiagnosticError
 
-    text, name = ir.read_source(text_or_path)
-    module = ir.parse_module(text, name)
-    if verify:
-        ir.verify(module)
-    return module
+    try:
+        text, name = ir.read_source(text_or_path)
+    except OSError as exc:
+        hint = ""
+        if isinstance(text_or_path, str) and not isinstance(exc, IsADirectoryError):
+            hint = " (a string without a newline, '{' or '(' is a file name)"
+        raise DiagnosticError(
+            Diagnostic("error", f"cannot read '{text_or_path}': {exc.strerror or exc}{hint}")
+        ) from None
+
+    def parse_and_verify() -> ModuleOp:
+        module = ir.parse_module(text, name)
+        if verify:
+            ir.verify(module)
+        return module
+
+    return call_deep(parse_and_verify)  # deeply nested regions recurse deeply
 
 
 def __getattr__(name: str) -> Any:

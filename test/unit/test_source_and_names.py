@@ -102,3 +102,20 @@ def test_a_located_error_shows_raw_bytes_as_escapes(tmp_path):
         spyre_mlir.parse(f)
     rendered = info.value.diagnostic.render({str(f): f.read_bytes().decode("utf-8", "surrogateescape")})
     rendered.encode("utf-8")  # printable
+
+
+def test_a_missing_file_is_a_diagnostic_naming_the_rule():
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse("func.func @unsupported")
+    assert "cannot read 'func.func @unsupported'" in info.value.diagnostic.message
+    assert "is a file name" in info.value.diagnostic.message
+
+
+def test_the_api_parses_deeply_nested_regions():
+    n = 2000
+    text = "func.func @f(%c: i1) {\n" + "scf.if %c {\n" * n + "}\n" * n + "func.return\n}\n"
+    module = spyre_mlir.parse(text)
+    from spyre_mlir.deep import call_deep
+
+    ifs = call_deep(lambda: sum(op.name == "scf.if" for op in module.walk()))  # xDSL's walk recurses too
+    assert ifs == n
