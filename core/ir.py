@@ -66,7 +66,8 @@ UPSTREAM_EXTENSIONS: dict[str, str] = {
     "tensor": "spyre_mlir.dialects.tensor",
 }
 """xDSL dialects, and our module whose `REPLACEMENTS` (op subclasses) are
-swapped into them under the same names: upstream syntax xDSL lacks."""
+swapped into them under the same names: upstream syntax and verifiers xDSL
+lacks."""
 
 
 def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
