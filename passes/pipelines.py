@@ -82,7 +82,15 @@ class PassManager:
         return [p.name for p in self.passes]
 
     def run(self, module: ModuleOp) -> ModuleOp:
-        """Run every pass in order on `module` (in place) and return it."""
+        """Run every pass in order on `module` (in place) and return it.
+
+        Runs on a large stack (`spyre_mlir.deep.call_deep`; inline when
+        already on one), so deeply nested IR does not hit the recursion limit."""
+        from spyre_mlir.deep import call_deep
+
+        return call_deep(self._run, module)
+
+    def _run(self, module: ModuleOp) -> ModuleOp:
         from spyre_mlir.ir import make_context, verify
 
         ctx = self.ctx or make_context()

@@ -172,3 +172,13 @@ def test_2000_nested_regions_other_paths(tmp_path, capsys, flags):
 def test_split_marker_on_its_own_line_also_with_crlf():
     assert len(split_input("a\r\n// -----\r\nb\r\n// -----  \nc\n")) == 3
     assert len(split_input("%x = op // ----- not a marker\n")) == 1
+
+
+def test_pass_manager_api_runs_deep_ir():
+    """PassManager.run from Python (no spyre-opt around it) on 2000 nested regions."""
+    import spyre_mlir
+
+    n = 2000
+    text = "func.func @deep(%c: i1) {\n" + "scf.if %c {\n" * n + "}\n" * n + "return\n}\n"
+    module = spyre_mlir.parse(text)
+    spyre_mlir.PassManager.parse("ktdp-normalize-memory-space,spyre-fold-reshapes").run(module)
