@@ -60,6 +60,7 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 
 UPSTREAM_EXTENSIONS: dict[str, str] = {
     "arith": "spyre_mlir.dialects.arith",
+    "cf": "spyre_mlir.dialects.cf",
     "linalg": "spyre_mlir.dialects.linalg",
     "memref": "spyre_mlir.dialects.memref",
     "scf": "spyre_mlir.dialects.scf",

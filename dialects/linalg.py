@@ -4,8 +4,9 @@
   outs(..) dimensions = [1]` (body `op(%init, %in)`, as MLIR's
   `addBodyWithPayloadOp(initFirst=true)` builds it), printed back in short
   form whenever the body is exactly that, as MLIR prints it.
-- MLIR's verifiers that xDSL lacks: `linalg.reduce`'s body takes one
-  argument per operand, of its element type; `linalg.fill`'s value has the output's
+- MLIR's verifiers that xDSL lacks: `linalg.reduce`'s dimensions increase
+  and are in range, and its body takes one argument per operand, of its
+  element type; `linalg.fill`'s value has the output's
   element type; `linalg.yield` sits in a linalg op and yields one value per
   output, of the output's element type (in the bodies written in the source:
   `linalg.generic` and `linalg.reduce`; named ops' bodies are built by xDSL).
@@ -32,6 +33,19 @@ class ReduceOp(linalg.ReduceOp):
     MLIR's check of the body's arguments: one per operand, of its element type."""
 
     def verify_(self) -> None:
+        # MLIR's checks of `dimensions` first: xDSL's verifier indexes the
+        # input shape with them, and crashed on one out of range.
+        type(self).get_irdl_definition().verify(self)
+        dims = self.dimensions.get_values()
+        if any(b <= a for a, b in zip(dims, dims[1:])):
+            raise VerifyException(
+                "attribute 'dimensions' failed to satisfy constraint: i64 dense array attribute should be in "
+                "increasing order"
+            )
+        if isinstance(self.input.type, ShapedType):
+            rank = len(self.input.type.get_shape())
+            if any(not 0 <= d < rank for d in dims):
+                raise VerifyException(f"dimensions for reduction should be in the range [0, {rank - 1}].")
         super().verify_()
         if not self.region.blocks:
             return  # the region's single-block constraint reports it

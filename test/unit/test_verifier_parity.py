@@ -169,6 +169,18 @@ PAIRS: list[Pair] = [
         "operand #0 does not dominate this use",
         unregistered=True,
     ),
+    Pair(
+        "branch-operand-count",
+        _func("%c: i1, %v: i32", "cf.cond_br %c, ^a, ^b(%v : i32)\n^a(%x: i32):\nreturn\n^b:\nreturn"),
+        _func("%c: i1, %v: i32", "cf.cond_br %c, ^a(%v : i32), ^b\n^a(%x: i32):\nreturn\n^b:\nreturn"),
+        "branch has 0 operands for successor #0, but target block has 1",
+    ),
+    Pair(
+        "branch-operand-type",
+        _func("%v: f32", "cf.br ^a(%v : f32)\n^a(%x: i32):\nreturn"),
+        _func("%v: i32", "cf.br ^a(%v : i32)\n^a(%x: i32):\nreturn"),
+        "type mismatch for bb argument #0 of successor #0",
+    ),
     # --- symbols (core/module_checks.py) ---
     Pair(
         "redefined-symbol",
@@ -499,6 +511,34 @@ PAIRS: list[Pair] = [
         ),
         "output element type 'f32' does not match corresponding block argument type 'f16'",
     ),
+    Pair(
+        "reduce-dimension-range",
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<4xf32>",
+            "%0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [2]\n"
+            "return",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<8xf32>",
+            "%0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<8xf32>) dimensions = [0]\n"
+            "return",
+        ),
+        "dimensions for reduction should be in the range [0, 1].",
+    ),
+    Pair(
+        "reduce-dimension-order",
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<f32>",
+            "%0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<f32>) dimensions = [1, 0]\n"
+            "return",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %t: tensor<f32>",
+            "%0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<f32>) dimensions = [0, 1]\n"
+            "return",
+        ),
+        "i64 dense array attribute should be in increasing order",
+    ),
     # --- memref (dialects/memref.py): xDSL's check raised an internal error ---
     Pair(
         "load-indices",
@@ -594,6 +634,7 @@ def test_every_invalid_case_is_rejected_by_us():
 
 LIT = REPO / "test" / "lit" / "dialects"
 MLIR_WORDED_LIT_FILES = [
+    LIT / "cf" / "invalid.mlir",
     LIT / "tensor" / "invalid.mlir",
     LIT / "scf" / "invalid.mlir",
     LIT / "linalg" / "invalid.mlir",

@@ -71,3 +71,19 @@ func.func @reduce_block_argument_type(%a: tensor<4x8xf32>, %t: tensor<4xf32>) ->
     }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @reduce_dimension_out_of_range(%a: tensor<4x8xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.reduce' op dimensions for reduction should be in the range [0, 1].}}
+  %0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<4xf32>) dimensions = [2]
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_dimensions_order(%a: tensor<4x8xf32>, %t: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'linalg.reduce' op attribute 'dimensions' failed to satisfy constraint: i64 dense array attribute should be in increasing order}}
+  %0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<f32>) dimensions = [1, 0]
+  return %0 : tensor<f32>
+}
