@@ -50,9 +50,10 @@ def test_parse_errors_are_located():
     assert d.render().startswith(f"<string>:{t2 + 1}:3: error: 'ktdp.construct_access_tile' op")
 
 
-def test_missing_file_is_an_os_error(tmp_path):
-    with pytest.raises(FileNotFoundError):
+def test_missing_file_is_a_diagnostic(tmp_path):
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
         spyre_mlir.parse(tmp_path / "nope.mlir")
+    assert info.value.diagnostic.message.startswith(f"cannot read '{tmp_path / 'nope.mlir'}': No such file")
 
 
 def test_pass_manager_parse_and_run():
