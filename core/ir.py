@@ -186,7 +186,12 @@ def _describe(exc: Exception) -> str:
 
 def parse_error_diagnostic(exc: ParseError) -> Diagnostic:
     loc = exc.span.get_location()
-    return Diagnostic("error", exc.msg, Location(exc.span.input.name, loc.line, loc.col))
+    message = exc.msg.strip()
+    if not message or exc.msg[:1].isspace():
+        # xDSL gives only the context of some failures (" in block definition").
+        found = repr(exc.span.text) if exc.span.text else "end of input"
+        message = f"unexpected {found}" + (f" {message}" if message else "")
+    return Diagnostic("error", message, Location(exc.span.input.name, loc.line, loc.col))
 
 
 def parse_module(text: str, name: str = "<string>", ctx: Context | None = None, *, line_offset: int = 0) -> ModuleOp:

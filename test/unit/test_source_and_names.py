@@ -119,3 +119,13 @@ def test_the_api_parses_deeply_nested_regions():
 
     ifs = call_deep(lambda: sum(op.name == "scf.if" for op in module.walk()))  # xDSL's walk recurses too
     assert ifs == n
+
+
+def test_a_parse_error_always_says_what_was_found():
+    # xDSL reports only " in block definition" for a function cut off after a block.
+    text = "func.func @f() {\n  func.return\n  ^bb1:\n"
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(text)
+    message = info.value.diagnostic.message
+    assert message.strip() == message and message
+    assert not message.startswith("in ")
