@@ -21,3 +21,52 @@ def corpus_params():
     if not files:
         return [pytest.param(None, marks=pytest.mark.skip(reason="../shared/corpus/ktir not present"))]
     return [pytest.param(f, id=f.name) for f in files]
+
+
+# -- arguments of corpus kernels, shared by every test that runs them ----------
+
+CORPUS_SCALARS: dict[str, dict] = {
+    # kernel file stem: values that cannot be derived from the kernel (sizes the
+    # kernel's comments or its Triton source give). Pointer data is derived from
+    # the memory views (spyre_mlir.interpreter.sample_args).
+    "layernorm_fwd_ktir": dict(N=8192, eps=1e-5, BLOCK_SIZE=1024),
+    "matmul_fwd_ktir": dict(K=2048, BLOCK_SIZE_M=32, BLOCK_SIZE_N=512, BLOCK_SIZE_K=128),
+    "softmax_fwd_ktir": dict(n_rows=4096),
+    "softmax_small": dict(n_rows=64),
+    "vector_add_ktir": dict(BLOCK_SIZE=128),
+}
+
+CORPUS_HBM: dict[str, dict[int, tuple[tuple[int, ...], str]]] = {
+    # kernels with constant base addresses: element address -> (shape, dtype)
+    "add-with-control-flow": {1024: ((96, 64), "f2"), 12288: ((96, 64), "f2"), 18432: ((96, 64), "f2")},
+}
+
+
+CORPUS_GRID: dict[str, tuple[int, ...]] = {
+    # kernels written for a grid that their `grid` attribute does not give
+    "add-with-control-flow": (32,),
+}
+
+
+def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None) -> tuple[str, dict, dict]:
+    """(function, keyword arguments of `interpret`, hbm preloads) to run a kernel
+    file on seeded data; the keywords include `grid` where CORPUS_GRID gives one.
+
+    Arguments come from CORPUS_SCALARS plus what the kernel's views imply; a
+    kernel whose arguments cannot be derived is skipped, naming what to add."""
+    import numpy as np
+
+    import spyre_mlir
+    from spyre_mlir.interpreter import Interpreter
+    from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
+
+    func_op = Interpreter(spyre_mlir.parse(path)).kernel(func_name)
+    try:
+        args = sample_arguments(func_op, CORPUS_SCALARS.get(path.stem, {}), seed)
+    except MissingArgument as exc:
+        pytest.skip(f"{path.name}: {exc} in test/unit/conftest.py CORPUS_SCALARS")
+    rng = np.random.default_rng(seed)
+    hbm = {a: rng.standard_normal(shape).astype(dtype) for a, (shape, dtype) in CORPUS_HBM.get(path.stem, {}).items()}
+    if path.stem in CORPUS_GRID:
+        args["grid"] = CORPUS_GRID[path.stem]
+    return func_op.sym_name.data, args, hbm
