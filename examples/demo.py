@@ -12,7 +12,7 @@
 Another kernel runs its `--func` (default: the only function) with the
 `--arg` values `spyre-run` takes (FILE.npy, random:SHAPExDTYPE[:SEED],
 zeros:SHAPExDTYPE, INT, FLOAT); a pointer parameter without one gets seeded
-random data shaped like the one static memory view built on it. Exit status 0
+data covering the static memory views built on it (sample_args.py). Exit status 0
 when every check passes, 1 on bad input or a failed check.
 """
 
@@ -29,6 +29,7 @@ import numpy as np
 import spyre_mlir
 from spyre_mlir import ir
 from spyre_mlir.interpreter import Interpreter
+from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,27 +48,6 @@ def describe_change(before: Counter, after: Counter) -> str:
 
 
 DEFAULT_KERNEL = HERE / "softmax_rows.mlir"
-
-
-def default_arguments(func_op, given: dict) -> dict:
-    """`given`, plus seeded data for each pointer parameter with one static memory view."""
-    from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
-    from spyre_mlir.interpreter.dtypes import element_format
-
-    args = dict(given)
-    entry = func_op.body.blocks[0]
-    for i, param in enumerate(entry.args):
-        name = param.name_hint or f"arg{i}"
-        if name in args:
-            continue
-        views = [u.operation for u in param.uses if isinstance(u.operation, ConstructMemoryViewOp)]
-        if len(views) != 1 or any(d < 0 for d in views[0].result.type.get_shape()):
-            raise ValueError(f"give a value for parameter '{name}' with --arg {name}=VALUE")
-        memref = views[0].result.type
-        dtype = element_format(memref.element_type).storage
-        rng = np.random.default_rng(2026 + i)
-        args[name] = rng.standard_normal(memref.get_shape()).astype(dtype)
-    return args
 
 
 def main() -> int:
@@ -120,12 +100,12 @@ def main() -> int:
         if bundled and not given:
             x = np.random.default_rng(2026).standard_normal((256, 128)).astype(np.float16)
             given = {"out": np.zeros((256, 128), np.float16), "in": x}
-        kernel_args = default_arguments(func_op, given)
+        kernel_args = sample_arguments(func_op, given, seed=2026)
     except spyre_mlir.DiagnosticError as e:
         print(e.diagnostic.render(), file=sys.stderr)
         return 1
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except MissingArgument as e:
+        print(f"error: {e} with --arg {e.name}=VALUE", file=sys.stderr)
         return 1
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
