@@ -198,15 +198,22 @@ def bounding_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, i
     written: `0 <= d0, d1 <= 3, d0 + d1 <= 2` is bounded by a 3x3 box. Exact
     up to EXACT_BOX_POINT_LIMIT candidate points; beyond, the box from
     interval propagation (which may be larger)."""
+    empty = [(0, -1)] * aset.num_dims
     if (box := box_bounds(aset, syms)) is not None:
-        return box
+        return empty if any(lo > hi for lo, hi in box) else box
     box = _propagated_box(aset, syms)
-    if box is None or product(hi - lo + 1 for lo, hi in box) > EXACT_BOX_POINT_LIMIT:
+    if box is None:
+        return None
+    if any(lo > hi for lo, hi in box):
+        return empty
+    if product(hi - lo + 1 for lo, hi in box) > EXACT_BOX_POINT_LIMIT:
         return box
     points = grid_points(box)
+    if not _fits_int64(aset, box, syms):
+        points = points.astype(object)  # exact Python ints: no silent wrap
     members = points[contains(aset, points, syms)]
     if members.shape[0] == 0:
-        return [(0, -1)] * aset.num_dims
+        return empty
     return [(int(a), int(b)) for a, b in zip(members.min(axis=0), members.max(axis=0))]
 
 
@@ -263,8 +270,45 @@ def _propagated_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int
     return [(int(a), int(b)) for a, b in zip(lo, hi)]  # type: ignore[arg-type]
 
 
+_SAFE = 1 << 62
+
+
+def _fits_int64(aset: AffineSet, box: Sequence[tuple[int, int]], syms: Sequence[int] = ()) -> bool:
+    """Whether every constraint of `aset`, and each of its subexpressions,
+    stays well inside 64 bits over `box` (so NumPy int64 evaluates it
+    exactly). Constants are 64-bit, but a product of a coefficient and a
+    coordinate, or a sum, need not be."""
+    dims = [max(abs(lo), abs(hi)) for lo, hi in box]
+    bounds = [abs(int(s)) for s in syms]
+
+    def magnitude(e: AffineExpr) -> int:
+        if isinstance(e, AffineDimExpr):
+            return dims[e.position]
+        if isinstance(e, AffineSymExpr):
+            return bounds[e.position] if e.position < len(bounds) else _SAFE
+        if isinstance(e, AffineConstantExpr):
+            return abs(e.value)
+        assert isinstance(e, AffineBinaryOpExpr)
+        a, b = magnitude(e.lhs), magnitude(e.rhs)
+        match e.kind:
+            case AffineBinaryOpKind.Add:
+                m = a + b
+            case AffineBinaryOpKind.Mul:
+                m = a * b
+            case AffineBinaryOpKind.Mod:
+                m = b
+            case _:  # floordiv, ceildiv (and the negation in ceildiv's formula)
+                m = a + 1
+        return m if m < _SAFE and a < _SAFE and b < _SAFE else _SAFE
+
+    return all(d < _SAFE for d in dims) and all(
+        magnitude(c.lhs - c.rhs) < _SAFE for c in aset.constraints
+    )
+
+
 def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> np.ndarray:
-    """Membership mask for `points` (shape [N, num_dims])."""
+    """Membership mask for `points` (shape [N, num_dims]). Exact for
+    `points` of dtype object (Python ints); int64 points wrap on overflow."""
     import numpy as np
 
     dims = [points[:, i] for i in range(aset.num_dims)]
@@ -276,12 +320,16 @@ def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> n
 
 
 def grid_points(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
-    """All integer points of an inclusive box, row-major, shape [N, rank]."""
+    """All integer points of an inclusive box, row-major, shape [N, rank]
+    (int64; dtype object, of Python ints, for coordinates beyond 2^62)."""
     import numpy as np
 
     if not bounds:
         return np.zeros((1, 0), dtype=np.int64)
-    axes = [np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds]
+    if not all(-_SAFE < lo and hi < _SAFE for lo, hi in bounds):  # beyond int64: Python ints
+        axes = [np.array(range(lo, hi + 1), dtype=object) for lo, hi in bounds]
+    else:
+        axes = [np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds]
     mesh = np.meshgrid(*axes, indexing="ij")
     return np.stack([m.reshape(-1) for m in mesh], axis=1)
 

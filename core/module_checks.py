@@ -10,6 +10,9 @@
   interpreter and the KTDP verifiers evaluate maps, and would fail with a
   ZeroDivisionError (or wrap silently in NumPy), so the map is refused where
   it is written instead.
+- An affine constant outside 64 bits (`index`), in IR built by code: the
+  parser refuses such a literal as MLIR does (`constant too large for
+  index`), and folding wraps to 64 bits as MLIR's does.
 
 Both run before the op verifiers so that no verifier ever evaluates a map
 that divides by zero. Each is one linear walk.
@@ -26,6 +29,7 @@ from xdsl.traits import SymbolTable
 
 from spyre_mlir.affine import format_expr
 from spyre_mlir.diagnostics import error
+from spyre_mlir.xdsl_fixes import INT64_MAX, INT64_MIN
 
 _DIVISIONS = (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod)
 
@@ -93,6 +97,9 @@ def _check_affine_divisors(op: Operation, clean: set[int]) -> None:
                 bad = _division_by_zero(expr)
                 if bad is not None:
                     raise error(op, f"'{op.name}' op affine expression `{format_expr(bad, _dim_or_sym)}` divides by zero")
+                big = _constant_too_large(expr)
+                if big is not None:
+                    raise error(op, f"'{op.name}' op affine constant {big} is too large for index (64 bits)")
 
 
 _LEAF, _PARAMETRIZED, _ARRAY, _DICT, _MAP, _SET = range(6)
@@ -129,6 +136,15 @@ def _division_by_zero(expr: AffineExpr) -> AffineExpr | None:
             and e.rhs.value == 0
         ):
             return e
+    return None
+
+
+def _constant_too_large(expr: AffineExpr) -> int | None:
+    """A constant of `expr` outside 64 bits (the parser refuses such a
+    literal, and folding wraps; IR built by code may still hold one)."""
+    for e in expr.dfs():
+        if isinstance(e, AffineConstantExpr) and not INT64_MIN <= e.value <= INT64_MAX:
+            return e.value
     return None
 
 

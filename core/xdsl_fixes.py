@@ -12,7 +12,9 @@ from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
 from xdsl.parser import AttrParser
+from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
@@ -137,3 +139,57 @@ def _try_fold_constant_but_not_by_zero(self: AffineExpr, other: AffineExpr, kind
 
 
 AffineExpr._try_fold_constant = _try_fold_constant_but_not_by_zero  # pyright: ignore[reportPrivateUsage]
+
+
+# Affine constants are 64-bit (`index`), as in MLIR. xDSL kept any Python
+# int: `-d1 + 18446744073709551616 >= 0` was read, and evaluating it over
+# NumPy coordinates then crashed (OverflowError). MLIR's parser refuses a
+# literal above 2^63 (`constant too large for index`, at the literal), and
+# reads 2^63 itself as -2^63 (its uint64 reading, wrapped). Arithmetic on
+# constants, which xDSL folds while building an expression as MLIR does,
+# wraps to 64 bits as MLIR's does (`d0 * 4611686018427387904 * 2` is
+# `d0 * -9223372036854775808`, `-(-9223372036854775808)` is itself), so every
+# constant of a parsed map is 64-bit. A constant outside 64 bits in IR built
+# by code is refused by the verifier (`spyre_mlir.module_checks`).
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def wrap_int64(value: int) -> int:
+    """`value` as a two's-complement 64-bit integer (MLIR's int64_t)."""
+    return ((value - INT64_MIN) & ((1 << 64) - 1)) + INT64_MIN
+
+
+def _parse_primary_int64(self: AffineParser, parse_optional_bare_id):  # noqa: ANN001
+    token = self._current_token  # pyright: ignore[reportPrivateUsage]
+    if token.kind == MLIRTokenKind.INTEGER_LIT:
+        value = token.kind.get_int_value(token.span)
+        if value > 1 << 63:
+            raise ParseError(token.span, "constant too large for index")
+        if value == 1 << 63:
+            self._consume_token()  # pyright: ignore[reportPrivateUsage]
+            return AffineExpr.constant(INT64_MIN)
+    return _parse_primary(self, parse_optional_bare_id)
+
+
+_parse_primary = AffineParser._parse_primary  # pyright: ignore[reportPrivateUsage]
+AffineParser._parse_primary = _parse_primary_int64  # pyright: ignore[reportPrivateUsage]
+
+
+def _try_fold_constant_int64(self: AffineExpr, other: AffineExpr, kind: AffineBinaryOpKind):
+    folded = _try_fold_constant_but_not_by_zero(self, other, kind)
+    if isinstance(folded, AffineConstantExpr) and not INT64_MIN <= folded.value <= INT64_MAX:
+        return AffineConstantExpr(wrap_int64(folded.value))
+    return folded
+
+
+_neg = AffineExpr.__neg__
+
+
+def _neg_int64(self: AffineExpr) -> AffineExpr:
+    if isinstance(self, AffineConstantExpr):
+        return AffineConstantExpr(wrap_int64(-self.value))
+    return _neg(self)
+
+
+AffineExpr._try_fold_constant = _try_fold_constant_int64  # pyright: ignore[reportPrivateUsage]
+AffineExpr.__neg__ = _neg_int64

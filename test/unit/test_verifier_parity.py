@@ -188,6 +188,23 @@ PAIRS: list[Pair] = [
         "func.func @g() {\nreturn\n}\nfunc.func @h() {\nreturn\n}\n",
         "redefinition of symbol named 'g'",
     ),
+    # --- affine constants are 64-bit (core/xdsl_fixes.py): a parse error at the literal ---
+    Pair(
+        "affine-constant-too-large",
+        _func("%i: index", "%0 = affine.apply affine_map<(d0) -> (d0 + 18446744073709551616)>(%i)\nreturn"),
+        _func("%i: index", "%0 = affine.apply affine_map<(d0) -> (d0 + 9223372036854775808)>(%i)\nreturn"),
+        "constant too large for index",
+    ),
+    Pair(
+        "affine-set-constant-too-large",
+        "#s = affine_set<(d0) : (-d0 * 9223372036854775809 >= 0)>\n" + _func("", "return").replace(
+            "@f()", "@f() attributes {s = #s}"
+        ),
+        "#s = affine_set<(d0) : (-d0 * 9223372036854775807 * 4 >= 0)>\n" + _func("", "return").replace(
+            "@f()", "@f() attributes {s = #s}"
+        ),
+        "constant too large for index",
+    ),
     # --- tensor (dialects/tensor.py) ---
     Pair(
         "extract-indices",

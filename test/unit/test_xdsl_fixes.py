@@ -75,3 +75,56 @@ def test_hex_in_a_float_dense_literal_is_a_bit_pattern():
     a, b = [op.value.get_values() for op in module.walk() if isinstance(op, ConstantOp)]
     assert list(a) == [-math.inf, -math.inf]
     assert list(b) == [1.0, -math.inf]
+
+
+@pytest.mark.parametrize(
+    ("written", "printed"),
+    [
+        # MLIR's spelling of each (iree-opt prints the same map).
+        ("d0 + 9223372036854775808", "d0 - 9223372036854775808"),  # 2^63 reads as -2^63
+        ("d0 floordiv 9223372036854775808", "d0 floordiv -9223372036854775808"),
+        ("d0 * 4611686018427387904 * 2", "d0 * -9223372036854775808"),  # folding wraps
+        ("(d0 + 9223372036854775807) + 9223372036854775807", "d0 - 2"),
+        ("-(-9223372036854775807 - 1)", "-9223372036854775808"),
+    ],
+)
+def test_affine_constants_are_64_bit(written: str, printed: str):
+    from xdsl.ir.affine import AffineConstantExpr
+
+    from spyre_mlir.ir import print_ir
+
+    src = f"func.func @f(%i: index) -> index {{\n  %0 = affine.apply affine_map<(d0) -> ({written})>(%i)\n  return %0 : index\n}}\n"
+    module = spyre_mlir.parse(src)
+    text = print_ir(module)
+    assert f"affine_map<(d0) -> ({printed})>" in text
+    (amap,) = [op.map.data for op in module.walk() if op.name == "affine.apply"]
+    for e in amap.results[0].dfs():
+        assert not isinstance(e, AffineConstantExpr) or -(1 << 63) <= e.value < 1 << 63
+    assert print_ir(spyre_mlir.parse(text)) == text  # and it reads back the same
+
+
+def test_affine_constant_above_2_pow_63_is_refused_where_written():
+    src = "func.func @f(%i: index) {\n  %0 = affine.apply affine_map<(d0) -> (d0 * -9223372036854775809)>(%i)\n  return\n}\n"
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(src)
+    d = info.value.diagnostic
+    assert (d.message, d.location.line, d.location.col) == ("constant too large for index", 2, 47)
+
+
+def test_affine_constant_beyond_64_bits_built_by_code_is_refused_by_the_verifier():
+    from xdsl.dialects.builtin import AffineMapAttr
+    from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineMap
+
+    from spyre_mlir import ir
+
+    module = spyre_mlir.parse(
+        "func.func @f(%i: index) {\n  %0 = affine.apply affine_map<(d0) -> (d0 + 1)>(%i)\n  return\n}\n"
+    )
+    (apply,) = [op for op in module.walk() if op.name == "affine.apply"]
+    big = AffineBinaryOpExpr(AffineBinaryOpKind.Add, AffineDimExpr(0), AffineConstantExpr(1 << 64))
+    apply.properties["map"] = AffineMapAttr(AffineMap(1, 0, (big,)))
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        ir.verify(module)
+    d = info.value.diagnostic
+    assert d.message == "'affine.apply' op affine constant 18446744073709551616 is too large for index (64 bits)"
+    assert d.location.line == 2

@@ -45,3 +45,21 @@ func.func @ktdp_subscript(%base: index, %r: index) {
       access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<2x4xindex>
   return
 }
+
+// -----
+
+// Affine constants are 64-bit (index), as in MLIR: a literal above 2^63 is
+// refused where it is written, with MLIR's message (2^63 itself is -2^63).
+func.func @constant_too_large(%i: index) -> index {
+  // expected-error @+1 {{constant too large for index}}
+  %0 = affine.apply affine_map<(d0) -> (d0 + 18446744073709551616)>(%i)
+  return %0 : index
+}
+
+// -----
+
+// expected-error @+1 {{constant too large for index}}
+#s = affine_set<(d0) : (-d0 * 9223372036854775809 >= 0)>
+func.func @constant_too_large_in_a_set() attributes {s = #s} {
+  return
+}

@@ -239,3 +239,27 @@ func.func @triangle_box(%a: index) {
   %t = ktdp.construct_access_tile %v[0, 0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, d1 >= 0, d0 - d1 >= 0, -d0 + 3 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<4x3xindex>
   return
 }
+
+// -----
+
+// A constant beyond 64 bits in a tile set is refused as MLIR refuses it in
+// any affine set (the verifier crashed evaluating it over int64 coordinates).
+func.func @tile_set_constant_too_large(%a: index) {
+  %v = ktdp.construct_memory_view %a, sizes: [4, 4], strides: [4, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
+  %t = ktdp.construct_access_tile %v[0, 0] {
+    // expected-error @+1 {{constant too large for index}}
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 18446744073709551616 >= 0, d0 - d1 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<4x4xindex>
+  return
+}
+
+// -----
+
+// Constants near 2^63 are 64-bit and the tile set's box is computed exactly
+// (no overflow): this set is the 4x4 box at rows 2^63 - 4 .. 2^63 - 1.
+func.func @tile_set_near_int64_max(%a: index) {
+  %v = ktdp.construct_memory_view %a, sizes: [4, 4], strides: [4, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4x4xf32>
+  // expected-error @+1 {{result shape 4x3 does not match the access_tile_set box 4x4 under access_tile_order}}
+  %t = ktdp.construct_access_tile %v[0, 0] {access_tile_set = affine_set<(d0, d1) : (d0 - 9223372036854775804 >= 0, -d0 + 9223372036854775807 >= 0, d1 >= 0, -d1 + 3 >= 0, d0 * 3 - d1 * 9223372036854775807 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<4x4xf32> -> !ktdp.access_tile<4x3xindex>
+  return
+}
