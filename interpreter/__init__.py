@@ -10,13 +10,17 @@ from __future__ import annotations
 from spyre_mlir.interpreter import ops_arith, ops_ktdp, ops_linalg, ops_scf, ops_tensor  # noqa: F401
 from spyre_mlir.interpreter.api import Interpreter, InterpretResult, RunReport, interpret
 from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
-from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, InterpreterOptions
+from spyre_mlir.interpreter.errors import InterpreterWarning
+from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, DEFAULT_MEMORY_LIMIT, MAX_CALL_DEPTH, InterpreterOptions
 
 __all__ = [
     "DEFAULT_LX_BYTES",
+    "DEFAULT_MEMORY_LIMIT",
+    "MAX_CALL_DEPTH",
     "InterpretResult",
     "Interpreter",
     "InterpreterOptions",
+    "InterpreterWarning",
     "RunReport",
     "bf16_bits_to_float32",
     "float32_to_bf16_bits",

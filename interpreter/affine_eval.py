@@ -24,6 +24,8 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from spyre_mlir.interpreter.errors import InterpreterError
+
 
 def _source(expr: AffineExpr) -> str:
     if isinstance(expr, AffineDimExpr):
@@ -31,7 +33,10 @@ def _source(expr: AffineExpr) -> str:
     if isinstance(expr, AffineSymExpr):
         return f"s[{expr.position}]"
     if isinstance(expr, AffineConstantExpr):
-        return str(int(expr.value))
+        value = int(expr.value)
+        if not -(1 << 63) <= value < (1 << 63):
+            raise InterpreterError(f"affine constant {value} does not fit in 64 bits (index)")
+        return str(value)
     assert isinstance(expr, AffineBinaryOpExpr)
     lhs, rhs = _source(expr.lhs), _source(expr.rhs)
     match expr.kind:

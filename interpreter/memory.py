@@ -351,12 +351,14 @@ class AddressSpace:
         return idx, inside
 
     def locate_points(
-        self, elements: np.ndarray, itemsize: int, write: bool
+        self, elements: np.ndarray, itemsize: int, write: bool, anchor: int | None = None
     ) -> list[tuple[Segment | None, np.ndarray | slice]]:
         """Element addresses (of `itemsize`-byte elements) grouped by the segment
         holding them: [(segment, indices into `elements`)]. Writes create scratch
         where nothing is; unwritten addresses read are an error, or (when
-        `check_uninitialized` is off) come back under `None` and read as zero."""
+        `check_uninitialized` is off) come back under `None` and read as zero.
+        `anchor` is the byte address of the view's base: when it lies in a
+        placed array, every element must too (running off it is an error)."""
         if not elements.size:
             return []
         byte_lo = elements.astype(np.int64, copy=False) * itemsize
@@ -372,6 +374,16 @@ class AddressSpace:
         idx, inside = self._assign(byte_lo, itemsize)
         unmapped = None
         if not inside.all():
+            # A view over a placed array must stay inside it (as a contiguous access must).
+            if anchor is not None:
+                home = self.find(anchor, anchor + 1)
+                if home is not None and home.fixed:
+                    stray = int(byte_lo[np.argmin(inside)])
+                    where = "starts before" if stray < home.start else "runs past the end of"
+                    raise InterpreterError(
+                        f"access to {self.name} bytes [{lo}, {hi}) {where} {home.owner} "
+                        f"(bytes [{home.start}, {home.end})), which holds the view's base"
+                    )
             outside = np.unique(byte_lo[~inside])
             if write:
                 breaks = np.flatnonzero(np.diff(outside) > PAGE) + 1

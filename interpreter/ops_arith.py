@@ -69,9 +69,33 @@ def _unary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
     return step
 
 
+def _has_dynamic_tensor(values) -> bool:
+    return any(isinstance(v.type, TensorType) and any(d < 0 for d in v.type.get_shape()) for v in values)
+
+
+def shape_checked(fc: FunctionCompiler, op: Operation, fn: Callable, operands=None) -> Callable:
+    """`fn`, refusing tensor operands whose run-time shapes differ (possible only
+    with dynamic dims: the verifier has checked static ones)."""
+    operands = list(op.operands if operands is None else operands)
+    if not _has_dynamic_tensor(operands):
+        return fn
+    leads = [1 if fc.is_varying(v) else 0 for v in operands]
+    tensors = [isinstance(v.type, TensorType) for v in operands]
+
+    def checked(*args):
+        shapes = {np.shape(x)[lead:] for x, lead, t in zip(args, leads, tensors) if t}
+        if len(shapes) > 1:
+            listed = " and ".join("x".join(map(str, sh)) or "scalar" for sh in sorted(shapes))
+            raise InterpreterError(f"operands of '{op.name}' have different shapes at run time: {listed}")
+        return fn(*args)
+
+    return checked
+
+
 def _binary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
     a, b, r = fc.slot(op.operands[0]), fc.slot(op.operands[1]), fc.slot(op.results[0])
     finish = _finisher(fc, op.results[0])
+    fn = shape_checked(fc, op, fn)
     if finish is None:
 
         def step(frame):
@@ -115,8 +139,19 @@ def _check_divisor(b) -> None:
         raise InterpreterError("integer division by zero")
 
 
+def _check_signed_overflow(a, b, fmt: ElementFormat, op: str) -> None:
+    """INT_MIN / -1 overflows: undefined behavior for divsi, floordivsi, ceildivsi
+    and (as LLVM's srem it lowers to) remsi."""
+    if fmt.kind == "bool" or fmt.unsigned:
+        return
+    least = -(1 << (fmt.width - 1))
+    if ((np.asarray(a) == least) & (np.asarray(b) == -1)).any():
+        raise InterpreterError(
+            f"signed division overflow in {op}: {least} / -1 does not fit in {fmt.name} (undefined behavior in MLIR)"
+        )
+
+
 def _divsi(a, b):
-    _check_divisor(b)
     if _is_array(a) or _is_array(b):
         a, b = np.asarray(a), np.asarray(b)
         q = a // b
@@ -126,7 +161,6 @@ def _divsi(a, b):
 
 
 def _remsi(a, b):
-    _check_divisor(b)
     if _is_array(a) or _is_array(b):
         return np.fmod(a, b)
     r = abs(a) % abs(b)
@@ -134,13 +168,58 @@ def _remsi(a, b):
 
 
 def _floordivsi(a, b):
-    _check_divisor(b)
     return a // b
 
 
 def _ceildivsi(a, b):
-    _check_divisor(b)
     return -((-a) // b)
+
+
+def _signed_division(fmt: ElementFormat, fn: Callable, op: str) -> Callable:
+    def apply(a, b):
+        _check_divisor(b)
+        _check_signed_overflow(a, b, fmt, op)
+        return fn(a, b)
+
+    return apply
+
+
+_OVERFLOW_CHECKED = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.shli": "<<"}
+
+
+def _exact(a, b, symbol: str):
+    """The mathematically exact result of `a symbol b` on Python ints (object arrays for arrays)."""
+    if _is_array(a) or _is_array(b):
+        a, b = np.asarray(a).astype(object), np.asarray(b).astype(object)
+    if symbol == "+":
+        return a + b
+    if symbol == "-":
+        return a - b
+    if symbol == "*":
+        return a * b
+    return a * (2**b) if not isinstance(b, np.ndarray) else a * np.vectorize(lambda k: 2**int(k), otypes=[object])(b)
+
+
+def _overflow_checked(fmt: ElementFormat, fn: Callable, symbol: str, nsw: bool, nuw: bool, op: str) -> Callable:
+    """`fn`, with MLIR's `overflow<nsw|nuw>` flags: a result that wraps is poison, an error here."""
+    bits = fmt.width
+    lo_s, hi_s = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    hi_u = (1 << bits) - 1
+
+    def apply(a, b):
+        if symbol == "<<":
+            _shift_amount(b, fmt)
+        if nsw:
+            exact = _exact(_signed(a, fmt), _signed(b, fmt) if symbol != "<<" else _unsigned(b, fmt), symbol)
+            if (np.asarray(exact < lo_s) | np.asarray(exact > hi_s)).any():
+                raise InterpreterError(f"signed overflow in {op} with overflow<nsw> (poison in MLIR)")
+        if nuw:
+            exact = _exact(_unsigned(a, fmt), _unsigned(b, fmt), symbol)
+            if (np.asarray(exact < 0) | np.asarray(exact > hi_u)).any():
+                raise InterpreterError(f"unsigned overflow in {op} with overflow<nuw> (poison in MLIR)")
+        return fn(a, b)
+
+    return apply
 
 
 def _unsigned_binary(fmt: ElementFormat, fn: Callable) -> Callable:
@@ -231,22 +310,27 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
         "arith.xori": lambda a, b: a ^ b,
         "arith.maxsi": lambda a, b: np.maximum(a, b) if _is_array(a) or _is_array(b) else max(a, b),
         "arith.minsi": lambda a, b: np.minimum(a, b) if _is_array(a) or _is_array(b) else min(a, b),
-        "arith.divsi": _divsi,
-        "arith.remsi": _remsi,
-        "arith.floordivsi": _floordivsi,
-        "arith.ceildivsi": _ceildivsi,
+        "arith.divsi": _signed_division(fmt, _divsi, "arith.divsi"),
+        "arith.remsi": _signed_division(fmt, _remsi, "arith.remsi"),
+        "arith.floordivsi": _signed_division(fmt, _floordivsi, "arith.floordivsi"),
+        "arith.ceildivsi": _signed_division(fmt, _ceildivsi, "arith.ceildivsi"),
         "arith.divui": _unsigned_binary(fmt, _udiv),
         "arith.remui": _unsigned_binary(fmt, _urem),
         "arith.ceildivui": _unsigned_binary(fmt, _uceildiv),
         "arith.maxui": _unsigned_binary(fmt, np.maximum),
         "arith.minui": _unsigned_binary(fmt, np.minimum),
     }
+    flags = op.properties.get("overflowFlags")
+    flag_names = {str(getattr(f, "value", f)) for f in getattr(flags, "data", ())}
+    nsw, nuw = "nsw" in flag_names, "nuw" in flag_names
     if op.name in signed:
         fn = signed[op.name]
         if fmt.kind == "bool" and op.name in ("arith.addi", "arith.subi"):
             fn = signed["arith.xori"]  # i1 arithmetic is modulo 2
         elif fmt.kind == "bool" and op.name == "arith.muli":
             fn = signed["arith.andi"]
+        if (nsw or nuw) and op.name in _OVERFLOW_CHECKED and fmt.kind != "bool":
+            fn = _overflow_checked(fmt, fn, _OVERFLOW_CHECKED[op.name], nsw, nuw, op.name)
         return _binary_step(fc, op, fn)
 
     def shli(a, b):
@@ -261,7 +345,10 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
         _shift_amount(b, fmt)
         return _signed(_unsigned(a, fmt) >> _unsigned(b, fmt), fmt)
 
-    return _binary_step(fc, op, {"arith.shli": shli, "arith.shrsi": shrsi, "arith.shrui": shrui}[op.name])
+    fn = {"arith.shli": shli, "arith.shrsi": shrsi, "arith.shrui": shrui}[op.name]
+    if (nsw or nuw) and op.name == "arith.shli" and fmt.kind != "bool":
+        fn = _overflow_checked(fmt, fn, "<<", nsw, nuw, op.name)
+    return _binary_step(fc, op, fn)
 
 
 _CMPI = {
@@ -342,8 +429,10 @@ def _select(fc: FunctionCompiler, op: Operation) -> Step:
 
         return step
 
+    where = shape_checked(fc, op, np.where)
+
     def step(frame):
-        frame[r] = np.where(frame[c], frame[a], frame[b])
+        frame[r] = where(frame[c], frame[a], frame[b])
 
     return step
 
@@ -568,9 +657,10 @@ def _fma(fc: FunctionCompiler, op: Operation) -> Step:
     a, b, c, r = (fc.slot(v) for v in (*op.operands, op.results[0]))
     finish = _finisher(fc, op.results[0]) or (lambda x: x)
 
+    fma = shape_checked(fc, op, lambda x, y, z: finish(_back(_wider(x) * _wider(y) + _wider(z), x)))
+
     def step(frame):
-        x = frame[a]
-        frame[r] = finish(_back(_wider(x) * _wider(frame[b]) + _wider(frame[c]), x))
+        frame[r] = fma(frame[a], frame[b], frame[c])
 
     return step
 
@@ -582,10 +672,14 @@ def _absi(fc: FunctionCompiler, op: Operation) -> Step:
 
 @handles("math.ipowi")
 def _ipowi(fc: FunctionCompiler, op: Operation) -> Step:
+    modulus = 1 << fc.format(op.results[0]).width
+
     def ipow(a, b):
         if (np.asarray(b) < 0).any():
             raise InterpreterError("math.ipowi with a negative exponent")
-        return np.power(a, b) if _is_array(a) or _is_array(b) else a**b
+        if _is_array(a) or _is_array(b):
+            return np.power(a, b)  # repeated squaring, wrapping at the width
+        return pow(a, b, modulus)  # wrapped to the signed range by the finisher
 
     return _binary_step(fc, op, ipow)
 

@@ -28,6 +28,7 @@ from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
 from spyre_mlir.interpreter.views import (
     BoxTile,
     DistributedView,
@@ -102,15 +103,29 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
 
     # The geometry of a view of static sizes whose set has no symbols is fixed.
     static_geometry = None if dynamic_sizes or n_syms else view_geometry(cset, (), tuple(sizes))
+    dynamic_strides = any(isinstance(e, tuple) for e in strides)
+    static_span = None if dynamic_sizes or dynamic_strides else _span(tuple(sizes), tuple(strides))
+    limit = ADDRESS_LIMIT // fmt.itemsize
 
     def step(frame):
         view_sizes = _resolve(sizes, frame) if dynamic_sizes else tuple(sizes)
+        span = static_span or _span(view_sizes, _resolve(strides, frame))
+        offset = frame[base]
+        if type(offset) is np.ndarray:
+            values = offset.tolist()
+            least, most = min(values), max(values)
+        else:
+            least = most = offset
+        if least + span[0] <= -limit or most + span[1] >= limit:
+            raise InterpreterError(
+                f"the view spans element offsets [{least + span[0]}, {most + span[1]}], beyond the 2^62 bytes "
+                "of address space the interpreter models"
+            )
         if dynamic_sizes:
             for i, (got, want) in enumerate(zip(view_sizes, declared)):
                 if want != DYNAMIC_INDEX and got != want:
                     raise InterpreterError(f"size {got} of dim {i} disagrees with the view type {ty}")
         syms = tuple(int(frame[s]) for s in size_slots[:n_syms])
-        offset = frame[base]
         if arg_name is not None and arg_name in program.runtime.array_args:
             address, dtype = program.runtime.array_args[arg_name]
             if not storage_matches(fmt, dtype):
@@ -124,6 +139,16 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
         frame[r] = MemoryView(fmt, offset, view_sizes, _resolve(strides, frame), cset, syms, lx, op, static_geometry)
 
     return step
+
+
+def _span(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, int]:
+    """Element offsets of a view's lowest and highest element relative to its base."""
+    low = high = 0
+    for n, s in zip(sizes, strides):
+        if n > 0:
+            low += min(0, (n - 1) * s)
+            high += max(0, (n - 1) * s)
+    return low, high
 
 
 @handles("ktdp.construct_distributed_memory_view")
@@ -149,18 +174,19 @@ def _distributed_view(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-def _geometry_for(op: Operation, aset, order, result_type: AccessTileType, what: str):
+def _geometry_for(op: Operation, aset, order, result_type: AccessTileType, what: str, memory_limit: int | None = None):
     """A function syms -> TileGeometry, checking the declared tile type."""
     perm = permutation_of(order)
     if perm is None:
         raise InterpreterError(f"{what}_order must be a permutation of its dims, got {order}")
     declared = result_type.get_shape()
     cache: dict[tuple[int, ...], TileGeometry] = {}
+    limit = memory_limit
 
     def geometry(syms: tuple[int, ...]) -> TileGeometry:
         geom = cache.get(syms)
         if geom is None:
-            geom = TileGeometry.of(aset, tuple(perm), syms)
+            geom = TileGeometry.of(aset, tuple(perm), syms, limit)
             if any(d != DYNAMIC_INDEX and d != g for d, g in zip(declared, geom.shape)):
                 raise InterpreterError(
                     f"access tile type {result_type} does not match the {what}_set, whose bounding box "
@@ -180,7 +206,7 @@ def _access_tile(fc: FunctionCompiler, op: Operation) -> Step:
     if any(fc.is_varying(s) for s in op.symbol_operands):
         raise NotBatchable(op, "the shape of an access tile depends on the core id")
     aset = op.access_tile_set.data
-    geometry = _geometry_for(op, aset, op.access_tile_order.data, op.result.type, "access_tile")
+    geometry = _geometry_for(op, aset, op.access_tile_order.data, op.result.type, "access_tile", fc.program.memory_limit)
     static_geom = geometry(()) if aset.num_symbols == 0 else None
     anchor_of = compile_map(op.base_map.data)
     n_dims = op.base_map.data.num_dims
@@ -207,7 +233,9 @@ def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
     if any(fc.is_varying(s) for s in op.symbol_operands):
         raise NotBatchable(op, "the shape of an access tile depends on the core id")
     aset = op.variables_space_set.data
-    geometry = _geometry_for(op, aset, op.variables_space_order.data, op.result.type, "variables_space")
+    geometry = _geometry_for(
+        op, aset, op.variables_space_order.data, op.result.type, "variables_space", fc.program.memory_limit
+    )
     kinds = [k.value for k in op.per_dim_subscript_kinds.data]
     maps = [compile_map(m.data) for m in op.per_dim_subscript_maps.data]
     base = fc.slot(op.base)
@@ -284,12 +312,19 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
     fmt = fc.format(op.data_tile)
     d, t = fc.slot(op.data_tile), fc.slot(op.access_tile)
     program = fc.program
+    lead = 1 if fc.is_varying(op.data_tile) else 0
 
     def step(frame):
         tile = frame[t]
         if tile.view.fmt is not fmt:
             raise InterpreterError(f"storing {fmt.name} elements through an access tile of a {tile.view.fmt.name} view")
-        store(tile, frame[d], frame[0], program.runtime.access)
+        data = frame[d]
+        if data.shape[lead:] != tuple(tile.shape):
+            raise InterpreterError(
+                f"storing a {'x'.join(map(str, data.shape[lead:]))} tensor through a "
+                f"{'x'.join(map(str, tile.shape))} access tile"
+            )
+        store(tile, data, frame[0], program.runtime.access)
 
     return step
 

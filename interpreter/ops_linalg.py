@@ -22,6 +22,7 @@ have direct implementations; `linalg.index` reads the domain of its op.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import monotonic
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
@@ -321,7 +322,10 @@ def _structured(
         full = [np.broadcast_to(v, shape) for v in views[:n_in]]
         par_shape = shape[:lead] + tuple(sizes[d] for d in parallel)
         acc = [np.broadcast_to(init_in_domain(arrays[n_in + k], k), par_shape) for k in range(len(outputs))]
+        deadline = fc.program.runtime.deadline
         for point in np.ndindex(*(sizes[d] for d in reductions)):
+            if deadline is not None and monotonic() > deadline:
+                raise fc.program.runtime.timed_out("folding this op")
             fixed = dict(zip(reductions, point))
             where = (slice(None),) * lead + tuple(fixed.get(d, slice(None)) for d in range(len(sizes)))
             in_views = [v[where] for v in full]

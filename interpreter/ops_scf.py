@@ -11,6 +11,7 @@ loops are always varying, since cores leave the loop at different times.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from time import monotonic
 
 import numpy as np
 from xdsl.dialects import func, scf
@@ -19,6 +20,29 @@ from xdsl.ir import Operation, SSAValue
 from spyre_mlir.diagnostics import error
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
+
+_SAFE = 1 << 62
+"""Loop bounds below this magnitude compute trip counts and induction values in int64 exactly."""
+
+_MAX_TRIPS = 1 << 62
+"""Trip counts are capped here (a loop that long never ends; the timeout stops it)."""
+
+
+def _trip_counts(lo, hi, s, count: int) -> tuple[np.ndarray, bool]:
+    """Per lane: the trip count of `lo to hi step s`, exactly (no int64
+    overflow), and whether the bounds are small enough for int64 induction values."""
+    arrays = [np.broadcast_to(np.asarray(x), (count,)) for x in (lo, hi, s)]
+    small = all(a.dtype.itemsize <= 4 and a.dtype.kind in "iub" for a in arrays) or all(
+        int(a.min()) > -_SAFE and int(a.max()) < _SAFE for a in arrays
+    )
+    if small:
+        l, h, st = (a.astype(np.int64, copy=False) for a in arrays)
+        return np.minimum(np.maximum(0, -((l - h) // st)), _MAX_TRIPS), True
+    trips = [
+        min(max(0, -((a - b) // c)), _MAX_TRIPS) for a, b, c in zip(*(a.tolist() for a in arrays))
+    ]
+    return np.array(trips, np.int64), False
 
 
 def _fixes(fc: FunctionCompiler, sources: Sequence[SSAValue], targets: Sequence[SSAValue]) -> list[Callable | None]:
@@ -77,7 +101,10 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
             carried = [frame[i] for i in init_slots]
             if need_init_fix:
                 carried = _apply(carried, init_fixes, frame[0].count)
+            deadline = program.runtime.deadline
             for i in range(lo, hi, s):
+                if deadline is not None and monotonic() > deadline:
+                    raise program.runtime.timed_out()
                 frame[iv] = i
                 for slot, value in zip(arg_slots, carried):
                     frame[slot] = value
@@ -91,10 +118,19 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
 
     fc.require_mergeable(op, op.results)
     captured = fc.varying_captured_slots(op.body)
+    iv_dtype = fc.format(block.args[0]).compute
 
-    def run_iterations(frame, first: int, last: int, lo, s, carried: list) -> list:
+    def run_iterations(frame, first: int, last: int, lo, s, carried: list, small: bool) -> list:
+        """Iterations [first, last) on the lanes of `frame`; `lo` and `s` are int64 lane arrays."""
+        deadline = program.runtime.deadline
         for k in range(first, last):
-            frame[iv] = lo + k * s
+            if deadline is not None and monotonic() > deadline:
+                raise program.runtime.timed_out()
+            if small:
+                value = lo + k * s
+            else:  # bounds near the int64 limits: exact in Python ints
+                value = np.array([a + k * b for a, b in zip(lo.tolist(), s.tolist())], np.int64)
+            frame[iv] = value if iv_dtype == np.int64 else value.astype(iv_dtype)
             for slot, value in zip(arg_slots, carried):
                 frame[slot] = value
             carried = body(frame)
@@ -107,13 +143,15 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
         lo, hi, s = frame[lb], frame[ub], frame[st]
         if (np.asarray(s) <= 0).any():
             raise InterpreterError(f"scf.for step must be positive, got {np.unique(s).tolist()}")
-        trips = np.broadcast_to(np.maximum(0, -((np.asarray(lo) - hi) // s)), (count,))
+        trips, small = _trip_counts(lo, hi, s, count)
+        lo = np.broadcast_to(np.asarray(lo), (count,)).astype(np.int64)
+        s = np.broadcast_to(np.asarray(s), (count,)).astype(np.int64)
         carried = [frame[i] for i in init_slots]
         if need_init_fix:
             carried = _apply(carried, init_fixes, count)
         low, high = int(trips.min()), int(trips.max())
         if low == high:
-            carried = run_iterations(frame, 0, high, lo, s, carried)
+            carried = run_iterations(frame, 0, high, lo, s, carried, small)
         else:
             # Phases between consecutive distinct trip counts; each phase runs
             # on the lanes that still iterate.
@@ -125,11 +163,10 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
                     continue
                 active = np.nonzero(trips >= t)[0]
                 if active.shape[0] == count:
-                    carried = run_iterations(frame, done, t, lo, s, carried)
+                    carried = run_iterations(frame, done, t, lo, s, carried, small)
                 else:
                     sub = gather_frame(frame, captured, active)
-                    sub_lo, sub_step = (x[active] if isinstance(x, np.ndarray) else x for x in (lo, s))
-                    part = run_iterations(sub, done, t, sub_lo, sub_step, [c[active] for c in carried])
+                    part = run_iterations(sub, done, t, lo[active], s[active], [c[active] for c in carried], small)
                     carried = [_scatter(c, active, p) for c, p in zip(carried, part)]
                 done = t
         for slot, value in zip(result_slots, carried):
@@ -216,7 +253,10 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
         def step(frame):
             count = frame[0].count
             values = _apply([frame[s] for s in init_slots], init_fixes, count)
+            deadline = program.runtime.deadline
             while True:
+                if deadline is not None and monotonic() > deadline:
+                    raise program.runtime.timed_out()
                 for slot, value in zip(before_slots, values):
                     frame[slot] = value
                 cond, *forwarded = before_body(frame)
@@ -240,7 +280,10 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
         active = np.arange(count)
         sub = frame
         results: list[np.ndarray | None] = [None] * len(result_slots)
+        deadline = program.runtime.deadline
         while True:
+            if deadline is not None and monotonic() > deadline:
+                raise program.runtime.timed_out()
             for slot, value in zip(before_slots, values):
                 sub[slot] = value
             cond, *forwarded = before_body(sub)
@@ -307,7 +350,14 @@ def _call(fc: FunctionCompiler, op: Operation) -> Step:
         compiled = state.get("callee")
         if compiled is None:  # decoded on first call, so that recursion terminates
             compiled = state["callee"] = program.function(name, arg_varying)
-        results = compiled.call(frame[0], [frame[s] for s in arg_slots])
+        runtime = program.runtime
+        if runtime.call_depth >= MAX_CALL_DEPTH:
+            raise InterpreterError(f"call depth exceeds {MAX_CALL_DEPTH} nested calls (unbounded recursion into @{name}?)")
+        runtime.call_depth += 1
+        try:
+            results = compiled.call(frame[0], [frame[s] for s in arg_slots])
+        finally:
+            runtime.call_depth -= 1
         for slot, value, wanted, have, dtype in zip(
             result_slots, results, caller_varying, compiled.result_varying, formats
         ):

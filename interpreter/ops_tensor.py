@@ -11,6 +11,7 @@ empty tensor as the accumulator of `linalg.matmul`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,6 +42,30 @@ def _static_shape(ty: TensorType) -> tuple[int, ...] | None:
     return None if DYNAMIC_INDEX in shape or any(d < 0 for d in shape) else shape
 
 
+def _dims(values, what: str) -> tuple[int, ...]:
+    """Run-time dynamic sizes as a shape; negative sizes are the kernel's error."""
+    dims = tuple(int(d) for d in values)
+    if any(d < 0 for d in dims):
+        raise InterpreterError(f"negative size in the {what} {'x'.join(map(str, dims))}")
+    return dims
+
+
+def _check_size(fc: FunctionCompiler, shape: tuple[int, ...], dtype: np.dtype, what: str) -> None:
+    runtime = fc.program.runtime
+    nbytes = math.prod(shape) * dtype.itemsize
+    if runtime is not None and nbytes > runtime.budget.limit:
+        runtime.check_allocation(nbytes, what)
+
+
+def _reshaped(x: np.ndarray, lead: int, shape: tuple[int, ...], op: Operation) -> np.ndarray:
+    if math.prod(x.shape[lead:]) != math.prod(shape) or any(d < 0 for d in shape):
+        raise InterpreterError(
+            f"'{op.name}' cannot reshape a {'x'.join(map(str, x.shape[lead:])) or 'scalar'} tensor "
+            f"to {'x'.join(map(str, shape)) or 'scalar'}"
+        )
+    return x.reshape(x.shape[:lead] + tuple(shape))
+
+
 def _no_varying(fc: FunctionCompiler, op: Operation, values: Sequence[SSAValue], what: str) -> None:
     if any(fc.is_varying(v) for v in values):
         raise NotBatchable(op, f"{what} depends on the core id")
@@ -65,7 +90,9 @@ def _empty(fc: FunctionCompiler, op: Operation) -> Step:
     dims = _mixed(ty.get_shape(), op.dynamic_sizes, fc)
 
     def step(frame):
-        frame[r] = np.zeros(tuple(int(d) for d in _resolve(dims, frame)), dtype)
+        shape = _dims(_resolve(dims, frame), "tensor.empty shape")
+        _check_size(fc, shape, dtype, f"tensor.empty of shape {'x'.join(map(str, shape))}")
+        frame[r] = np.zeros(shape, dtype)
 
     return step
 
@@ -81,13 +108,13 @@ def _splat(fc: FunctionCompiler, op: Operation) -> Step:
 
         def step(frame):
             x = frame[a]
-            shape = tuple(_resolve(dims, frame))
+            shape = _dims(_resolve(dims, frame), "tensor.splat shape")
             frame[r] = np.broadcast_to(x.reshape(x.shape + (1,) * len(shape)), x.shape + shape)
 
         return step
 
     def step(frame):
-        frame[r] = np.broadcast_to(np.asarray(frame[a], dtype), tuple(_resolve(dims, frame)))
+        frame[r] = np.broadcast_to(np.asarray(frame[a], dtype), _dims(_resolve(dims, frame), "tensor.splat shape"))
 
     return step
 
@@ -162,6 +189,8 @@ def _reduced_shape(sizes: Sequence[int], result_type: TensorType) -> tuple[int, 
     """The slice shape `sizes` with the unit dims MLIR drops to reach the result rank."""
     target = list(result_type.get_shape())
     if len(target) == len(sizes):
+        if any(t != DYNAMIC_INDEX and t >= 0 and t != n for t, n in zip(target, sizes)):
+            raise InterpreterError(f"slice sizes {list(sizes)} disagree with the result type {result_type}")
         return tuple(sizes)
     out, j = [], 0
     for s in sizes:
@@ -170,6 +199,8 @@ def _reduced_shape(sizes: Sequence[int], result_type: TensorType) -> tuple[int, 
             j += 1
         elif s != 1:
             raise InterpreterError(f"cannot drop dim of size {s} to reach {result_type}")
+    if len(out) != len(target):
+        raise InterpreterError(f"slice sizes {list(sizes)} disagree with the result type {result_type}")
     return tuple(out)
 
 
@@ -240,7 +271,7 @@ def _insert_slice(fc: FunctionCompiler, op: Operation) -> Step:
         if not varying:
             slices, sizes = spec.slices(frame, dest.shape)
             out = dest.copy()
-            out[slices] = source.reshape(sizes)
+            out[slices] = _reshaped(source, 0, tuple(sizes), op)
             frame[r] = out
             return
         count = frame[0].count
@@ -249,10 +280,10 @@ def _insert_slice(fc: FunctionCompiler, op: Operation) -> Step:
         if spec.varying_offsets:
             for lane in range(count):
                 slices, sizes = spec.slices(frame, shape, lane)
-                out[lane][slices] = (source[lane] if source_lead else source).reshape(sizes)
+                out[lane][slices] = _reshaped(source[lane] if source_lead else source, 0, tuple(sizes), op)
         else:
             slices, sizes = spec.slices(frame, shape)
-            out[(slice(None), *slices)] = source.reshape(source.shape[:source_lead] + tuple(sizes))
+            out[(slice(None), *slices)] = _reshaped(source, source_lead, tuple(sizes), op)
         frame[r] = out
 
     return step
@@ -264,7 +295,7 @@ def _reshape_step(fc: FunctionCompiler, op: Operation, src: SSAValue, result: SS
 
     def step(frame):
         x = frame[a]
-        frame[r] = x.reshape(x.shape[:lead] + shape_of(frame, x.shape[lead:]))
+        frame[r] = _reshaped(x, lead, tuple(shape_of(frame, x.shape[lead:])), op)
 
     return step
 
@@ -368,6 +399,9 @@ def _concat(fc: FunctionCompiler, op: Operation) -> Step:
 
     def step(frame):
         arrays = [frame[s] for s in inputs]
+        shapes = {x.shape[lead:][:axis] + x.shape[lead:][axis + 1 :] for x, lead in zip(arrays, leads)}
+        if len(shapes) > 1:
+            raise InterpreterError(f"tensor.concat inputs differ in dims other than dim {axis} at run time")
         if varying:
             count = frame[0].count
             arrays = [x if lead else np.broadcast_to(x, (count, *x.shape)) for x, lead in zip(arrays, leads)]

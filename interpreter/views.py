@@ -95,6 +95,8 @@ class TileGeometry:
             raise InterpreterError("the tile set is unbounded: every dim needs a lower and an upper bound")
         lo = tuple(a for a, _ in bbox)
         extents = tuple(max(0, b - a + 1) for a, b in bbox)
+        if any(not -(1 << 62) < v < (1 << 62) for bounds in bbox for v in bounds):
+            raise InterpreterError(f"the tile set's bounds {bbox} are beyond the 2^62 elements the interpreter models")
         box_mask = tile_mask = None
         if box is None and extents:
             need = math.prod(extents) * (8 * len(extents) + 2)
@@ -681,7 +683,7 @@ def _gather(view, coords: np.ndarray, tile, ctx, lane, access: Access) -> np.nda
         offsets = view.base + coords @ np.asarray(view.strides, np.int64)
         space = access.space(view)
         size = fmt.storage.itemsize
-        for seg, sel in space.locate_points(offsets, size, write=False):
+        for seg, sel in space.locate_points(offsets, size, False, _anchor(view, size)):
             if seg is None:  # never written, read as zero (check_uninitialized is off)
                 continue
             typed, first_elem = seg.typed(fmt.storage)
@@ -694,6 +696,11 @@ def _gather(view, coords: np.ndarray, tile, ctx, lane, access: Access) -> np.nda
     out = np.zeros(selected.shape[0], fmt.compute)
     out[selected] = values
     return out
+
+
+def _anchor(view: MemoryView, itemsize: int) -> int | None:
+    base = view.base
+    return int(base) * itemsize if not isinstance(base, np.ndarray) else None
 
 
 def _scatter(view, coords: np.ndarray, values: np.ndarray, tile, ctx, lane, access: Access) -> None:
@@ -719,7 +726,7 @@ def _scatter(view, coords: np.ndarray, values: np.ndarray, tile, ctx, lane, acce
     space = access.space(view)
     size = fmt.storage.itemsize
     raw = fmt.to_storage(np.asarray(values, fmt.compute))
-    for seg, sel in space.locate_points(offsets, size, write=True):
+    for seg, sel in space.locate_points(offsets, size, True, _anchor(view, size)):
         typed, first_elem = seg.typed(fmt.storage)
         rel = offsets[sel] - first_elem
         typed[rel] = raw[sel]

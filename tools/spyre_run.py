@@ -4,6 +4,7 @@
               [--out DIR] [--grid 32|2x16] [--grid-order row-major|col-major]
               [--lx-limit 2MiB] [--check-lx] [--allow-uninitialized]
               [--mask-out-of-bounds] [--execution auto|batched|per-core]
+              [--timeout SECONDS] [--memory-limit 8GiB]
               [--print-summary] [--print-outputs]
 
 VALUE is one of
@@ -16,15 +17,21 @@ VALUE is one of
 Arrays given for `index` parameters are placed in HBM and their address is
 passed (see docs/interpreter.md). With --out, every array argument and every
 --hbm region is written to DIR/NAME.npy (DIR/hbm@ADDR.npy) after the run.
-Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1.
+Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
+warnings (a kernel that reads the tile id but has no grid) as
+`FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
+--timeout is given; allocations above --memory-limit (default 8GiB, or half
+the machine's memory if less) are refused before they are made.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
+import warnings
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,9 +39,25 @@ from pathlib import Path
 import numpy as np
 
 from spyre_mlir import ir
+from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import DiagnosticError
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1000,
+    "kb": 1000,
+    "kib": 1024,
+    "m": 1000**2,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "g": 1000**3,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "t": 1000**4,
+    "tb": 1000**4,
+    "tib": 1024**4,
+}
 
 
 class UsageError(Exception):
@@ -80,6 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="run all cores together, one after another, or batched when possible (default)",
     )
+    parser.add_argument(
+        "--timeout", metavar="SECONDS", help="stop a run that takes longer, naming the loop it was in (default: none)"
+    )
+    parser.add_argument(
+        "--memory-limit",
+        metavar="BYTES",
+        help="refuse allocations beyond this many bytes (default 8GiB, or half the machine's memory if less)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
     parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
     parser.add_argument("--print-outputs", action="store_true", help="print every output array")
@@ -91,6 +122,16 @@ def parse_size(text: str) -> int:
     if not match or match.group(2).lower() not in _SIZE_UNITS:
         raise UsageError(f"bad size '{text}' (e.g. 2097152, 2MiB, 512KiB)")
     return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+
+
+def parse_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise UsageError(f"bad timeout '{text}' (seconds, e.g. 30 or 0.5)") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise UsageError(f"bad timeout '{text}': it must be a positive number of seconds")
+    return seconds
 
 
 def parse_grid(text: str) -> tuple[int, ...]:
@@ -123,22 +164,36 @@ def _dtype(name: str) -> tuple[np.dtype, bool]:
 
 
 def _shape_and_type(spec: str) -> tuple[tuple[int, ...], np.dtype, bool]:
-    parts = spec.split("x")
-    try:
-        shape = tuple(int(p) for p in parts[:-1])
-    except ValueError:
-        raise UsageError(f"bad shape in '{spec}' (e.g. 4096x1024xf16)") from None
-    dtype, bf16 = _dtype(parts[-1])
+    match = re.fullmatch(r"((?:[-+]?\d+x)*)([a-z][a-z0-9]*)", spec)
+    if match is None:
+        raise UsageError(f"bad shape in '{spec}' (e.g. 4096x1024xf16)")
+    shape = tuple(int(p) for p in match.group(1).split("x")[:-1])
+    if any(d < 0 for d in shape):
+        raise UsageError(f"bad shape in '{spec}': sizes must not be negative")
+    dtype, bf16 = _dtype(match.group(2))
     return shape, dtype, bf16
 
 
-def parse_value(name: str, text: str, base_seed: int):
-    """An argument value from its command-line spelling (see module docstring)."""
+def _check_memory(text: str, shape: tuple[int, ...], bytes_per_element: int, memory_limit: int | None) -> None:
+    from spyre_mlir.interpreter.memory import format_bytes
+
+    need = math.prod(shape) * bytes_per_element
+    if memory_limit is not None and need > memory_limit:
+        raise UsageError(
+            f"'{text}' would allocate {format_bytes(need)}, over the {format_bytes(memory_limit)} memory limit "
+            "(--memory-limit)"
+        )
+
+
+def parse_value(name: str, text: str, base_seed: int, memory_limit: int | None = None):
+    """An argument value from its command-line spelling (see module docstring).
+    Arrays above `memory_limit` bytes (while being made) are refused before they are made."""
     from spyre_mlir.interpreter import float32_to_bf16_bits
 
     if text.startswith("random:"):
         spec, _, seed_text = text[len("random:") :].partition(":")
         shape, dtype, bf16 = _shape_and_type(spec)
+        _check_memory(text, shape, dtype.itemsize + 8, memory_limit)  # drawn as 64-bit values first
         try:
             seed = int(seed_text) if seed_text else base_seed ^ zlib.crc32(name.encode())
         except ValueError:
@@ -153,10 +208,13 @@ def parse_value(name: str, text: str, base_seed: int):
         return rng.integers(-100, 100, shape).astype(dtype)
     if text.startswith("zeros:"):
         shape, dtype, _ = _shape_and_type(text[len("zeros:") :])
+        _check_memory(text, shape, dtype.itemsize, memory_limit)
         return np.zeros(shape, dtype)
     if text.endswith(".npy"):
         try:
-            return np.load(text, allow_pickle=False)
+            mapped = np.load(text, mmap_mode="r", allow_pickle=False)
+            _check_memory(text, mapped.shape, mapped.dtype.itemsize, memory_limit)
+            return np.array(mapped)
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot read '{text}': {exc}") from None
     if re.fullmatch(r"[-+]?\d+", text):
@@ -175,12 +233,17 @@ def _split(item: str, what: str) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions, InterpreterWarning
+    from spyre_mlir.interpreter.runtime import DEFAULT_MEMORY_LIMIT
 
+    memory_limit = parse_size(args.memory_limit) if args.memory_limit else DEFAULT_MEMORY_LIMIT
+    if memory_limit <= 0:
+        raise UsageError(f"bad --memory-limit '{args.memory_limit}': it must be positive")
+    timeout = parse_seconds(args.timeout) if args.timeout is not None else None
     kernel_args = {}
     for item in args.arg:
         key, value = _split(item, "--arg")
-        kernel_args[key] = parse_value(key, value, args.seed)
+        kernel_args[key] = parse_value(key, value, args.seed, memory_limit)
     hbm = {}
     for item in args.hbm:
         key, value = _split(item, "--hbm")
@@ -188,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
             address = int(key, 0)
         except ValueError:
             raise UsageError(f"bad HBM address '{key}'") from None
-        array = parse_value(f"hbm@{address}", value, args.seed)
+        array = parse_value(f"hbm@{address}", value, args.seed, memory_limit)
         if not isinstance(array, np.ndarray):
             raise UsageError(f"--hbm {key}= needs an array value, not '{value}'")
         hbm[address] = array
@@ -201,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
         mask_out_of_bounds=args.mask_out_of_bounds,
         execution=args.execution,
         grid=parse_grid(args.grid) if args.grid else None,
+        timeout=timeout,
+        memory_limit=memory_limit,
     )
     try:
         text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")
@@ -208,11 +273,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read '{args.file}': {exc.strerror or exc}") from None
     sources = {name: text}
     try:
-        interpreter = Interpreter(ir.parse_module(text, name), options)
-        result = interpreter.run(args.func, kernel_args, hbm)
+        interpreter = Interpreter(call_deep(ir.parse_module, text, name), options)
+        with warnings.catch_warnings():  # printed below as diagnostics, with the source line
+            warnings.simplefilter("ignore", InterpreterWarning)
+            result = interpreter.run(args.func, kernel_args, hbm)
     except DiagnosticError as exc:
+        if exc.diagnostic.message.startswith("internal error:") and os.environ.get("SPYRE_RUN_TRACEBACK"):
+            raise
         print(exc.diagnostic.render(sources), file=sys.stderr)
         return 1
+    for diagnostic in result.report.warnings:
+        print(diagnostic.render(sources), file=sys.stderr)
 
     if args.out:
         out_dir = Path(args.out)
