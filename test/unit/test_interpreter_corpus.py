@@ -19,12 +19,14 @@ import numpy as np
 import pytest
 
 import spyre_mlir
-from spyre_mlir.interpreter import InterpreterOptions
+from spyre_mlir.interpreter import InterpreterOptions, InterpreterWarning
 
 SHARED = Path(__file__).parents[3] / "shared"
 CORPUS = SHARED / "corpus" / "ktir"
 
 f16, f32 = np.float16, np.float32
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # no NumPy warning may leak
 
 TOLERANCE = {
     np.dtype(np.float16): dict(rtol=2e-3, atol=2e-3),  # ~2 ulp of f16 near 1
@@ -203,7 +205,9 @@ def test_add_with_control_flow_without_grid_runs_one_core():
     bases = _address_constants(path)
     rng = np.random.default_rng(9)
     x, y = rng.standard_normal((96, 64)).astype(f16), rng.standard_normal((96, 64)).astype(f16)
-    out = run(path, hbm={bases["A"]: x, bases["B"]: y, bases["C"]: np.zeros((96, 64), f16)})
+    with pytest.warns(InterpreterWarning, match="reads the tile id but has no 'grid' attribute"):
+        out = run(path, hbm={bases["A"]: x, bases["B"]: y, bases["C"]: np.zeros((96, 64), f16)})
+    assert len(out.report.warnings) == 1
     c = out[f"hbm@{bases['C']}"]
     assert_close(c[:3], x[:3] + y[:3])  # tile 0 of the intended 32: rows 0-2
     assert not c[3:].any()

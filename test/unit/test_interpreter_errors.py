@@ -18,6 +18,8 @@ KERNELS = Path(__file__).parent / "kernels"
 ERRORS = KERNELS / "errors.mlir"
 f16, f32 = np.float16, np.float32
 
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # no NumPy warning may leak
+
 
 def line_of(text: str, path: Path = ERRORS, after: str = "") -> int:
     """1-based line of the first line containing `text` (after the line containing `after`)."""

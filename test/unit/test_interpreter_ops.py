@@ -22,6 +22,8 @@ from spyre_mlir.interpreter import (
 KERNELS = Path(__file__).parent / "kernels"
 f16, f32 = np.float16, np.float32
 
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # no NumPy warning may leak
+
 
 def run(kernel: str, func: str, *, options: InterpreterOptions | None = None, **args):
     return spyre_mlir.interpret(KERNELS / kernel, func, options=options, **args)
