@@ -227,6 +227,12 @@ def _check_value(name: str, value) -> None:
     )
 
 
+def _quietly(fn, *args):
+    """`fn(*args)` with NumPy's floating-point warnings off (errstate is per thread)."""
+    with np.errstate(all="ignore"):
+        return fn(*args)
+
+
 def _warn(diagnostics: list[Diagnostic], stacklevel: int) -> None:
     for diagnostic in diagnostics:
         warnings.warn(diagnostic.render(), InterpreterWarning, stacklevel=stacklevel + 1)
@@ -259,6 +265,7 @@ class Interpreter:
         self._locations: dict[str, object] = {}  # kernel -> location of its LX peak
         self._deep: dict[str, bool] = {}  # kernel -> needs a deep stack
         self._tile_id_ops: dict[str, Operation | None] = {}  # kernel -> first tile id read (callees too)
+        self._names: dict[str, list[str]] = {}  # kernel -> parameter names
 
     # -- selection ---------------------------------------------------------
 
@@ -312,8 +319,7 @@ class Interpreter:
     def _run(self, func_name, args, hbm, grid) -> InterpretResult:
         _check_call(func_name, args, hbm)
         grid = normalize_grid(grid)
-        options = self.options
-        options.validate()
+        options = self.options  # validated by the constructor
         func_op = self.kernel(func_name)
         name = func_op.sym_name.data
         if not func_op.body.blocks:
@@ -355,16 +361,14 @@ class Interpreter:
         cores = linear_order(grid, options.grid_order)
         runtime = Runtime(options, grid, cores)
         args = dict(args or {})
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
             preloads = self._preload(func_op, runtime, hbm or {})
             values, placed, described = self._marshal(func_op, runtime, args)
-
-        started = time.perf_counter()
-        outcome = self._maybe_deep(name, self._decode_and_execute, func_op, grid, cores, runtime, values, estimate)
-        program, returned, mode, reason, decoded = outcome
-        runtime.stats.fallback_reason = reason
-        result_types = func_op.function_type.outputs.data
-        with np.errstate(all="ignore"):
+            started = time.perf_counter()
+            outcome = self._maybe_deep(name, self._decode_and_execute, func_op, grid, cores, runtime, values, estimate)
+            program, returned, mode, reason, decoded = outcome
+            runtime.stats.fallback_reason = reason
+            result_types = func_op.function_type.outputs.data
             returned = [_as_result(v, t) for v, t in zip(returned, result_types)]
         finished = time.perf_counter()
 
@@ -409,20 +413,19 @@ class Interpreter:
         """Decode (or reuse) the kernel and run it: (program, returned values, mode, why not batched, decode end)."""
         options = self.options
         name = func_op.sym_name.data
-        with np.errstate(all="ignore"):  # IEEE results (inf, NaN) are the semantics, not errors
-            key = (name, grid, options.grid_order, options.execution, options.memory_limit)
-            if key not in self._decoded:
-                self._decoded[key] = self._decode(func_op, grid, cores, estimate)
-            program, compiled, mode, reason = self._decoded[key]
-            decoded = time.perf_counter()
-            program.runtime = runtime
-            runtime.start_clock()
-            try:
-                returned = self._execute(compiled, mode, cores, values, runtime, func_op)
-            except RecursionError as exc:  # outside any op's runner
-                raise error(func_op, "the kernel nests regions or calls too deeply for the interpreter") from exc
-            finally:
-                program.runtime = None
+        key = (name, grid, options.grid_order, options.execution, options.memory_limit)
+        if key not in self._decoded:
+            self._decoded[key] = self._decode(func_op, grid, cores, estimate)
+        program, compiled, mode, reason = self._decoded[key]
+        decoded = time.perf_counter()
+        program.runtime = runtime
+        runtime.start_clock()
+        try:
+            returned = self._execute(compiled, mode, cores, values, runtime, func_op)
+        except RecursionError as exc:  # outside any op's runner
+            raise error(func_op, "the kernel nests regions or calls too deeply for the interpreter") from exc
+        finally:
+            program.runtime = None
         return program, returned, mode, reason, decoded
 
     def _maybe_deep(self, name: str, fn, *args):
@@ -430,7 +433,7 @@ class Interpreter:
         if name not in self._deep:
             self._deep[name] = self._needs_deep_stack(name)
         if self._deep[name]:
-            return call_deep(fn, *args)
+            return call_deep(_quietly, fn, *args)
         return fn(*args)
 
     def _needs_deep_stack(self, name: str) -> bool:
@@ -550,19 +553,28 @@ class Interpreter:
             placed.append(_Placed(f"hbm@{int(address)}", byte, array.shape, array.dtype))
         return placed
 
+    def _parameter_names(self, func_op: func.FuncOp) -> list[str]:
+        """The names arguments bind to, by position; two parameters of one name are an error."""
+        kernel = func_op.sym_name.data
+        names = self._names.get(kernel)
+        if names is None:
+            names = [a.name_hint or f"arg{i}" for i, a in enumerate(func_op.body.blocks[0].args)]
+            first_of: dict[str, int] = {}
+            for i, n in enumerate(names):
+                if n in first_of:
+                    raise error(
+                        func_op,
+                        f"parameters #{first_of[n]} and #{i} of @{kernel} are both named '{n}': arguments are "
+                        f"bound by parameter name, so this binding would be ambiguous (rename one of them)",
+                    )
+                first_of[n] = i
+            self._names[kernel] = names
+        return names
+
     def _marshal(self, func_op: func.FuncOp, runtime: Runtime, args: dict[str, object]):
         entry = func_op.body.blocks[0]
         kernel = func_op.sym_name.data
-        names = [a.name_hint or f"arg{i}" for i, a in enumerate(entry.args)]
-        first_of: dict[str, int] = {}
-        for i, n in enumerate(names):
-            if n in first_of:
-                raise error(
-                    func_op,
-                    f"parameters #{first_of[n]} and #{i} of @{kernel} are both named '{n}': arguments are "
-                    f"bound by parameter name, so this binding would be ambiguous (rename one of them)",
-                )
-            first_of[n] = i
+        names = self._parameter_names(func_op)
         unknown = sorted(set(args) - set(names))
         if unknown:
             raise error(
@@ -574,7 +586,10 @@ class Interpreter:
         if missing:
             raise error(func_op, f"missing argument(s) {', '.join(missing)} for @{kernel}")
         for name in names:
-            _check_value(name, args[name])
+            value = args[name]
+            kind = type(value)
+            if not (kind is int or kind is float or (kind is np.ndarray and value.dtype.kind in "biuf")):
+                _check_value(name, value)
         next_byte = max(ARG_BASE, runtime.hbm.end_of_fixed() + ARG_GAP)
         values, placed, described = [], [], {}
         for name, block_arg in zip(names, entry.args):

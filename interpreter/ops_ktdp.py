@@ -106,21 +106,27 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
     dynamic_strides = any(isinstance(e, tuple) for e in strides)
     static_span = None if dynamic_sizes or dynamic_strides else _span(tuple(sizes), tuple(strides))
     limit = ADDRESS_LIMIT // fmt.itemsize
+    static_bounds = (-limit - static_span[0], limit - static_span[1]) if static_span else None
+
+    def out_of_range(offset, span) -> InterpreterError:
+        low = int(np.min(offset)) + span[0]
+        high = int(np.max(offset)) + span[1]
+        return InterpreterError(
+            f"the view spans element offsets [{low}, {high}], beyond the 2^62 bytes of address space the "
+            "interpreter models"
+        )
 
     def step(frame):
         view_sizes = _resolve(sizes, frame) if dynamic_sizes else tuple(sizes)
-        span = static_span or _span(view_sizes, _resolve(strides, frame))
         offset = frame[base]
+        lowest, highest = static_bounds or (-limit - (span := _span(view_sizes, _resolve(strides, frame)))[0],
+                                            limit - span[1])
         if type(offset) is np.ndarray:
             values = offset.tolist()
-            least, most = min(values), max(values)
-        else:
-            least = most = offset
-        if least + span[0] <= -limit or most + span[1] >= limit:
-            raise InterpreterError(
-                f"the view spans element offsets [{least + span[0]}, {most + span[1]}], beyond the 2^62 bytes "
-                "of address space the interpreter models"
-            )
+            if not lowest < min(values) <= max(values) < highest:
+                raise out_of_range(offset, static_span or _span(view_sizes, _resolve(strides, frame)))
+        elif not lowest < offset < highest:
+            raise out_of_range(offset, static_span or _span(view_sizes, _resolve(strides, frame)))
         if dynamic_sizes:
             for i, (got, want) in enumerate(zip(view_sizes, declared)):
                 if want != DYNAMIC_INDEX and got != want:
@@ -319,7 +325,7 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
         if tile.view.fmt is not fmt:
             raise InterpreterError(f"storing {fmt.name} elements through an access tile of a {tile.view.fmt.name} view")
         data = frame[d]
-        if data.shape[lead:] != tuple(tile.shape):
+        if data.shape[lead:] != tile.shape:
             raise InterpreterError(
                 f"storing a {'x'.join(map(str, data.shape[lead:]))} tensor through a "
                 f"{'x'.join(map(str, tile.shape))} access tile"
