@@ -50,12 +50,24 @@ class Diagnostic:
         return "\n".join(out).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+class RegionVerifyException(VerifyException):
+    """A check MLIR makes on leaving an op, after verifying the ops nested in
+    its regions (`verifyRegions`, region traits such as
+    SingleBlockImplicitTerminator, RegionBranchOpInterface): when an op
+    nested in the regions fails too, MLIR reports that op's error first, and
+    so does `spyre_mlir.ir.verify`."""
+
+
 class NotedVerifyException(VerifyException):
     """A verifier failure with notes at other ops (`note: ... defined here`)."""
 
     def __init__(self, message: str, *notes: tuple[Operation | None, str]):
         super().__init__(message)
         self.notes = notes
+
+
+class NotedRegionVerifyException(NotedVerifyException, RegionVerifyException):
+    """A RegionVerifyException with notes."""
 
 
 class DiagnosticError(Exception):

@@ -25,9 +25,11 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir import xdsl_fixes  # noqa: F401 - applied on import
@@ -37,6 +39,7 @@ from spyre_mlir.diagnostics import (
     DiagnosticError,
     Location,
     NotedVerifyException,
+    RegionVerifyException,
     error,
     internal_error,
 )
@@ -59,6 +62,7 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spy
 
 
 UPSTREAM_EXTENSIONS: dict[str, str] = {
+    "affine": "spyre_mlir.dialects.affine",
     "arith": "spyre_mlir.dialects.arith",
     "cf": "spyre_mlir.dialects.cf",
     "linalg": "spyre_mlir.dialects.linalg",
@@ -109,6 +113,9 @@ class LocatingParser(Parser):
         self._line_offset = line_offset  # lines of the file before `text` (a split chunk)
         self._after_arrow = None
         self._line_starts: list[int] | None = None
+        # name -> tuple index -> (placeholder, span of its use), one per use not yet resolved
+        self._forward_uses: dict[str, dict[int, list[tuple[ForwardDeclaredValue, Span]]]] = {}
+        self._definitions: dict[SSAValue, Span] = {}  # where each value is defined
 
     # MLIR's arrow type list: after `->`, a single type needs no parentheses
     # (`iter_args(...) -> tensor<4xf16>`); xDSL's scf.for insists on them.
@@ -127,20 +134,88 @@ class LocatingParser(Parser):
             return [parse()]
         return super().parse_comma_separated_list(delimiter, parse, context_msg)
 
+    # Forward references, as MLIR resolves them. xDSL kept one placeholder
+    # per name, resolved by the next definition of that name anywhere:
+    #  - a name never defined where it is used was reported at the end of the
+    #    file (`values used but not defined: [%q]`); MLIR reports `use of
+    #    undeclared SSA value name` at the (first) use;
+    #  - an op's operand was resolved by a definition inside the op's own
+    #    regions (`iter_args(%k = %i)` by the loop's `%i`), which left the op
+    #    holding the placeholder (the verifier then crashed on it). MLIR
+    #    resolves an op's operands after parsing its regions, whose names are
+    #    gone by then. Here each use gets its own placeholder, and a
+    #    definition resolves only those of ops already built (a placeholder
+    #    of the op being parsed has no use yet).
+    # Type mismatches get MLIR's wording too.
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+        name, index = operand.operand_name, operand.index
+        values = self.ssa_values.get(name)
+        if values is not None:
+            if index >= len(values):
+                return super().resolve_operand(operand, type)  # xDSL's tuple index error
+            if values[index].type != type:
+                raise NotedParseError(
+                    operand.span,
+                    f"use of value '%{name}' expects different type than prior uses: '{type}' vs '{values[index].type}'",
+                    [(self._definitions.get(values[index], operand.span), "prior use here")],
+                )
+            return values[index]
+        uses = self._forward_uses.setdefault(name, {}).setdefault(index, [])
+        if uses and uses[0][0].type != type:
+            raise NotedParseError(
+                operand.span,
+                f"use of value '%{name}' expects different type than prior uses: '{type}' vs '{uses[0][0].type}'",
+                [(uses[0][1], "prior use here")],
+            )
+        placeholder = ForwardDeclaredValue(type)
+        uses.append((placeholder, operand.span))
+        return placeholder
+
     # Keep SSA names exactly as written: xDSL drops a trailing `_N` (`%a_1`
     # becomes `a`), so two parameters `%a_1`, `%a_2` would share one name and
     # the interpreter could not bind arguments by parameter name.
     def _register_ssa_definition(self, name, values, span) -> None:
-        super()._register_ssa_definition(name, values, span)
+        super()._register_ssa_definition(name, values, span)  # no forward references kept there
+        for value in values:
+            self._definitions[value] = span
         if SSAValue.is_valid_name(name):
             for value in values:
                 value._name = name  # pyright: ignore[reportPrivateUsage] - the setter strips `_N`
+        pending = self._forward_uses.get(name)
+        if not pending:
+            return
+        for index, uses in list(pending.items()):
+            built = [(p, at) for p, at in uses if p.uses]
+            if not built:
+                continue
+            left = [(p, at) for p, at in uses if not p.uses]
+            if index >= len(values):
+                raise ParseError(built[0][1], "use of undeclared SSA value name")  # `%v#2` of a 1-value `%v`
+            value = values[index]
+            if value.type != built[0][0].type:
+                raise NotedParseError(
+                    span,
+                    f"definition of SSA value '%{name}#{index}' has type '{value.type}'",
+                    [(built[0][1], f"previously used here with type '{built[0][0].type}'")],
+                )
+            for placeholder, _ in built:
+                placeholder.replace_all_uses_with(value)
+            if left:
+                pending[index] = left
+            else:
+                del pending[index]
+        if not pending:
+            del self._forward_uses[name]
 
     # An input that is empty or only comments is an empty module, as in mlir-opt.
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
-        return super().parse_module(allow_implicit_module)
+        module = super().parse_module(allow_implicit_module)
+        undefined = [at for per_index in self._forward_uses.values() for uses in per_index.values() for _, at in uses]
+        if undefined:  # as MLIR, at the end of the input, at the first use
+            raise ParseError(min(undefined, key=lambda at: at.start), "use of undeclared SSA value name")
+        return module
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -167,6 +242,13 @@ class LocatingParser(Parser):
         return line + self._line_offset, offset - self._line_starts[line - 1] + 1
 
 
+class NotedParseError(MultipleSpansParseError):
+    """A parse error with notes at other spans (MLIR's `note: prior use here`)."""
+
+    def __init__(self, span: Span, msg: str, notes: list[tuple[Span, str]]):
+        super().__init__(span, msg, None, notes)
+
+
 def _crash_message(exc: Exception) -> str:
     """Blame our code ("internal error") or xDSL's parser for a crash."""
     import traceback
@@ -191,7 +273,12 @@ def parse_error_diagnostic(exc: ParseError) -> Diagnostic:
         # xDSL gives only the context of some failures (" in block definition").
         found = repr(exc.span.text) if exc.span.text else "end of input"
         message = f"unexpected {found}" + (f" {message}" if message else "")
-    return Diagnostic("error", message, Location(exc.span.input.name, loc.line, loc.col))
+    notes = []
+    if isinstance(exc, NotedParseError):
+        for span, note in exc.refs:
+            at = span.get_location()
+            notes.append(Diagnostic("note", note or "", Location(span.input.name, at.line, at.col)))
+    return Diagnostic("error", message, Location(exc.span.input.name, loc.line, loc.col), notes)
 
 
 def parse_module(text: str, name: str = "<string>", ctx: Context | None = None, *, line_offset: int = 0) -> ModuleOp:
@@ -233,18 +320,52 @@ def verify(module: Operation) -> None:
     else:
         verify_dominance(module)
         return
-    # Slow path, only on failure: find the op that fails on its own.
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as exc:
-            notes = _notes_of(exc)
-            raise error(op, f"'{op.name}' op {_verify_message(exc)}", *notes) from None
-        except Exception as exc:  # noqa: BLE001 - a verifier crashed
+    # Slow path, only on failure: find the op that fails on its own, in
+    # MLIR's order (see `_first_failure`).
+    found = _first_failure(module)
+    if found is not None:
+        op, exc = found
+        if not isinstance(exc, VerifyException):
             raise internal_error(op, f"verifying '{op.name}'", exc) from exc
+        raise error(op, f"'{op.name}' op {_verify_message(exc)}", *_notes_of(exc)) from None
     if not isinstance(whole_module_error, VerifyException):
         raise internal_error(module, "verifying the module", whole_module_error) from whole_module_error
     raise error(module, _verify_message(whole_module_error)) from None
+
+
+def _first_failure(root: Operation) -> tuple[Operation, Exception] | None:
+    """The op whose failure MLIR reports first, and its exception.
+
+    MLIR checks an op on entering it (its invariants and `verify()`), then
+    the ops in its regions, then, on leaving it, the checks that look into
+    its regions (a `RegionVerifyException`: `verifyRegions`, region traits
+    and interfaces). So: the first op in pre-order that fails, unless its
+    failure is one of the latter and an op inside it fails too (then that
+    op's, found the same way)."""
+    for op in root.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+            continue
+        except Exception as exc:  # noqa: BLE001 - a crash is reported as an internal error
+            failure = exc
+        # Outside the `except`: an inner op's exception must not chain to this one.
+        if _is_region_check(failure):
+            for region in op.regions:
+                for block in region.blocks:
+                    for inner in block.ops:
+                        if (deeper := _first_failure(inner)) is not None:
+                            return deeper
+        return op, failure
+    return None
+
+
+def _is_region_check(exc: BaseException | None) -> bool:
+    """A RegionVerifyException, also when xDSL re-raised it wrapped."""
+    while exc is not None:
+        if isinstance(exc, RegionVerifyException):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _notes_of(exc: BaseException) -> tuple:

@@ -9,14 +9,17 @@ from __future__ import annotations
 import re
 
 from xdsl.dialects.builtin import AnyFloat
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
 from xdsl.parser import AttrParser
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError
+from xdsl.traits import HasParent, SingleBlockImplicitTerminator
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
+
+from spyre_mlir.diagnostics import RegionVerifyException
 
 # A string literal was matched with `"(?:[^"...]+|\\...)*"`: a `+` nested in a
 # `*`, which backtracks exponentially when the closing quote is missing (a stray
@@ -193,3 +196,34 @@ def _neg_int64(self: AffineExpr) -> AffineExpr:
 
 AffineExpr._try_fold_constant = _try_fold_constant_int64  # pyright: ignore[reportPrivateUsage]
 AffineExpr.__neg__ = _neg_int64
+
+
+# MLIR's wording for the parent and terminator traits, and MLIR's order:
+# xDSL said "'scf.yield' expects parent op to be one of 'scf.for', 'scf.if',
+# ..." and "'scf.if' terminates with operation X instead of scf.yield". The
+# terminator check is one MLIR makes after verifying the ops in the regions
+# (a region trait): an op there that fails (a `scf.condition` outside
+# `scf.while`) is reported first, as MLIR reports it.
+def _has_parent_verify(self: HasParent, op: Operation) -> None:
+    parent = op.parent_op()
+    if parent is None or isinstance(parent, self.op_types):
+        return
+    if len(self.op_types) == 1:
+        raise VerifyException(f"expects parent op '{self.op_types[0].name}'")
+    names = ", ".join(sorted(p.name for p in self.op_types))  # MLIR's lists are alphabetical
+    raise VerifyException(f"expects parent op to be one of '{names}'")
+
+
+def _single_block_implicit_terminator_verify(self: SingleBlockImplicitTerminator, op: Operation) -> None:
+    for i, region in enumerate(op.regions):
+        if len(region.blocks) > 1:
+            raise VerifyException(f"expects region #{i} to have 0 or 1 blocks")
+        if region.blocks and region.block.last_op is None:
+            raise VerifyException("expects a non-empty block")
+    for region in op.regions:
+        if region.blocks and not isinstance(last := region.block.last_op, self.op_type):
+            raise RegionVerifyException(f"expects regions to end with '{self.op_type.name}', found '{last.name}'")
+
+
+HasParent.verify = _has_parent_verify
+SingleBlockImplicitTerminator.verify = _single_block_implicit_terminator_verify

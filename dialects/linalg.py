@@ -19,13 +19,20 @@ is copied. Candidates to upstream to xDSL; see third_party/README.md.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Attribute, Block, Region
+from xdsl.irdl import IRDLOperation, OpDef, OpTraits
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import HasParent
 from xdsl.utils.exceptions import VerifyException
+
+from spyre_mlir.diagnostics import RegionVerifyException
 
 
 class ReduceOp(linalg.ReduceOp):
@@ -197,4 +204,66 @@ class YieldOp(linalg.YieldOp):
                 )
 
 
-REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp]
+def _num_loops(op) -> int | None:
+    """MLIR's `LinalgOp::getNumLoops` for the ops xDSL has, if known."""
+    if isinstance(op, linalg.GenericOp):
+        return len(op.iterator_types.data)
+    if isinstance(op, linalg.ReduceOp):
+        shaped = op.input.type
+    elif isinstance(op, linalg.BroadcastOp):
+        shaped = op.init.type
+    else:
+        try:
+            return len(op.get_iterator_types().data)
+        except Exception:  # noqa: BLE001 - a named op xDSL cannot tell it for: not checked
+            return None
+    return len(shaped.get_shape()) if isinstance(shaped, ShapedType) else None
+
+
+class GenericOp(linalg.GenericOp):
+    """`linalg.generic` whose structured-op checks (indexing maps, body
+    arguments) come after the ops of its body have been verified, as MLIR's
+    LinalgOp interface makes them (an error in the body is reported first)."""
+
+    def verify_(self) -> None:
+        type(self).get_irdl_definition().verify(self)
+        try:
+            super().verify_()
+        except VerifyException as exc:
+            raise RegionVerifyException(str(exc)) from exc
+
+
+@functools.cache
+def _definition_without_parent_trait(cls: type[IRDLOperation]) -> OpDef:
+    definition = cls.get_irdl_definition()
+    kept = tuple(t for t in definition.traits if not isinstance(t, HasParent))
+    return dataclasses.replace(definition, traits=OpTraits(lambda: kept))
+
+
+class IndexOp(linalg.IndexOp):
+    """`linalg.index` in any linalg op (xDSL allowed only `linalg.generic`:
+    it refused one in `linalg.reduce`), below its number of loops, as MLIR
+    checks it."""
+
+    def verify_(self) -> None:
+        # The IRDL constraints, without xDSL's parent trait: MLIR's check below.
+        _definition_without_parent_trait(type(self)).verify(self)
+        dim = self.dim.value.data
+        if dim < 0:
+            raise VerifyException(
+                "attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose minimum "
+                "value is 0"
+            )
+        parent = self.parent_op()
+        if parent is None:
+            return
+        if not isinstance(parent, LinalgStructuredOperation | linalg.ReduceOp | linalg.BroadcastOp):
+            raise VerifyException("expected parent op with LinalgOp interface")
+        loops = _num_loops(parent)
+        if loops is not None and loops <= dim:
+            raise VerifyException(
+                f"expected dim ({dim}) to be lower than the number of loops ({loops}) of the enclosing LinalgOp"
+            )
+
+
+REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp]

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import i1
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from spyre_mlir.diagnostics import NotedVerifyException
+from spyre_mlir.diagnostics import NotedRegionVerifyException
 
 
 class IfOp(scf.IfOp):
@@ -54,14 +54,14 @@ class IfOp(scf.IfOp):
             edge = "along control flow edge from Operation scf.yield to Operation scf.if"
             note = (yield_, "region branch point")
             if len(yield_.operands) != len(results):
-                raise NotedVerifyException(
+                raise NotedRegionVerifyException(
                     f"{edge}: region branch point has {len(yield_.operands)} operands, "
                     f"but region successor needs {len(results)} inputs",
                     note,
                 )
             for i, (value, want) in enumerate(zip(yield_.operands, results)):
                 if value.type != want:
-                    raise NotedVerifyException(
+                    raise NotedRegionVerifyException(
                         f"{edge}: successor operand type #{i} '{value.type}' should match successor input type "
                         f"#{i} '{want}'",
                         note,

@@ -24,9 +24,11 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, IntegerAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
+
+from spyre_mlir.diagnostics import RegionVerifyException
 
 
 def _shape(t: Attribute) -> tuple[int, ...]:
@@ -300,7 +302,67 @@ class EmptyOp(tensor.EmptyOp):
             raise VerifyException(f"incorrect number of dynamic sizes, has {len(self.dynamic_sizes)}, expected {wanted}")
 
 
+# ---------------------------------------------------------------------------
+# pad / yield
+# ---------------------------------------------------------------------------
+
+
+class PadOp(tensor.PadOp):
+    """`tensor.pad` with MLIR's verifier in place of xDSL's: the result shape
+    is the source's plus the static pads where all three are static (a static
+    result size where MLIR infers `?` is fine, xDSL refused it), and the body
+    takes one `index` per dimension and yields the element type."""
+
+    def verify_(self) -> None:
+        # The IRDL constraints only: xDSL's own check is replaced by MLIR's.
+        type(self).get_irdl_definition().verify(self)
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, TensorType) and isinstance(result, TensorType)
+        shape, low, high = _shape(source), self.static_low.get_values(), self.static_high.get_values()
+        if len(low) != len(shape) or len(high) != len(shape):
+            raise VerifyException(
+                f"failed to infer expectedType from sourceType '{source}', specified resultType is '{result}'"
+            )
+        inferred = [
+            DYNAMIC_INDEX if any(_dynamic(n) for n in dims) else sum(dims) for dims in zip(shape, low, high)
+        ]
+        got = _shape(result)
+        if len(got) != len(inferred) or any(g != i and not _dynamic(i) for g, i in zip(got, inferred)):
+            raise VerifyException(
+                f"specified type '{result}' does not match the inferred type "
+                f"'{_type_str(inferred, source.get_element_type())}'"
+            )
+        # MLIR's verifyRegions: after the ops of the body.
+        if not self.region.blocks:
+            return  # the single-block constraint reports it
+        block = self.region.block
+        if len(block.args) != len(got):
+            raise RegionVerifyException(f"expected the block to have {len(got)} arguments")
+        for i, arg in enumerate(block.args):
+            if not isinstance(arg.type, IndexType):
+                raise RegionVerifyException(f"expected block argument {i + 1} to be an index")
+        terminator = block.last_op
+        if isinstance(terminator, tensor.YieldOp) and len(terminator.arguments) == 1:
+            if terminator.arguments[0].type != result.get_element_type():
+                raise RegionVerifyException("expected yield type to match shape element type")
+
+
+class YieldOp(tensor.YieldOp):
+    """`tensor.yield`: one value, in a `tensor.pad` (or `tensor.generate`,
+    which xDSL does not have), as MLIR's `OneOperand` and `HasParent` require."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.arguments) != 1:
+            raise VerifyException("requires a single operand")
+        parent = self.parent_op()
+        if parent is not None and not isinstance(parent, tensor.PadOp):
+            raise VerifyException("expects parent op to be one of 'tensor.generate, tensor.pad'")
+
+
 REPLACEMENTS: list[type] = [
+    PadOp,
+    YieldOp,
     ExtractOp,
     InsertOp,
     ExtractSliceOp,

@@ -80,6 +80,27 @@ def _if(then: str, otherwise: str | None, results: str = "-> (f32)") -> str:
 
 
 F1 = "%x = arith.constant 1.0 : f32\nscf.yield %x : f32"
+EXTRACT_1D = "%e = tensor.extract %m[%n] : tensor<4x4xf32>"  # one index for two dims: an error in a body
+
+
+def _pad(src: str, low: str, high: str, dst: str, args: str, element: str = "", extra: str = "", yield_: str = "") -> str:
+    """A `tensor.pad` of `%t: src` yielding `%c` (of type `element`, else src's)."""
+    element = element or src.rsplit("x", 1)[-1].rstrip(">")
+    dynamic = ", %n: index" if "%n" in low + high else ""
+    body = f"{extra}\n" if extra else ""
+    body += yield_ or f"tensor.yield %c : {element}"
+    return _func(
+        f"%t: {src}, %c: {element}, %m: tensor<4x4xf32>{dynamic}" + ("" if "%n" in dynamic else ", %n: index"),
+        f"%p = tensor.pad %t low{low} high{high} {{\n^bb0({args}):\n{body}\n}} : {src} to {dst}\nreturn",
+    )
+
+
+def _reduce_body(body: str) -> str:
+    return _func(
+        "%x: tensor<4x8xf16>, %i: tensor<4xf16>",
+        "%b = linalg.reduce ins(%x : tensor<4x8xf16>) outs(%i : tensor<4xf16>) dimensions = [1]\n"
+        f"(%in: f16, %acc: f16) {{\n%s = arith.addf %acc, %in : f16\n{body}\n}}\nreturn",
+    )
 I1 = "%x = arith.constant 1 : i32\nscf.yield %x : i32"
 
 
@@ -404,6 +425,140 @@ PAIRS: list[Pair] = [
         _func("", "%0 = tensor.empty() : tensor<0x4xf32>\nreturn"),
         "incorrect number of dynamic sizes, has 0, expected 1",
     ),
+    Pair(
+        "pad-argument-type",
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: f8E4M3FN"),
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index"),
+        "'tensor.pad' op expected block argument 1 to be an index",
+    ),
+    Pair(
+        "pad-argument-count",
+        _pad("tensor<4x4xf32>", "[1, 1]", "[1, 1]", "tensor<6x6xf32>", "%i: index"),
+        _pad("tensor<4x4xf32>", "[1, 1]", "[1, 1]", "tensor<6x6xf32>", "%i: index, %j: index"),
+        "expected the block to have 2 arguments",
+    ),
+    Pair(
+        "pad-yield-type",
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index", "f16"),
+        _pad("tensor<4xf16>", "[1]", "[1]", "tensor<6xf16>", "%i: index", "f16"),
+        "'tensor.pad' op expected yield type to match shape element type",
+    ),
+    Pair(
+        "pad-result-shape",
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<7xf32>", "%i: index"),
+        _pad("tensor<4xf32>", "[-1]", "[-1]", "tensor<2xf32>", "%i: index"),
+        "specified type 'tensor<7xf32>' does not match the inferred type 'tensor<6xf32>'",
+    ),
+    Pair(
+        "pad-dynamic-result",  # the valid forms are ones xDSL 0.75 refused
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<?xf32>", "%i: index"),
+        _pad("tensor<4xf32>", "[%n]", "[1]", "tensor<7xf32>", "%i: index"),
+        "specified type 'tensor<?xf32>' does not match the inferred type 'tensor<6xf32>'",
+    ),
+    Pair(
+        "pad-dynamic-source",
+        _pad("tensor<?xf32>", "[1]", "[1]", "tensor<?x1xf32>", "%i: index"),
+        _pad("tensor<?xf32>", "[1]", "[1]", "tensor<5xf32>", "%i: index"),
+        "specified type 'tensor<?x1xf32>' does not match the inferred type 'tensor<?xf32>'",
+    ),
+    Pair(
+        "pad-sizes",
+        _pad("tensor<4xf32>", "[1, 1]", "[1, 1]", "tensor<6xf32>", "%i: index"),
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index"),
+        "failed to infer expectedType from sourceType 'tensor<4xf32>', specified resultType is 'tensor<6xf32>'",
+    ),
+    Pair(
+        "pad-body-first",
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: f32", extra=EXTRACT_1D),
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index"),
+        "'tensor.extract' op incorrect number of indices for extract_element",
+    ),
+    Pair(
+        "tensor-yield-parent",
+        _reduce_body("tensor.yield %s : f16"),
+        _reduce_body("linalg.yield %s : f16"),
+        "'tensor.yield' op expects parent op to be one of 'tensor.generate, tensor.pad'",
+    ),
+    Pair(
+        "tensor-yield-count",
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index", yield_='"tensor.yield"(%c, %c) : (f32, f32) -> ()'),
+        _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index", yield_='"tensor.yield"(%c) : (f32) -> ()'),
+        "'tensor.yield' op requires a single operand",
+    ),
+    # --- terminators in the wrong parent (HasParent wording: core/xdsl_fixes.py) ---
+    Pair(
+        "condition-parent",
+        _func("%c: i1", "scf.if %c {\nscf.condition(%c)\n}\nreturn"),
+        _func("%c: i1", "scf.while () : () -> () {\nscf.condition(%c)\n} do {\nscf.yield\n}\nreturn"),
+        "'scf.condition' op expects parent op 'scf.while'",
+    ),
+    Pair(
+        "scf-yield-parent",
+        _generic("scf.yield %x : f32"),
+        _generic("linalg.yield %x : f32"),
+        "'scf.yield' op expects parent op to be one of 'scf.execute_region, scf.for, scf.if, scf.index_switch, scf.while'",
+    ),
+    Pair(
+        "return-parent",
+        _func("%c: i1", "scf.if %c {\nfunc.return\n}\nreturn"),
+        _func("%c: i1", "scf.if %c {\nscf.yield\n}\nreturn"),
+        "'func.return' op expects parent op 'func.func'",
+    ),
+    Pair(
+        "affine-yield-parent",
+        _func("%c: i1", "scf.if %c {\naffine.yield\n}\nreturn"),
+        _func("%c: i1", "affine.for %i = 0 to 4 {\naffine.yield\n}\nreturn"),
+        "'affine.yield' op only terminates affine.if/for/parallel regions",
+    ),
+    Pair(
+        "affine-yield-count",
+        _func("%c: index", "%r = affine.for %i = 0 to 4 iter_args(%a = %c) -> (index) {\naffine.yield\n}\nreturn"),
+        _func("%c: index", "%r = affine.for %i = 0 to 4 iter_args(%a = %c) -> (index) {\naffine.yield %a : index\n}\nreturn"),
+        "'affine.yield' op parent of yield must have same number of results as the yield operands",
+    ),
+    Pair(
+        "affine-yield-type",
+        _func(
+            "%c: index, %f: f32",
+            "%r = affine.for %i = 0 to 4 iter_args(%a = %c) -> (index) {\naffine.yield %f : f32\n}\nreturn",
+        ),
+        _func(
+            "%c: index, %f: f32",
+            "%r = affine.for %i = 0 to 4 iter_args(%a = %f) -> (f32) {\naffine.yield %f : f32\n}\nreturn",
+        ),
+        "'affine.yield' op types mismatch between yield op and its parent",
+    ),
+    # --- undeclared names: located at the use (LocatingParser in core/ir.py) ---
+    Pair(
+        "use-outside-region",
+        _func("%c: i1", "scf.if %c {\n%q = arith.constant 0 : i32\n}\n%s = arith.addi %q, %q : i32\nreturn"),
+        _func("%c: i1", "%q = arith.constant 0 : i32\nscf.if %c {\n}\n%s = arith.addi %q, %q : i32\nreturn"),
+        "use of undeclared SSA value name",
+    ),
+    Pair(
+        "operand-named-by-own-region",
+        _func(
+            "%lo: index, %hi: index",
+            "%n = scf.for %i = %lo to %hi step %lo iter_args(%k = %i) -> (index) {\nscf.yield %k : index\n}\nreturn",
+        ),
+        _func(
+            "%lo: index, %hi: index",
+            "%n = scf.for %i = %lo to %hi step %lo iter_args(%k = %lo) -> (index) {\nscf.yield %i : index\n}\nreturn",
+        ),
+        "use of undeclared SSA value name",
+    ),
+    Pair(
+        "forward-use-type",
+        _func("", "%s = arith.addi %q, %q : i32\n%t = arith.addf %q, %q : f32\n%q = arith.constant 1 : i32\nreturn"),
+        _func("", "%s = arith.addi %q, %q : i32\n%q = arith.constant 1 : i32\nreturn").replace("%s = arith.addi %q, %q : i32\n%q = arith.constant 1 : i32", "%q = arith.constant 1 : i32\n%s = arith.addi %q, %q : i32"),
+        "use of value '%q' expects different type than prior uses: 'f32' vs 'i32'",
+    ),
+    Pair(
+        "forward-definition-type",
+        _func("", "%s = arith.addi %q, %q : i32\n%q = arith.constant 1.0 : f32\nreturn"),
+        _func("", "%q = arith.constant 1 : i32\n%s = arith.addi %q, %q : i32\nreturn"),
+        "definition of SSA value '%q#0' has type 'f32'",
+    ),
     # --- scf (dialects/scf.py) ---
     Pair(
         "if-results-without-else",
@@ -568,6 +723,32 @@ PAIRS: list[Pair] = [
         _func("%m: memref<4xf32>, %i: index, %v: f32", "memref.store %v, %m[%i, %i] : memref<4xf32>\nreturn"),
         _func("%m: memref<4xf32>, %i: index, %v: f32", "memref.store %v, %m[%i] : memref<4xf32>\nreturn"),
         "'memref.store' op invalid number of indices for accessed memref, expected 1 but got 2",
+    ),
+    Pair(
+        "index-parent",
+        _func("", "%0 = linalg.index 0 : index\nreturn"),
+        _reduce_body("%j = linalg.index 1 : index\nlinalg.yield %s : f16"),  # xDSL 0.75 refused it in a reduce
+        "'linalg.index' op expected parent op with LinalgOp interface",
+    ),
+    Pair(
+        "index-dim",
+        _generic("%j = linalg.index 1 : index\nlinalg.yield %x : f32"),
+        _generic("%j = linalg.index 0 : index\nlinalg.yield %x : f32"),
+        "'linalg.index' op expected dim (1) to be lower than the number of loops (1) of the enclosing LinalgOp",
+    ),
+    Pair(
+        "generic-body-first",
+        _generic(EXTRACT_1D + "\nlinalg.yield %x : f32").replace("^bb0(%x: f32, %y: f32)", "^bb0(%x: f32)").replace(
+            "%a: tensor<4xf32>", "%a: tensor<4xf32>, %m: tensor<4x4xf32>, %n: index"
+        ),
+        _generic("linalg.yield %x : f32"),
+        "'tensor.extract' op incorrect number of indices for extract_element",
+    ),
+    Pair(
+        "if-body-first",
+        _if(EXTRACT_1D + "\nscf.yield", F1).replace("%c: i1", "%c: i1, %m: tensor<4x4xf32>, %n: index"),
+        _if(F1, F1),
+        "'tensor.extract' op incorrect number of indices for extract_element",
     ),
     Pair(
         "yield-outside-linalg",

@@ -63,3 +63,24 @@ func.func @constant_too_large(%i: index) -> index {
 func.func @constant_too_large_in_a_set() attributes {s = #s} {
   return
 }
+
+// -----
+
+func.func @affine_yield_outside_affine(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{'affine.yield' op only terminates affine.if/for/parallel regions}}
+    affine.yield
+  }
+  return
+}
+
+// -----
+
+func.func @affine_yield_count(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %r = affine.for %i = 0 to 4 iter_args(%a = %c0) -> (index) {
+    // expected-error @+1 {{'affine.yield' op parent of yield must have same number of results as the yield operands}}
+    affine.yield
+  }
+  return %r : index
+}

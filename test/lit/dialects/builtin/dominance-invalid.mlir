@@ -80,3 +80,28 @@ func.func @unregistered_ops_in_ssacfg_region() {
   %1 = "test.def"() : () -> i32
   return
 }
+
+// -----
+
+// A name not defined where it is used: MLIR's parse error at the (first)
+// use, not at the end of the file.
+func.func @used_outside_its_region(%c: i1) -> i32 {
+  scf.if %c {
+    %q = arith.constant 0 : i32
+  }
+  // expected-error @+1 {{use of undeclared SSA value name}}
+  %s = arith.addi %q, %q : i32
+  return %s : i32
+}
+
+// -----
+
+// An op's own region does not define its operands (MLIR resolves them after
+// parsing the region).
+func.func @operand_named_by_own_region(%lo: index, %hi: index) -> index {
+  // expected-error @+1 {{use of undeclared SSA value name}}
+  %n = scf.for %i = %lo to %hi step %lo iter_args(%k = %i) -> (index) {
+    scf.yield %k : index
+  }
+  return %n : index
+}

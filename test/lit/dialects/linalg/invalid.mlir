@@ -87,3 +87,36 @@ func.func @reduce_dimensions_order(%a: tensor<4x8xf32>, %t: tensor<f32>) -> tens
   %0 = linalg.reduce { arith.addf } ins(%a : tensor<4x8xf32>) outs(%t : tensor<f32>) dimensions = [1, 0]
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @index_outside_linalg() -> index {
+  // expected-error @+1 {{'linalg.index' op expected parent op with LinalgOp interface}}
+  %0 = linalg.index 0 : index
+  return %0 : index
+}
+
+// -----
+
+func.func @index_beyond_loops(%a: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%t : tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    // expected-error @+1 {{'linalg.index' op expected dim (1) to be lower than the number of loops (1) of the enclosing LinalgOp}}
+    %i = linalg.index 1 : index
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The body's errors come first, as in MLIR (its LinalgOp checks run after them).
+func.func @generic_body_first(%a: tensor<4xf32>, %t: tensor<4xf32>, %m: tensor<4x4xf32>, %n: index) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%t : tensor<4xf32>) {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{'tensor.extract' op incorrect number of indices for extract_element}}
+    %z = tensor.extract %m[%n] : tensor<4x4xf32>
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

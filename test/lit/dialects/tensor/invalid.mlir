@@ -272,3 +272,107 @@ func.func @empty_missing() -> tensor<?x4xf32> {
   %0 = tensor.empty() : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// tensor.pad: MLIR's verifier (xDSL accepted a body argument of any type).
+func.func @pad_argument_type(%t: tensor<4xf32>, %c: f32) -> tensor<6xf32> {
+  // expected-error @+1 {{'tensor.pad' op expected block argument 1 to be an index}}
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: f8E4M3FN):
+    tensor.yield %c : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+func.func @pad_argument_count(%t: tensor<4x4xf32>, %c: f32) -> tensor<6x6xf32> {
+  // expected-error @+1 {{expected the block to have 2 arguments}}
+  %p = tensor.pad %t low[1, 1] high[1, 1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f32
+  } : tensor<4x4xf32> to tensor<6x6xf32>
+  return %p : tensor<6x6xf32>
+}
+
+// -----
+
+func.func @pad_yield_type(%t: tensor<4xf32>, %c: f16) -> tensor<6xf32> {
+  // expected-error @+1 {{'tensor.pad' op expected yield type to match shape element type}}
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f16
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+func.func @pad_result_shape(%t: tensor<4x?xf32>, %c: f32) -> tensor<7x?xf32> {
+  // expected-error @+1 {{specified type 'tensor<7x?xf32>' does not match the inferred type 'tensor<6x?xf32>'}}
+  %p = tensor.pad %t low[1, 0] high[1, 2] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : f32
+  } : tensor<4x?xf32> to tensor<7x?xf32>
+  return %p : tensor<7x?xf32>
+}
+
+// -----
+
+func.func @pad_dynamic_result_for_static(%t: tensor<4xf32>, %c: f32) -> tensor<?xf32> {
+  // expected-error @+1 {{specified type 'tensor<?xf32>' does not match the inferred type 'tensor<6xf32>'}}
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f32
+  } : tensor<4xf32> to tensor<?xf32>
+  return %p : tensor<?xf32>
+}
+
+// -----
+
+func.func @pad_sizes(%t: tensor<4xf32>, %c: f32) -> tensor<6xf32> {
+  // expected-error @+1 {{failed to infer expectedType from sourceType 'tensor<4xf32>', specified resultType is 'tensor<6xf32>'}}
+  %p = tensor.pad %t low[1, 1] high[1, 1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+// The body's errors come first, as in MLIR (pad's checks of its body run after them).
+func.func @pad_body_first(%t: tensor<4xf32>, %c: f32, %m: tensor<4x4xf32>, %n: index) -> tensor<6xf32> {
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: f32):
+    // expected-error @+1 {{'tensor.extract' op incorrect number of indices for extract_element}}
+    %x = tensor.extract %m[%n] : tensor<4x4xf32>
+    tensor.yield %c : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+// tensor.yield terminates tensor.pad (or tensor.generate) only.
+func.func @yield_in_reduce(%x: tensor<4x8xf16>, %i: tensor<4xf16>) -> tensor<4xf16> {
+  %b = linalg.reduce ins(%x : tensor<4x8xf16>) outs(%i : tensor<4xf16>) dimensions = [1]
+    (%in: f16, %acc: f16) {
+      %s = arith.addf %acc, %in : f16
+      // expected-error @+1 {{'tensor.yield' op expects parent op to be one of 'tensor.generate, tensor.pad'}}
+      tensor.yield %s : f16
+    }
+  return %b : tensor<4xf16>
+}
+
+// -----
+
+func.func @yield_two_values(%t: tensor<4xf32>, %c: f32) -> tensor<6xf32> {
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: index):
+    // expected-error @+1 {{'tensor.yield' op requires a single operand}}
+    "tensor.yield"(%c, %c) : (f32, f32) -> ()
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
