@@ -19,20 +19,17 @@ is copied. Candidates to upstream to xDSL; see third_party/README.md.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Attribute, Block, Region
-from xdsl.irdl import IRDLOperation, OpDef, OpTraits
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.diagnostics import RegionVerifyException
+from spyre_mlir.verifier_utils import definition_without
 
 
 class ReduceOp(linalg.ReduceOp):
@@ -233,13 +230,6 @@ class GenericOp(linalg.GenericOp):
             raise RegionVerifyException(str(exc)) from exc
 
 
-@functools.cache
-def _definition_without_parent_trait(cls: type[IRDLOperation]) -> OpDef:
-    definition = cls.get_irdl_definition()
-    kept = tuple(t for t in definition.traits if not isinstance(t, HasParent))
-    return dataclasses.replace(definition, traits=OpTraits(lambda: kept))
-
-
 class IndexOp(linalg.IndexOp):
     """`linalg.index` in any linalg op (xDSL allowed only `linalg.generic`:
     it refused one in `linalg.reduce`), below its number of loops, as MLIR
@@ -247,7 +237,7 @@ class IndexOp(linalg.IndexOp):
 
     def verify_(self) -> None:
         # The IRDL constraints, without xDSL's parent trait: MLIR's check below.
-        _definition_without_parent_trait(type(self)).verify(self)
+        definition_without(type(self), HasParent).verify(self)
         dim = self.dim.value.data
         if dim < 0:
             raise VerifyException(

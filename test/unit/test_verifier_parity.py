@@ -104,6 +104,15 @@ def _reduce_body(body: str) -> str:
 I1 = "%x = arith.constant 1 : i32\nscf.yield %x : i32"
 
 
+def _while(condition: str, yield_: str, after_args: str = "%b: i32") -> str:
+    after = f"^bb0({after_args}):\n" if after_args else ""
+    return _func(
+        "%n: i32, %f: f32",
+        f"%r = scf.while (%a = %n) : (i32) -> i32 {{\n%c = arith.cmpi slt, %a, %n : i32\n{condition}\n}} do {{\n"
+        f"{after}{yield_}\n}}\nreturn",
+    )
+
+
 def _cast(op: str, src: str, dst: str) -> str:
     return _func(f"%a: {src}", f"%0 = arith.{op} %a : {src} to {dst}\nreturn")
 
@@ -577,6 +586,77 @@ PAIRS: list[Pair] = [
         _if(F1, "scf.yield"),
         _if("scf.yield", "scf.yield", ""),
         "region branch point has 0 operands, but region successor needs 1 inputs",
+    ),
+    Pair(
+        "while-condition-type",
+        _while("scf.condition(%c) %f : f32", "scf.yield %b : i32"),
+        _while("scf.condition(%c) %a : i32", "scf.yield %b : i32"),
+        "along control flow edge from Operation scf.condition to Operation scf.while: successor operand type #0 'f32' "
+        "should match successor input type #0 'i32'",
+    ),
+    Pair(
+        "while-condition-count",
+        _while("scf.condition(%c)", "scf.yield %b : i32"),
+        _while("scf.condition(%c) %n : i32", "scf.yield %b : i32"),
+        "along control flow edge from Operation scf.condition to Operation scf.while: region branch point has 0 "
+        "operands, but region successor needs 1 inputs",
+    ),
+    Pair(
+        "while-yield-type",
+        _while("scf.condition(%c) %a : i32", "scf.yield %f : f32"),
+        _while("scf.condition(%c) %a : i32", "scf.yield %n : i32"),
+        "along control flow edge from Operation scf.yield to Region #0: successor operand type #0 'f32' should match "
+        "successor input type #0 'i32'",
+    ),
+    Pair(
+        "while-after-arguments",
+        _while("scf.condition(%c) %a : i32", "scf.yield %n : i32", after_args=""),
+        _while("scf.condition(%c) %a : i32", "scf.yield %n : i32", after_args="%b: i32"),
+        "along control flow edge from Operation scf.condition to Region #1: region branch point has 1 operands, but "
+        "region successor needs 0 inputs",
+    ),
+    Pair(
+        "while-before-arguments",  # xDSL 0.75 raised an internal error on it
+        _func(
+            "%n: i32",
+            '%r = "scf.while"(%n) ({\n^bb0(%a: f32):\n%c = arith.constant true\nscf.condition(%c) %n : i32\n}, {\n'
+            "^bb0(%b: i32):\nscf.yield %n : i32\n}) : (i32) -> i32\nreturn",
+        ),
+        _func(
+            "%n: i32",
+            '%r = "scf.while"(%n) ({\n^bb0(%a: i32):\n%c = arith.constant true\nscf.condition(%c) %n : i32\n}, {\n'
+            "^bb0(%b: i32):\nscf.yield %n : i32\n}) : (i32) -> i32\nreturn",
+        ),
+        "along control flow edge from parent to Region #0: successor operand type #0 'i32' should match successor "
+        "input type #0 'f32'",
+    ),
+    Pair(
+        "while-terminator",
+        _func(
+            "%n: i32",
+            '%r = "scf.while"(%n) ({\n^bb0(%a: i32):\nscf.yield %a : i32\n}, {\n'
+            "^bb0(%b: i32):\nscf.yield %n : i32\n}) : (i32) -> i32\nreturn",
+        ),
+        _func("%c: i1", "scf.while : () -> () {\nscf.condition(%c)\n} do {\nscf.yield\n}\nreturn"),
+        "'scf.while' op expects the 'before' region to terminate with 'scf.condition'",
+    ),
+    Pair(
+        "switch-duplicate",
+        _func("%i: index", "scf.index_switch %i\ncase 2 {\nscf.yield\n}\ncase 2 {\nscf.yield\n}\ndefault {\n}\nreturn"),
+        _func("%i: index", "scf.index_switch %i\ncase 2 {\nscf.yield\n}\ncase 3 {\nscf.yield\n}\ndefault {\n}\nreturn"),
+        "'scf.index_switch' op has duplicate case value: 2",
+    ),
+    Pair(
+        "switch-yield-count",
+        _func("%i: index", "%r = scf.index_switch %i -> i32\ncase 2 {\nscf.yield\n}\ndefault {\n" + I1 + "\n}\nreturn"),
+        _func("%i: index", "%r = scf.index_switch %i -> i32\ncase 2 {\n" + I1 + "\n}\ndefault {\n" + I1 + "\n}\nreturn"),
+        "'scf.index_switch' op expected each region to return 1 values, but case region #0 returns 0",
+    ),
+    Pair(
+        "switch-yield-type",
+        _func("%i: index", "%r = scf.index_switch %i -> i32\ncase 2 {\n" + I1 + "\n}\ndefault {\n" + F1 + "\n}\nreturn"),
+        _func("%i: index", "%r = scf.index_switch %i -> f32\ncase 2 {\n" + F1 + "\n}\ndefault {\n" + F1 + "\n}\nreturn"),
+        "'scf.index_switch' op expected result #0 of each region to be 'i32'",
     ),
     # --- arith (dialects/arith.py) ---
     Pair(

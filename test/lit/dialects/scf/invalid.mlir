@@ -86,3 +86,129 @@ func.func @if_body_first(%c: i1, %m: tensor<4x4xf32>, %n: index) -> f32 {
   }
   return %0 : f32
 }
+
+// -----
+
+// scf.while: MLIR's checks of the values along each control-flow edge (xDSL
+// raised an internal error on some, accepted others).
+func.func @while_condition_type(%n: i32, %f: f32) -> i32 {
+  // expected-error @+1 {{'scf.while' op along control flow edge from Operation scf.condition to Operation scf.while: successor operand type #0 'f32' should match successor input type #0 'i32'}}
+  %r = scf.while (%a = %n) : (i32) -> i32 {
+    %c = arith.cmpi slt, %a, %n : i32
+    // expected-note @+1 {{region branch point}}
+    scf.condition(%c) %f : f32
+  } do {
+  ^bb0(%b: i32):
+    scf.yield %b : i32
+  }
+  return %r : i32
+}
+
+// -----
+
+func.func @while_yield_count(%n: i32) -> i32 {
+  // expected-error @+1 {{'scf.while' op along control flow edge from Operation scf.yield to Region #0: region branch point has 0 operands, but region successor needs 1 inputs}}
+  %r = scf.while (%a = %n) : (i32) -> i32 {
+    %c = arith.cmpi slt, %a, %n : i32
+    scf.condition(%c) %a : i32
+  } do {
+  ^bb0(%b: i32):
+    // expected-note @+1 {{region branch point}}
+    scf.yield
+  }
+  return %r : i32
+}
+
+// -----
+
+func.func @while_after_arguments(%n: i32) -> i32 {
+  // expected-error @+1 {{'scf.while' op along control flow edge from Operation scf.condition to Region #1: region branch point has 1 operands, but region successor needs 0 inputs}}
+  %r = scf.while (%a = %n) : (i32) -> i32 {
+    %c = arith.cmpi slt, %a, %n : i32
+    // expected-note @+1 {{region branch point}}
+    scf.condition(%c) %a : i32
+  } do {
+    scf.yield %n : i32
+  }
+  return %r : i32
+}
+
+// -----
+
+func.func @while_before_arguments(%n: i32) -> i32 {
+  // expected-error @+2 {{'scf.while' op along control flow edge from parent to Region #0: successor operand type #0 'i32' should match successor input type #0 'f32'}}
+  // expected-note @+1 {{region branch point}}
+  %r = "scf.while"(%n) ({
+  ^bb0(%a: f32):
+    %c = arith.constant true
+    scf.condition(%c) %n : i32
+  }, {
+  ^bb0(%b: i32):
+    scf.yield %n : i32
+  }) : (i32) -> i32
+  return %r : i32
+}
+
+// -----
+
+func.func @while_before_terminator(%n: i32) -> i32 {
+  // expected-error @+1 {{'scf.while' op expects the 'before' region to terminate with 'scf.condition'}}
+  %r = "scf.while"(%n) ({
+  ^bb0(%a: i32):
+    // expected-note @+1 {{terminator here}}
+    scf.yield %a : i32
+  }, {
+  ^bb0(%b: i32):
+    scf.yield %b : i32
+  }) : (i32) -> i32
+  return %r : i32
+}
+
+// -----
+
+func.func @switch_duplicate(%i: index) {
+  // expected-error @+1 {{'scf.index_switch' op has duplicate case value: 2}}
+  scf.index_switch %i
+  case 2 {
+    scf.yield
+  }
+  case 2 {
+    scf.yield
+  }
+  default {
+  }
+  return
+}
+
+// -----
+
+func.func @switch_yield_type(%i: index) -> i32 {
+  // expected-error @+1 {{'scf.index_switch' op expected result #0 of each region to be 'i32'}}
+  %r = scf.index_switch %i -> i32
+  case 2 {
+    %c = arith.constant 1 : i32
+    scf.yield %c : i32
+  }
+  default {
+    %c = arith.constant 2.0 : f32
+    // expected-note @+1 {{default region returns 'f32' here}}
+    scf.yield %c : f32
+  }
+  return %r : i32
+}
+
+// -----
+
+func.func @switch_terminator(%i: index) -> i32 {
+  // expected-error @+1 {{'scf.index_switch' op expected region to end with scf.yield, but got func.return}}
+  %r = scf.index_switch %i -> i32
+  case 2 {
+    %c = arith.constant 1 : i32
+    scf.yield %c : i32
+  }
+  default {
+    %c = arith.constant 2 : i32
+    func.return %c : i32
+  }
+  return %r : i32
+}
