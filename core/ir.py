@@ -23,11 +23,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnknownLoc,
+    UnregisteredOp,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -72,7 +74,7 @@ UPSTREAM_EXTENSIONS: dict[str, str] = {
 }
 """xDSL dialects, and our module whose `REPLACEMENTS` (op subclasses) are
 swapped into them under the same names: upstream syntax and verifiers xDSL
-lacks."""
+lacks; its `ADDITIONS`, if any, are upstream ops xDSL does not have."""
 
 
 def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
@@ -83,9 +85,11 @@ def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Call
     def load() -> Dialect:
         import importlib
 
-        replacements = {op.name: op for op in importlib.import_module(UPSTREAM_EXTENSIONS[name]).REPLACEMENTS}
+        module = importlib.import_module(UPSTREAM_EXTENSIONS[name])
+        replacements = {op.name: op for op in module.REPLACEMENTS}
         base = factory()
         ops = [replacements.get(op.name, op) for op in base.operations]
+        ops += getattr(module, "ADDITIONS", [])  # MLIR's ops that xDSL lacks
         return Dialect(base.name, ops, list(base.attributes))
 
     return load
@@ -290,9 +294,10 @@ def parse_module(text: str, name: str = "<string>", ctx: Context | None = None, 
         return LocatingParser(ctx, text, name, line_offset=line_offset).parse_module()
     except ParseError as exc:
         diagnostic = parse_error_diagnostic(exc)
-        if line_offset and diagnostic.location is not None:
-            loc = diagnostic.location
-            diagnostic.location = Location(loc.file, loc.line + line_offset, loc.col)
+        if line_offset:
+            for d in (diagnostic, *diagnostic.notes):
+                if d.location is not None:
+                    d.location = Location(d.location.file, d.location.line + line_offset, d.location.col)
         raise DiagnosticError(diagnostic) from None
     except Exception as exc:  # noqa: BLE001
         where = Location(name, 1 + line_offset, 1)
@@ -345,6 +350,7 @@ def _first_failure(root: Operation) -> tuple[Operation, Exception] | None:
     for op in root.walk():
         try:
             op.verify(verify_nested_ops=False)
+            _verify_blocks_of(op)
             continue
         except Exception as exc:  # noqa: BLE001 - a crash is reported as an internal error
             failure = exc
@@ -357,6 +363,18 @@ def _first_failure(root: Operation) -> tuple[Operation, Exception] | None:
                             return deeper
         return op, failure
     return None
+
+
+def _verify_blocks_of(op: Operation) -> None:
+    """MLIR's check of each block of `op`'s regions, made on entering the
+    block (xDSL makes it only when verifying the whole op, nested ops
+    included, so the slow path above could not locate it)."""
+    if op.has_trait(NoTerminator) or isinstance(op, UnregisteredOp):
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            if block.first_op is None:
+                raise VerifyException("empty block: expect at least a terminator")
 
 
 def _is_region_check(exc: BaseException | None) -> bool:

@@ -227,3 +227,24 @@ def _single_block_implicit_terminator_verify(self: SingleBlockImplicitTerminator
 
 HasParent.verify = _has_parent_verify
 SingleBlockImplicitTerminator.verify = _single_block_implicit_terminator_verify
+
+
+# MLIR's whitespace: space, tab, newline, carriage return, and a NUL byte
+# (skipped, as MLIR's lexer skips one that is not the end of the buffer).
+# xDSL took Python's `\s`, so it accepted a form feed or vertical tab, which
+# MLIR refuses, and refused a NUL, which MLIR skips. MLIR's wording for a
+# character that starts no token: `unexpected character`.
+MLIRLexer._whitespace_regex = re.compile(r"((//[^\n]*(\n)?)|([ \t\n\r\x00]+))*")  # pyright: ignore[reportPrivateUsage]
+_lex = MLIRLexer.lex
+
+
+def _lex_with_mlirs_wording(self: MLIRLexer):  # noqa: ANN202
+    try:
+        return _lex(self)
+    except ParseError as exc:
+        if exc.msg.startswith("Unexpected character:"):
+            raise ParseError(exc.span, "unexpected character") from None
+        raise
+
+
+MLIRLexer.lex = _lex_with_mlirs_wording

@@ -49,10 +49,10 @@ from xdsl.utils.exceptions import VerifyException
 def _elementwise_shapes_match(op) -> None:
     """MLIR's elementwise cast rule: scalar to scalar, or same-shape tensors."""
     src, dst = op.input.type, op.result.type
-    if isinstance(src, TensorType) != isinstance(dst, TensorType):
-        raise VerifyException(f"'{op.name}' casts {src} to {dst}: both must be scalars or both tensors")
-    if isinstance(src, TensorType) and isinstance(dst, TensorType) and src.get_shape() != dst.get_shape():
-        raise VerifyException(f"'{op.name}' operand and result must have the same shape, got {src} and {dst}")
+    if isinstance(src, TensorType) != isinstance(dst, TensorType) or (
+        isinstance(src, TensorType) and isinstance(dst, TensorType) and src.get_shape() != dst.get_shape()
+    ):
+        raise VerifyException("failed to verify that input and output have the same tensor dimensions")
 
 
 _INT = container_of(IntegerType)
@@ -95,7 +95,7 @@ def _element(t: Attribute) -> Attribute:
 
 def _exactly_one_index(op, src: Attribute, dst: Attribute) -> None:
     if isinstance(src, IndexType) == isinstance(dst, IndexType):
-        raise VerifyException(f"'{op.name}' casts between index and an integer type, got {op.input.type} to {op.result.type}")
+        raise VerifyException(f"operand type '{op.input.type}' and result type '{op.result.type}' are cast incompatible")
 
 
 def _cast_incompatible(op, how: str) -> VerifyException:
@@ -163,7 +163,10 @@ def _predicate(arg: int | str, names: list[str]) -> int:
     if isinstance(arg, int):
         return arg
     if arg not in names:
-        raise VerifyException(f"unknown comparison predicate '{arg}', expected one of: {', '.join(names)}")
+        raise VerifyException(
+            "expected string or keyword containing one of the following enum values for attribute 'predicate' "
+            f"[{', '.join(names)}]"
+        )
     return names.index(arg)
 
 
@@ -276,6 +279,21 @@ class SelectOp(arith.SelectOp):
     def verify_(self) -> None:
         ct, rt = self.cond.type, self.result.type
         if isinstance(ct, ShapedType) and (not isinstance(rt, ShapedType) or ct.get_shape() != rt.get_shape()):
-            raise VerifyException(f"a tensor condition {ct} needs values of the same shape, got {rt}")
+            raise VerifyException("failed to verify that condition is signless i1 or has matching shape")
 
 REPLACEMENTS: list[type] = [*TENSOR_CASTS, CmpiOp, CmpfOp, SelectOp]
+
+
+@irdl_op_definition
+class RemFOp(arith.FloatingPointLikeBinaryOperation):
+    """`arith.remf`, the floating-point remainder (MLIR has it, xDSL 0.75 not)."""
+
+    name = "arith.remf"
+    traits = traits_def(Pure())
+
+
+IndexCastUIOp = _tensor_cast(arith.IndexCastOp, _INT_OR_INDEX, _INT_OR_INDEX, _exactly_one_index, name="arith.index_castui")
+IndexCastUIOp.__doc__ = "`arith.index_castui`, the zero-extending `index_cast` (MLIR has it, xDSL 0.75 not)."
+
+ADDITIONS: list[type] = [RemFOp, IndexCastUIOp]
+"""Ops of MLIR's arith dialect that xDSL 0.75 does not have, added to it."""

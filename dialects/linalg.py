@@ -85,7 +85,7 @@ class ReduceOp(linalg.ReduceOp):
         parser.parse_punctuation(")")
         parser.parse_keyword("dimensions")
         parser.parse_punctuation("=")
-        dimensions = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        dimensions = _parse_int64_list(parser)
         if payload_name is None:
             entry_args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
             region = parser.parse_region(entry_args)
@@ -217,6 +217,64 @@ def _num_loops(op) -> int | None:
     return len(shaped.get_shape()) if isinstance(shaped, ShapedType) else None
 
 
+def _parse_int64_list(parser: Parser) -> list[int]:
+    """`[a, b, ...]` of 64-bit integers, as MLIR reads an i64 array
+    (`integer value too large` at a literal outside 64 bits)."""
+
+    def parse_one() -> int:
+        at = parser.pos
+        value = parser.parse_integer(allow_boolean=False)
+        if not -(1 << 63) <= value < 1 << 63:
+            parser.raise_error("integer value too large", at, parser.pos)
+        return value
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_one)
+
+
+class TransposeOp(linalg.TransposeOp):
+    """`linalg.transpose` with MLIR's verifier (xDSL's indexed the input
+    shape with an out-of-range permutation: an internal error)."""
+
+    def verify_(self) -> None:
+        type(self).get_irdl_definition().verify(self)  # xDSL's own check is replaced by MLIR's
+        perm = list(self.permutation.get_values())
+        if sorted(perm) != list(range(len(perm))):
+            raise VerifyException("permutation is not valid")
+        input_type, init_type = self.inputs[0].type, self.outputs[0].type
+        if not isinstance(input_type, ShapedType) or not isinstance(init_type, ShapedType):
+            return
+        inputs, inits = input_type.get_shape(), init_type.get_shape()
+        if len(inputs) != len(inits):
+            raise VerifyException(f"input rank ({len(inputs)}) does not match init rank ({len(inits)})")
+        if len(perm) != len(inputs):
+            raise VerifyException(f"size of permutation {len(perm)} does not match the argument rank {len(inputs)}")
+        for i, p in enumerate(perm):
+            if inputs[p] != inits[i]:
+                raise VerifyException(
+                    f"dim(result, {i}) = {inits[i]} doesn't match dim(input, permutation[{i}]) = {inputs[p]}"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TransposeOp:
+        parser.parse_characters("ins")
+        parser.parse_punctuation("(")
+        unresolved_input = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        input_ = parser.resolve_operand(unresolved_input, parser.parse_type())
+        parser.parse_punctuation(")")
+        parser.parse_characters("outs")
+        parser.parse_punctuation("(")
+        unresolved_init = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        init = parser.resolve_operand(unresolved_init, parser.parse_type())
+        parser.parse_punctuation(")")
+        parser.parse_keyword("permutation")
+        parser.parse_punctuation("=")
+        op = cls(input_, init, DenseArrayBase.from_list(i64, _parse_int64_list(parser)))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
 class GenericOp(linalg.GenericOp):
     """`linalg.generic` whose structured-op checks (indexing maps, body
     arguments) come after the ops of its body have been verified, as MLIR's
@@ -256,4 +314,4 @@ class IndexOp(linalg.IndexOp):
             )
 
 
-REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp]
+REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp, TransposeOp]

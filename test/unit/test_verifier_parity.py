@@ -235,6 +235,13 @@ PAIRS: list[Pair] = [
         ),
         "constant too large for index",
     ),
+    # --- MLIR's whitespace (core/xdsl_fixes.py): a NUL is skipped, a form feed is not whitespace ---
+    Pair(
+        "whitespace",
+        _func("%a: i32", "%s = arith.addi %a,\f %a : i32\nreturn"),
+        _func("%a: i32", "%s = arith.addi %a,\x00 %a : i32\nreturn"),
+        "unexpected character",
+    ),
     # --- tensor (dialects/tensor.py) ---
     Pair(
         "extract-indices",
@@ -831,6 +838,51 @@ PAIRS: list[Pair] = [
         "'tensor.extract' op incorrect number of indices for extract_element",
     ),
     Pair(
+        "transpose-permutation",  # xDSL 0.75's verifier raised an internal error on it
+        _func(
+            "%a: tensor<4x8xf32>, %e: tensor<8x4xf32>",
+            "%t = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [2, 0]\nreturn",
+        ),
+        _func(
+            "%a: tensor<4x8xf32>, %e: tensor<8x4xf32>",
+            "%t = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0]\nreturn",
+        ),
+        "'linalg.transpose' op permutation is not valid",
+    ),
+    Pair(
+        "transpose-ranks",
+        _func(
+            "%a: tensor<4x8xf32>, %e: tensor<8x4x1xf32>",
+            "%t = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4x1xf32>) permutation = [1, 0]\nreturn",
+        ),
+        _func(
+            "%a: tensor<4x8x1xf32>, %e: tensor<8x4x1xf32>",
+            "%t = linalg.transpose ins(%a : tensor<4x8x1xf32>) outs(%e : tensor<8x4x1xf32>) permutation = [1, 0, 2]\n"
+            "return",
+        ),
+        "'linalg.transpose' op input rank (2) does not match init rank (3)",
+    ),
+    Pair(
+        "empty-body",
+        "func.func @f(%a: i32) -> i32 {\n}\n",
+        "func.func private @f(%a: i32) -> i32\n",
+        "empty block: expect at least a terminator",
+    ),
+    Pair(
+        "remf",  # the valid form is an op xDSL 0.75 did not have
+        _func("%a: f32, %b: f16", "%0 = arith.remf %a, %b : f32\nreturn"),
+        _func("%a: f32, %b: f32", "%0 = arith.remf %a, %b : f32\n%1 = arith.index_castui %0 : f32 to index\nreturn").replace(
+            "%1 = arith.index_castui %0 : f32 to index\n", ""
+        ),
+        "use of value '%b' expects different type than prior uses: 'f32' vs 'f16'",
+    ),
+    Pair(
+        "index-castui",
+        _func("%a: i32", "%0 = arith.index_castui %a : i32 to i64\nreturn"),
+        _func("%a: i32", "%0 = arith.index_castui %a : i32 to index\nreturn"),
+        "'arith.index_castui' op operand type 'i32' and result type 'i64' are cast incompatible",
+    ),
+    Pair(
         "yield-outside-linalg",
         _func("%x: f32", "linalg.yield %x : f32"),
         _generic("linalg.yield %x : f32"),
@@ -912,6 +964,7 @@ def test_every_invalid_case_is_rejected_by_us():
 
 LIT = REPO / "test" / "lit" / "dialects"
 MLIR_WORDED_LIT_FILES = [
+    LIT / "arith" / "invalid.mlir",
     LIT / "cf" / "invalid.mlir",
     LIT / "tensor" / "invalid.mlir",
     LIT / "scf" / "invalid.mlir",

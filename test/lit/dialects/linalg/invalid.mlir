@@ -120,3 +120,29 @@ func.func @generic_body_first(%a: tensor<4xf32>, %t: tensor<4xf32>, %m: tensor<4
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// linalg.transpose: MLIR's verifier (xDSL's crashed on a permutation out of range).
+func.func @transpose_permutation(%a: tensor<4x8xf32>, %e: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'linalg.transpose' op permutation is not valid}}
+  %tr = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [2, 0]
+  return %tr : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @transpose_permutation_size(%a: tensor<4x8xf32>, %e: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'linalg.transpose' op size of permutation 3 does not match the argument rank 2}}
+  %tr = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0, 2]
+  return %tr : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @transpose_ranks(%a: tensor<4x8xf32>, %e: tensor<8x4x1xf32>) -> tensor<8x4x1xf32> {
+  // expected-error @+1 {{'linalg.transpose' op input rank (2) does not match init rank (3)}}
+  %tr = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4x1xf32>) permutation = [1, 0]
+  return %tr : tensor<8x4x1xf32>
+}
+
