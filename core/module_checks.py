@@ -4,6 +4,8 @@
   named 'f'` at the second definition, with a note at the first. xDSL's
   `SymbolTable` trait rejects it too, but from the table op (an implicit
   module has no location), so the error pointed nowhere.
+- A function declaration (no body) that is not `private`: MLIR's `symbol
+  declaration cannot have public visibility`, which xDSL did not check.
 - An affine map or set dividing by zero (`floordiv 0`, `ceildiv 0`, `mod 0`),
   in any attribute or type of any op. Stricter than MLIR, which accepts such
   a map and leaves the division undefined when it is evaluated; here the
@@ -41,6 +43,8 @@ def verify_module_before_ops(root: Operation) -> None:
     for op in _walk(root):
         if op.has_trait(SymbolTable):
             _check_symbol_table(op)
+        if op.name == "func.func":
+            _check_declaration_visibility(op)
         _check_affine_divisors(op, clean)
 
 
@@ -67,6 +71,15 @@ def _check_symbol_table(table: Operation) -> None:
         first = seen.setdefault(name, op)
         if first is not op:
             raise error(op, f"redefinition of symbol named '{name.data}'", (first, "see existing symbol definition here"))
+
+
+def _check_declaration_visibility(func: Operation) -> None:
+    """MLIR's SymbolOpInterface check: a function without a body is a
+    declaration, and must be `private` (xDSL accepted a public one)."""
+    if func.regions and not func.regions[0].blocks:
+        visibility = func.get_attr_or_prop("sym_visibility")
+        if not isinstance(visibility, StringAttr) or visibility.data == "public":
+            raise error(func, "'func.func' op symbol declaration cannot have public visibility")
 
 
 def _check_affine_divisors(op: Operation, clean: set[int]) -> None:

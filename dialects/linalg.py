@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.abstract_ops import ElementwiseOperation, LinalgStructuredOperation
 from xdsl.ir import Attribute, Block, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -165,6 +165,12 @@ class FillOp(linalg.FillOp):
     """`linalg.fill` whose value has the output's element type, as MLIR checks."""
 
     def verify_(self) -> None:
+        for i, out in enumerate(self.outputs):  # xDSL asserted it (an internal error)
+            if not isinstance(out.type, ShapedType):
+                raise VerifyException(
+                    f"operand #{len(self.inputs) + i} must be variadic of shaped of any non-token type values, "
+                    f"but got '{out.type}'"
+                )
         super().verify_()
         if len(self.inputs) != 1 or len(self.outputs) != 1:
             return
@@ -314,4 +320,29 @@ class IndexOp(linalg.IndexOp):
             )
 
 
-REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp, TransposeOp]
+def _operands_shaped(op) -> None:
+    """xDSL's named ops assume shaped operands (an AssertionError otherwise:
+    an internal error); MLIR's indexing maps refuse them (the rank check of
+    its LinalgOp interface)."""
+    for i, operand in enumerate(op.operands):
+        if not isinstance(operand.type, ShapedType):
+            raise VerifyException(f"expected operand #{i} to be a tensor or memref, got '{operand.type}'")
+
+
+def _elementwise(base: type) -> type:
+    """xDSL's named elementwise op `base` with shaped operands checked first."""
+
+    def verify_(self) -> None:
+        _operands_shaped(self)
+        base.verify_(self)
+
+    return type(base.__name__, (base,), {"__module__": __name__, "__doc__": base.__doc__, "verify_": verify_})
+
+
+ELEMENTWISE = [
+    _elementwise(op)
+    for op in vars(linalg).values()
+    if isinstance(op, type) and issubclass(op, ElementwiseOperation) and op is not ElementwiseOperation
+]
+
+REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp, TransposeOp, *ELEMENTWISE]

@@ -34,3 +34,20 @@ def test_reduce_short_and_long_forms_agree():
     np.testing.assert_array_equal(r["return_0"], np.fmax.reduce(x, axis=1))
     r = spyre_mlir.interpret(LINALG, "reduce_forms", x=x, i=np.zeros(4, np.float16))
     np.testing.assert_allclose(r["return_1"].astype(np.float32), x.astype(np.float32).sum(axis=1), rtol=2e-3, atol=2e-3)
+
+
+def test_named_elementwise_op_on_a_scalar_is_a_located_error():
+    """xDSL's named elementwise ops assumed shaped operands (an internal error)."""
+    import pytest
+
+    import spyre_mlir
+
+    src = (
+        "func.func @f(%c: f16, %t: tensor<1xf16>) -> tensor<1xf16> {\n"
+        "  %0 = linalg.add ins(%c : f16) outs(%t : tensor<1xf16>) -> tensor<1xf16>\n"
+        "  return %0 : tensor<1xf16>\n}\n"
+    )
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(src)
+    d = info.value.diagnostic
+    assert (d.message, d.location.line) == ("'linalg.add' op expected operand #0 to be a tensor or memref, got 'f16'", 2)

@@ -242,6 +242,12 @@ PAIRS: list[Pair] = [
         _func("%a: i32", "%s = arith.addi %a,\x00 %a : i32\nreturn"),
         "unexpected character",
     ),
+    Pair(
+        "public-declaration",
+        "func.func @g(%a: i32) -> i32\n",
+        "func.func private @g(%a: i32) -> i32\n",
+        "'func.func' op symbol declaration cannot have public visibility",
+    ),
     # --- tensor (dialects/tensor.py) ---
     Pair(
         "extract-indices",
@@ -714,6 +720,12 @@ PAIRS: list[Pair] = [
         _func("%a: f16, %t: tensor<4xf32>", "%0 = linalg.fill ins(%a : f16) outs(%t : tensor<4xf32>) -> tensor<4xf32>\nreturn"),
         _func("%a: f32, %t: tensor<4xf32>", "%0 = linalg.fill ins(%a : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>\nreturn"),
         "'linalg.fill' op expected fill value type ('f16') to match output element type ('f32')",
+    ),
+    Pair(
+        "fill-scalar-output",  # xDSL 0.75 raised an internal error on it
+        _func("%a: f32, %t: f32", "linalg.fill ins(%a : f32) outs(%t : f32)\nreturn"),
+        _func("%a: f32, %t: memref<4xf32>", "linalg.fill ins(%a : f32) outs(%t : memref<4xf32>)\nreturn"),
+        "'linalg.fill' op operand #1 must be variadic of shaped of any non-token type values, but got 'f32'",
     ),
     Pair(
         "generic-yield-type",

@@ -22,3 +22,9 @@ module {
     return
   }
 }
+
+// -----
+
+// A function without a body is a declaration: it must be private.
+// expected-error @+1 {{'func.func' op symbol declaration cannot have public visibility}}
+func.func @declared(%a: i32) -> i32

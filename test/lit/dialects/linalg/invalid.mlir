@@ -146,3 +146,11 @@ func.func @transpose_ranks(%a: tensor<4x8xf32>, %e: tensor<8x4x1xf32>) -> tensor
   return %tr : tensor<8x4x1xf32>
 }
 
+
+// -----
+
+func.func @fill_scalar_output(%a: f32, %t: f32) {
+  // expected-error @+1 {{'linalg.fill' op operand #1 must be variadic of shaped of any non-token type values, but got 'f32'}}
+  linalg.fill ins(%a : f32) outs(%t : f32)
+  return
+}
