@@ -423,7 +423,7 @@ class AddressSpace:
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         cuts = np.flatnonzero(np.diff(sorted_keys)) + 1
-        for part in np.split(order, cuts):
+        for part in np.split(order, cuts) if keys.size else ():
             seg = self.segments[int(keys[part[0]])]
             if write and seg.shared:
                 self._own(seg)

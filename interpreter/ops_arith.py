@@ -46,11 +46,22 @@ def _finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
     if fmt.kind == "bool":
         return bool
     if fmt.kind == "index":
-        return int
+        return _index_value
     if fmt.kind == "int":
         wrap = fmt.wrap
         return lambda x: wrap(int(x))
     return None
+
+
+_INDEX_MIN, _INDEX_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _index_value(x) -> int:
+    """An `index` result as a Python int, wrapped at 64 bits like index arithmetic."""
+    x = int(x)
+    if _INDEX_MIN <= x <= _INDEX_MAX:
+        return x
+    return ((x - _INDEX_MIN) & ((1 << 64) - 1)) + _INDEX_MIN
 
 
 def _unary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
@@ -733,6 +744,8 @@ def _affine(fc: FunctionCompiler, op: Operation) -> Step:
     def step(frame):
         values = [frame[s] for s in operands]
         result = combine(fn(values[:nd], values[nd:]))
+        if not isinstance(result, np.ndarray):
+            result = _index_value(result)  # index arithmetic wraps at 64 bits
         if varying and not isinstance(result, np.ndarray):  # the map ignored the varying operands
             result = np.full(frame[0].count, result, np.int64)
         frame[r] = result

@@ -6,6 +6,8 @@ sources disagree are listed in docs/interpreter.md.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import BlockArgument, Operation
@@ -297,12 +299,19 @@ def _load(fc: FunctionCompiler, op: Operation) -> Step:
     t, r = fc.slot(op.access_tile), fc.slot(op.result)
     program = fc.program
     varying = fc.is_varying(op.result)
+    dynamic = any(d < 0 for d in op.result.type.get_shape())  # static results are checked while decoding
 
     def step(frame):
         tile = frame[t]
         if tile.view.fmt is not fmt:
             raise InterpreterError(
                 f"loading {fmt.name} elements through an access tile of a {tile.view.fmt.name} view"
+            )
+        if dynamic:
+            lanes = frame[0].count if varying else 1
+            program.runtime.check_allocation(
+                math.prod(tile.shape) * fmt.compute.itemsize * lanes,
+                f"loading a {'x'.join(map(str, tile.shape))} tile" + (f" for {lanes} cores" if lanes > 1 else ""),
             )
         data = load(tile, frame[0], program.runtime.access)
         if varying and not tile.varying:  # the tile's anchor ignored the core id after all

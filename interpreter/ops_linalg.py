@@ -21,6 +21,7 @@ have direct implementations; `linalg.index` reads the domain of its op.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from time import monotonic
 
@@ -298,6 +299,11 @@ def _structured(
                 frame[result_slots[k]] = to_output(value, k)
             return
         if run_x is not None and all(sizes[d] > 0 for d in reductions):
+            lanes = frame[0].count if lead else 1
+            fc.program.runtime.check_allocation(
+                math.prod(sizes) * lanes * 8,
+                f"evaluating the body of '{op.name}' over its {'x'.join(map(str, sizes))} iteration domain",
+            )
             _reduce_whole(frame, arrays, views, sizes)
             return
         _fold(frame, arrays, views, sizes)

@@ -143,6 +143,23 @@ def test_division_by_zero_is_a_located_error(func, args, op):
     assert d.location.line == line_of(op, after=f"@{func}(")
 
 
+def test_index_arithmetic_wraps_at_64_bits():
+    loops = KERNELS / "loops.mlir"
+    assert spyre_mlir.interpret(loops, "row_of", core=2**62, rows_per_core=4)["return_0"] == 0
+    assert spyre_mlir.interpret(loops, "row_of", core=2**62 + 1, rows_per_core=2)["return_0"] == I64_MIN + 2
+
+
+@pytest.mark.parametrize("execution", ["batched", "per-core"])
+def test_masked_gather_from_memory_nobody_wrote_reads_zero(execution):
+    """Every point of the gather is unmapped: nothing to group by segment (was an internal IndexError)."""
+    options = InterpreterOptions(check_uninitialized=False, mask_out_of_bounds=True, execution=execution)
+    out = spyre_mlir.interpret(KERNELS / "errors.mlir", "out_of_bounds", x=64, y=1, options=options)
+    np.testing.assert_array_equal(out.read_hbm(1, (20, 4), f32), np.zeros((20, 4), f32))
+    space = AddressSpace("HBM", check_uninitialized=False)
+    groups = space.locate_points(np.array([10, 5000], np.int64), 4, write=False)
+    assert [(seg, list(sel)) for seg, sel in groups] == [(None, [0, 1])]
+
+
 def test_overflow_flags_make_wrapping_an_error():
     assert returns(run("flags", a=3, b=2)) == [5, 6, 12, 5]
     d = failure("flags", a=100, b=100)
@@ -261,6 +278,23 @@ def test_a_tile_of_a_hundred_million_points_is_refused_under_a_small_limit():
     d = failure("huge_tile", x=np.zeros(1, f32), options=InterpreterOptions(memory_limit=256 << 20))
     assert d.message == (
         "'ktdp.load' would allocate 381.5 MiB for its result tensor<10000x10000xf32>, over the 256 MiB memory limit"
+    )
+
+
+def test_a_tile_of_a_run_time_shape_is_refused_under_a_small_limit():
+    np.testing.assert_array_equal(run("dynamic_tile", x=np.arange(5, dtype=f32), n=5)["return_0"], np.arange(5))
+    d = failure("dynamic_tile", x=np.zeros(5, f32), n=10**8, options=InterpreterOptions(memory_limit=256 << 20))
+    assert d.message == "loading a 100000000 tile would allocate 381.5 MiB, over the 256 MiB memory limit"
+    assert d.location.line == line_of("ktdp.load", after="@dynamic_tile")
+
+
+def test_a_reduction_over_a_huge_domain_is_refused_under_a_small_limit():
+    a = np.zeros((256, 256), f32)
+    assert run("wide_reduction", a=a)["return_0"][0, 0] == 256
+    d = failure("wide_reduction", a=a, options=InterpreterOptions(memory_limit=64 << 20))
+    assert d.message == (
+        "evaluating the body of 'linalg.generic' over its 256x256x256 iteration domain would allocate 128 MiB, "
+        "over the 64 MiB memory limit"
     )
 
 

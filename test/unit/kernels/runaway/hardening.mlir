@@ -253,3 +253,31 @@ func.func @math_on_specials(%x: tensor<8xf16>, %y: tensor<8xf32>) -> (tensor<8xf
   %h = arith.truncf %y : tensor<8xf32> to tensor<8xf16>
   return %e, %l, %p, %d, %b, %h : tensor<8xf16>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>, tensor<8xf16>
 }
+
+// A tile whose shape comes from a run-time symbol.
+func.func @dynamic_tile(%x: index, %n: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %view = ktdp.construct_memory_view %x, sizes: [%n], strides: [1] {
+    coordinate_set = affine_set<(d0)[s0] : (d0 >= 0, -d0 + s0 - 1 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<?xf32>
+  %t = ktdp.construct_access_tile %view[%c0] symbols(%n) {
+    access_tile_set = affine_set<(d0)[s0] : (d0 >= 0, -d0 + s0 - 1 >= 0)>,
+    access_tile_order = affine_map<(d0) -> (d0)>} : memref<?xf32> -> !ktdp.access_tile<?xindex>
+  %v = ktdp.load %t : !ktdp.access_tile<?xindex> -> tensor<?xf32>
+  return %v : tensor<?xf32>
+}
+
+// A reduction evaluated over a 256x256x256 domain: out[i, j] = sum_k exp(a[i, k]).
+func.func @wide_reduction(%a: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %init = tensor.empty() : tensor<256x256xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a : tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %e = math.exp %x : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
