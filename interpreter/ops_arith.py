@@ -708,7 +708,28 @@ def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
             return width - v.bit_length()
         return width if v == 0 else (v & -v).bit_length() - 1
 
-    vectorized = np.vectorize(count, otypes=[fmt.compute])
+    def bit_length(u: np.ndarray) -> np.ndarray:
+        """Bits needed for each unsigned value, by binary search (vectorized, no Python loop per element)."""
+        u = u.astype(np.uint64)
+        length = np.zeros(u.shape, np.int64)
+        for shift in (32, 16, 8, 4, 2, 1):
+            high = u >= np.uint64(1 << shift)
+            length += np.where(high, shift, 0)
+            u = np.where(high, u >> np.uint64(shift), u)
+        return length + (u > 0)
+
+    def vectorized(x):
+        u = _unsigned(np.asarray(x), fmt)
+        if op.name == "math.ctpop":
+            out = np.bitwise_count(u)
+        elif op.name == "math.ctlz":
+            out = width - bit_length(u)
+        else:
+            u64 = u.astype(np.uint64)
+            lowest = u64 & (~u64 + np.uint64(1))
+            out = np.where(u64 == 0, width, bit_length(lowest) - 1)
+        return np.asarray(out).astype(fmt.compute)
+
     return _unary_step(fc, op, lambda x: vectorized(x) if _is_array(x) else count(int(x)))
 
 
