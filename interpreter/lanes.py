@@ -7,12 +7,12 @@ context; everything else is shared by all lanes.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
 
-@cache
+@lru_cache(maxsize=16)
 def linear_order(grid: tuple[int, ...], order: str) -> tuple[tuple[int, ...], ...]:
     """Grid coordinates by linear core id (KTDP-SEMANTICS §1).
 
