@@ -24,7 +24,7 @@ Every input runs in a worker process (a pool of `--jobs`, each input with a
 `--timeout`), through the API as a user would drive it (its bytes decoded as
 UTF-8 with replacement, as `spyre-opt` reads a file):
 
-1. `parse`: `spyre_mlir.parse(text)` (parse + verify);
+1. `parse`: `parse_text(text)` (parse + verify the text, on a deep stack, as `spyre_mlir.parse` does);
 2. `pipeline`: `PassManager.from_pipeline("default").run(module)`, then
    printing the result (as `spyre-opt` does) and reading the print back;
 3. `interpret`: every function whose parameters are index / integer / float
@@ -909,6 +909,25 @@ def _root_cause(exc: BaseException) -> BaseException | None:
     return root
 
 
+INTERPRET_TIMEOUT = 4.0
+"""Seconds the interpreter runs one function before its own timeout stops it
+(a located error naming the loop); below the worker's timeout, so that only a
+hang the interpreter cannot see counts as a hang."""
+
+
+def parse_text(text: str):
+    """Parse and verify MLIR text (never a file name: a short mutant is text too)."""
+    from spyre_mlir import ir
+    from spyre_mlir.deep import call_deep
+
+    def work():
+        module = ir.parse_module(text, "<fuzz>")
+        ir.verify(module)
+        return module
+
+    return call_deep(work)
+
+
 def classify(exc: BaseException) -> dict:
     """The outcome of a stage that raised `exc`."""
     from spyre_mlir.diagnostics import DiagnosticError
@@ -1019,6 +1038,7 @@ def interpret_plans(module) -> list[dict]:
                 "execution": rng.choice(["auto", "auto", "auto", "per-core", "batched"]),
                 "check_uninitialized": rng.random() < 0.7,
                 "mask_out_of_bounds": rng.random() < 0.3,
+                "timeout": INTERPRET_TIMEOUT,
             }
             plans.append({"func": op.sym_name.data, "args": args, "cli": cli, "options": options})
     if len(plans) > MAX_FUNCTIONS:
@@ -1123,7 +1143,7 @@ def evaluate(
     holder: dict = {}
 
     def parse():
-        holder["module"] = spyre_mlir.parse(text)
+        holder["module"] = parse_text(text)
 
     if stage("parse", parse)["category"] != "accepted":
         return result
@@ -1134,7 +1154,7 @@ def evaluate(
             PassManager.from_pipeline("default").run(holder["module"])
             printed = ir.print_ir(holder["module"])
             try:
-                spyre_mlir.parse(printed)
+                parse_text(printed)
             except spyre_mlir.DiagnosticError as exc:
                 return _accepted(roundtrip=_first_line(exc.diagnostic.render()))
             return None
@@ -1148,7 +1168,7 @@ def evaluate(
         def interpret():
             from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
-            module = holder.get("module") or spyre_mlir.parse(text)
+            module = holder.get("module") or parse_text(text)
             plans = plans_box["plans"] = interpret_plans(module)
             if not plans:
                 return {"category": "skipped", "message": "no function with supported parameters"}
@@ -1399,7 +1419,6 @@ def _warm_up() -> None:
     _WARM = True
     import numpy  # noqa: F401
 
-    import spyre_mlir
     from spyre_mlir import interpreter  # noqa: F401
     from spyre_mlir.passes import get_all_passes
     from spyre_mlir.tools import spyre_run  # noqa: F401
@@ -1407,7 +1426,7 @@ def _warm_up() -> None:
     get_all_passes()
     for path in default_seed_paths():
         with contextlib.suppress(Exception):
-            spyre_mlir.parse(path.read_text(encoding="utf-8", errors="replace"))
+            parse_text(path.read_text(encoding="utf-8", errors="replace"))
 
 
 # ---------------------------------------------------------------------------
@@ -2024,7 +2043,6 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
     import faulthandler
     import traceback
 
-    import spyre_mlir
 
     data = Path(path).read_bytes()
 
@@ -2046,7 +2064,7 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
         print(f"\n-- traceback of the {bad[0]} stage:")
         text = data.decode("utf-8", "replace")
         try:
-            module = spyre_mlir.parse(text)
+            module = parse_text(text)
             if bad[0] in ("pipeline", "interpret"):
                 from spyre_mlir.passes.pipelines import PassManager
 
@@ -2055,7 +2073,7 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
             if bad[0] == "interpret":
                 from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
-                module = module if result.get("pipeline", {}).get("category") == "accepted" else spyre_mlir.parse(text)
+                module = module if result.get("pipeline", {}).get("category") == "accepted" else parse_text(text)
                 for plan in interpret_plans(module):
                     Interpreter(module, InterpreterOptions(**plan["options"])).run(plan["func"], plan["args"])
         except Exception:  # noqa: BLE001

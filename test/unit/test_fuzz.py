@@ -116,7 +116,7 @@ def test_cli_prints_no_traceback(campaign: fuzz.FuzzReport, tmp_path: Path):
         path = tmp_path / f"input-{r.input.index}.mlir"
         path.write_bytes(r.input.data)
         commands.append((r, [str(BIN / "spyre-opt"), str(path), "--pipeline", "default", "-o", os.devnull]))
-        run = [str(BIN / "spyre-run"), str(path)]
+        run = [str(BIN / "spyre-run"), str(path), "--timeout", "20"]
         cli = r.stages.get("cli")
         if cli:
             run += ["--func", cli["func"]] + [f"--arg={a}" for a in cli["args"]]
