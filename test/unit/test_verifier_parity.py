@@ -123,7 +123,7 @@ def _reshape(op: str, src: str, groups: str, dst: str, out: str = "", args: str 
 
 
 PAIRS: list[Pair] = [
-    # --- dominance (core/dominance.py) ---
+    # --- dominance (spyre_mlir/dominance.py) ---
     Pair(
         "use-before-def",
         _func("", "%0 = arith.addi %1, %1 : i32\n%1 = arith.constant 1 : i32\nreturn"),
@@ -211,14 +211,14 @@ PAIRS: list[Pair] = [
         _func("%v: i32", "cf.br ^a(%v : i32)\n^a(%x: i32):\nreturn"),
         "type mismatch for bb argument #0 of successor #0",
     ),
-    # --- symbols (core/module_checks.py) ---
+    # --- symbols (spyre_mlir/module_checks.py) ---
     Pair(
         "redefined-symbol",
         "func.func @g() {\nreturn\n}\nfunc.func @g() {\nreturn\n}\n",
         "func.func @g() {\nreturn\n}\nfunc.func @h() {\nreturn\n}\n",
         "redefinition of symbol named 'g'",
     ),
-    # --- affine constants are 64-bit (core/xdsl_fixes.py): a parse error at the literal ---
+    # --- affine constants are 64-bit (spyre_mlir/xdsl_fixes.py): a parse error at the literal ---
     Pair(
         "affine-constant-too-large",
         _func("%i: index", "%0 = affine.apply affine_map<(d0) -> (d0 + 18446744073709551616)>(%i)\nreturn"),
@@ -235,7 +235,7 @@ PAIRS: list[Pair] = [
         ),
         "constant too large for index",
     ),
-    # --- MLIR's whitespace (core/xdsl_fixes.py): a NUL is skipped, a form feed is not whitespace ---
+    # --- MLIR's whitespace (spyre_mlir/xdsl_fixes.py): a NUL is skipped, a form feed is not whitespace ---
     Pair(
         "whitespace",
         _func("%a: i32", "%s = arith.addi %a,\f %a : i32\nreturn"),
@@ -507,7 +507,7 @@ PAIRS: list[Pair] = [
         _pad("tensor<4xf32>", "[1]", "[1]", "tensor<6xf32>", "%i: index", yield_='"tensor.yield"(%c) : (f32) -> ()'),
         "'tensor.yield' op requires a single operand",
     ),
-    # --- terminators in the wrong parent (HasParent wording: core/xdsl_fixes.py) ---
+    # --- terminators in the wrong parent (HasParent wording: spyre_mlir/xdsl_fixes.py) ---
     Pair(
         "condition-parent",
         _func("%c: i1", "scf.if %c {\nscf.condition(%c)\n}\nreturn"),
@@ -550,7 +550,7 @@ PAIRS: list[Pair] = [
         ),
         "'affine.yield' op types mismatch between yield op and its parent",
     ),
-    # --- undeclared names: located at the use (LocatingParser in core/ir.py) ---
+    # --- undeclared names: located at the use (LocatingParser in spyre_mlir/ir.py) ---
     Pair(
         "use-outside-region",
         _func("%c: i1", "scf.if %c {\n%q = arith.constant 0 : i32\n}\n%s = arith.addi %q, %q : i32\nreturn"),

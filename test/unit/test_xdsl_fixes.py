@@ -1,4 +1,4 @@
-"""Regression tests for the fixes to xDSL in core/xdsl_fixes.py and core/ir.py."""
+"""Regression tests for the fixes to xDSL in spyre_mlir/xdsl_fixes.py and spyre_mlir/ir.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 // RUN: %spyre-opt %s --split-input-file --verify-diagnostics
 // An affine map or set dividing by zero is refused where it is written
-// (core/module_checks.py). Stricter than MLIR, which accepts it and leaves
+// (spyre_mlir/module_checks.py). Stricter than MLIR, which accepts it and leaves
 // the division undefined when the map is evaluated.
 
 func.func @floordiv_zero(%i: index) -> index {

@@ -1,5 +1,5 @@
 // RUN: %spyre-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect
-// SSA dominance (core/dominance.py), with MLIR's error and notes; real MLIR
+// SSA dominance (spyre_mlir/dominance.py), with MLIR's error and notes; real MLIR
 // meets the same expectations (test/unit/test_verifier_parity.py).
 
 func.func @use_before_def() -> i32 {

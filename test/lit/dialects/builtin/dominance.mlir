@@ -1,5 +1,5 @@
 // RUN: %spyre-opt %s --split-input-file --allow-unregistered-dialect | %FileCheck %s
-// What MLIR's dominance rule accepts (core/dominance.py): graph regions
+// What MLIR's dominance rule accepts (spyre_mlir/dominance.py): graph regions
 // (module bodies, unregistered ops), uses in blocks unreachable from the
 // entry, values of a dominating block, outer values inside nested regions.
 

@@ -1,6 +1,6 @@
 // RUN: %spyre-opt %s --split-input-file --verify-diagnostics
 // A symbol defined twice: MLIR's error at the second definition, a note at
-// the first (core/module_checks.py).
+// the first (spyre_mlir/module_checks.py).
 
 // expected-note @+1 {{see existing symbol definition here}}
 func.func @twice() {

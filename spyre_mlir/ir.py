@@ -88,9 +88,10 @@ def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Call
         module = importlib.import_module(UPSTREAM_EXTENSIONS[name])
         replacements = {op.name: op for op in module.REPLACEMENTS}
         base = factory()
-        ops = [replacements.get(op.name, op) for op in base.operations]
-        ops += getattr(module, "ADDITIONS", [])  # MLIR's ops that xDSL lacks
-        return Dialect(base.name, ops, list(base.attributes))
+        ops = {op.name: replacements.get(op.name, op) for op in base.operations}
+        for op in getattr(module, "ADDITIONS", []):  # MLIR's ops that xDSL lacks
+            ops[op.name] = op  # (already there once spyre_mlir.universe extended xDSL's dialect)
+        return Dialect(base.name, list(ops.values()), list(base.attributes))
 
     return load
 

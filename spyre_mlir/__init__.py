@@ -11,7 +11,16 @@ Imports are lazy so that `spyre-opt` starts quickly.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+# The subpackages dialects/, passes/, tools/ and interpreter/ are top-level
+# folders of the source tree, mapped into this package by pyproject.toml's
+# package-dir. When this package is imported straight from a checkout (its
+# root on sys.path, e.g. `python -c ...` there), find them beside it.
+_checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.path.isfile(os.path.join(_checkout, "pyproject.toml")) and os.path.isdir(os.path.join(_checkout, "dialects")):
+    __path__.append(_checkout)  # noqa: F821 - the package's own search path
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
