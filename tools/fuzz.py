@@ -78,7 +78,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+
+def _checkout() -> Path:
+    """The source checkout whose kernels seed the fuzzer by default: the one
+    this module lives in, else the current directory (an installed package
+    holds no test kernels)."""
+    here = Path(__file__).resolve().parents[1]
+    for root in (here, Path.cwd()):
+        if (root / "test" / "unit" / "kernels").is_dir():
+            return root
+    return here
+
+
+REPO = _checkout()
 CORPUS = REPO.parent / "shared" / "corpus" / "ktir"
 
 STAGES = ("parse", "pipeline", "interpret")
@@ -857,7 +869,7 @@ def generate(
     """Inputs `start .. start + count - 1` of fuzz seed `seed` (each depends on its index only)."""
     seeds = list(seeds if seeds is not None else load_seeds())
     if not seeds:
-        raise ValueError("no seed kernels")
+        raise ValueError(f"no seed kernels in {REPO}: run from a spyre-mlir checkout or give --seeds FILE...")
     out = []
     for i in range(start, start + count):
         rng = random.Random(f"spyre-mlir-fuzz:{seed}:{i}")

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import REPO, corpus_files
 
 from spyre_mlir.tools import fuzz
 
@@ -34,9 +35,18 @@ TIMEOUT = 10.0
 BIN = Path(sys.executable).parent
 
 
+# The seeds of this checkout, named explicitly: the installed fuzzer may live
+# outside it (a non-editable install).
+SEED_PATHS = corpus_files() + sorted((REPO / "test" / "unit" / "kernels").glob("*.mlir")) + sorted(
+    (REPO / "examples").glob("*.mlir")
+)
+SEEDS = fuzz.load_seeds(SEED_PATHS)
+
+
 @pytest.fixture(scope="module")
 def campaign() -> fuzz.FuzzReport:
-    config = fuzz.FuzzConfig(count=COUNT, seed=SEED, timeout=TIMEOUT, jobs=JOBS, progress=False, minimize=False)
+    config = fuzz.FuzzConfig(count=COUNT, seed=SEED, timeout=TIMEOUT, jobs=JOBS, progress=False, minimize=False,
+                             seed_paths=SEED_PATHS)
     return fuzz.run(config)
 
 
@@ -54,10 +64,10 @@ def _explain(report: fuzz.FuzzReport, categories: tuple[str, ...]) -> str:
 
 
 def test_generation_is_deterministic():
-    a = fuzz.generate(20, SEED)
-    b = fuzz.generate(5, SEED, start=15)
+    a = fuzz.generate(20, SEED, SEEDS)
+    b = fuzz.generate(5, SEED, SEEDS, start=15)
     assert [x.data for x in a[15:]] == [x.data for x in b]
-    assert [x.data for x in a] == [x.data for x in fuzz.generate(20, SEED)]
+    assert [x.data for x in a] == [x.data for x in fuzz.generate(20, SEED, SEEDS)]
     assert len({x.data for x in a}) == len(a)
 
 
