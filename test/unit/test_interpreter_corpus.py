@@ -17,12 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS
 
 import spyre_mlir
 from spyre_mlir.interpreter import InterpreterOptions, InterpreterWarning
-
-SHARED = Path(__file__).parents[3] / "shared"
-CORPUS = SHARED / "corpus" / "ktir"
 
 f16, f32 = np.float16, np.float32
 
@@ -211,19 +209,3 @@ def test_add_with_control_flow_without_grid_runs_one_core():
     c = out[f"hbm@{bases['C']}"]
     assert_close(c[:3], x[:3] + y[:3])  # tile 0 of the intended 32: rows 0-2
     assert not c[3:].any()
-
-
-def test_every_corpus_kernel_has_a_test():
-    if not CORPUS.is_dir():
-        pytest.skip(f"{CORPUS} not present")
-    covered = {
-        "add-with-control-flow.mlir",
-        "layernorm_fwd_ktir.mlir",
-        "matmul_fwd_ktir.mlir",
-        "reduce_generic.mlir",
-        "scalar_broadcast.mlir",
-        "softmax_fwd_ktir.mlir",
-        "softmax_small.mlir",
-        "vector_add_ktir.mlir",
-    }
-    assert {p.name for p in CORPUS.glob("*.mlir")} <= covered
