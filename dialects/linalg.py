@@ -22,7 +22,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import ElementwiseOperation, LinalgStructuredOperation
-from xdsl.ir import Attribute, Block, Region
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent
@@ -71,18 +71,7 @@ class ReduceOp(linalg.ReduceOp):
             payload_name = parser.parse_identifier()
             payload_attrs = parser.parse_optional_attr_dict()
             parser.parse_punctuation("}")
-        parser.parse_characters("ins")
-        parser.parse_punctuation("(")
-        unresolved_input = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        input_ = parser.resolve_operand(unresolved_input, parser.parse_type())
-        parser.parse_punctuation(")")
-        parser.parse_characters("outs")
-        parser.parse_punctuation("(")
-        unresolved_init = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        init = parser.resolve_operand(unresolved_init, parser.parse_type())
-        parser.parse_punctuation(")")
+        input_, init = _parse_single_ins_outs(parser)
         parser.parse_keyword("dimensions")
         parser.parse_punctuation("=")
         dimensions = _parse_int64_list(parser)
@@ -262,18 +251,7 @@ class TransposeOp(linalg.TransposeOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> TransposeOp:
-        parser.parse_characters("ins")
-        parser.parse_punctuation("(")
-        unresolved_input = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        input_ = parser.resolve_operand(unresolved_input, parser.parse_type())
-        parser.parse_punctuation(")")
-        parser.parse_characters("outs")
-        parser.parse_punctuation("(")
-        unresolved_init = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        init = parser.resolve_operand(unresolved_init, parser.parse_type())
-        parser.parse_punctuation(")")
+        input_, init = _parse_single_ins_outs(parser)
         parser.parse_keyword("permutation")
         parser.parse_punctuation("=")
         op = cls(input_, init, DenseArrayBase.from_list(i64, _parse_int64_list(parser)))
@@ -346,3 +324,16 @@ ELEMENTWISE = [
 ]
 
 REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp, TransposeOp, *ELEMENTWISE]
+
+
+def _parse_single_ins_outs(parser: Parser) -> tuple[SSAValue, SSAValue]:
+    """`ins(%x : T) outs(%y : U)` with one operand each (linalg.reduce, linalg.transpose)."""
+    operands = []
+    for keyword in ("ins", "outs"):
+        parser.parse_characters(keyword)
+        parser.parse_punctuation("(")
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        operands.append(parser.resolve_operand(unresolved, parser.parse_type()))
+        parser.parse_punctuation(")")
+    return operands[0], operands[1]
