@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-# The op handlers register themselves with the decoder when imported.
-from spyre_mlir.interpreter import ops_arith, ops_ktdp, ops_linalg, ops_scf, ops_tensor  # noqa: F401
+import importlib as _importlib
+import pkgutil as _pkgutil
+
 from spyre_mlir.interpreter.api import Interpreter, InterpretResult, RunReport, interpret
 from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
 from spyre_mlir.interpreter.errors import InterpreterWarning
@@ -27,3 +28,8 @@ __all__ = [
     "interpret",
     "round_to_bf16",
 ]
+
+# The op handlers, one module per dialect (ops_<dialect>.py), register
+# themselves with the decoder when imported: every such module is.
+for _module in sorted(m.name for m in _pkgutil.iter_modules(__path__) if m.name.startswith("ops_")):
+    _importlib.import_module(f"{__name__}.{_module}")

@@ -2,15 +2,21 @@
 
 Each op is decoded once into a *step*, a closure `step(frame)` that reads its
 operands from frame slots and writes its results to frame slots; a block
-becomes a *runner* that calls its steps in order and returns the values of
-its terminator. Op dispatch (by name, in `HANDLERS`) happens only while
-decoding.
+becomes a *runner* that calls its steps in order and returns the operands of
+its terminator (any op with xDSL's `IsTerminator` trait and no successors).
+Op dispatch happens only while decoding: `@handles(OpClass, ...)` registers a
+handler by op class, found for an op by walking its class's MRO (see
+`registered_class`), so our subclasses that replace xDSL's ops
+(`spyre_mlir.ir.UPSTREAM_EXTENSIONS`) use the handler of their xDSL base.
 
 Batching: with `batched=True`, every core of the grid executes together.
 The decoder first marks which SSA values are *varying* (may differ between
 cores: anything depending on `ktdp.get_compute_tile_id`) and gives those a
 leading lane axis at run time; every other value is computed once for all
-cores. Handlers are specialised by these marks while decoding. Structured
+cores. Each handler may declare its op's rule for these marks
+(`@handles(..., varying=rule)`); an op without one gets `conservative_varying`
+(all its results and block arguments vary as soon as anything it reads
+does). Handlers are specialised by the marks while decoding. Structured
 control flow whose trip count or condition varies runs each side on the
 subset of lanes that takes it (`gather_frame`), then merges the results, so
 divergence costs extra NumPy calls, never wrong results. With
@@ -20,12 +26,14 @@ divergence costs extra NumPy calls, never wrong results. With
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
-from xdsl.dialects import func, scf
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
 
 from spyre_mlir.diagnostics import DiagnosticError, error
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
@@ -33,19 +41,149 @@ from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.lanes import broadcast_lanes, take_lanes
 from spyre_mlir.interpreter.memory import format_bytes
 
+T = TypeVar("T")
 Step = Callable[[list], None]
 Runner = Callable[[list], Sequence]
 Handler = Callable[["FunctionCompiler", Operation], Step | None]
+VaryingRule = Callable[["FunctionCompiler", Operation], bool]
+"""Marks the values of one op that may differ between cores, from the marks
+of what it reads (`fc.is_varying`, `fc.mark`, `fc.captured`); returns whether
+it marked anything new. Run to a fixpoint over the function, nested ops first."""
 
-HANDLERS: dict[str, Handler] = {}
-"""Op name -> decoder of that op into a step (None: nothing to do at run time)."""
+HANDLERS: dict[type[Operation], Handler] = {}
+"""Op class -> decoder of that op into a step (None: nothing to do at run time).
+A class with a `name` (a concrete op) serves its subclasses of the same name;
+an abstract base (no `name`, e.g. every linalg structured op) serves every
+subclass without a handler of its own."""
 
-FALLBACKS: list[tuple[Callable[[Operation], bool], Handler]] = []
-"""(predicate, decoder) for ops without a handler by name, e.g. every linalg
-structured op, so that named ops xDSL adds later work unchanged."""
+VARYING_RULES: dict[type[Operation], VaryingRule] = {}
+"""Op class -> its batching rule, declared with its handler; absent: `conservative_varying`."""
 
-TERMINATORS = frozenset({"scf.yield", "scf.condition", "func.return", "linalg.yield", "ktdp.region_terminator"})
+NOT_EXECUTABLE: dict[type[Operation], str] = {}
+"""Op class -> why the interpreter does not execute it (an op there that is met
+in a body is the same located "does not support" error as an unknown op).
+Filled by `not_executable()` from the ops_<dialect>.py files; the test suite
+checks that every op of our dialects and of the corpus is handled or listed."""
 
+
+def _describe(handler: Callable) -> str:
+    return f"{handler.__module__}.{handler.__qualname__}"
+
+
+def handles(*op_types: type[Operation], varying: VaryingRule | None = None) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of ops of `op_types`
+    (and `varying` as their batching rule). Registering a class twice, or a
+    class listed as not executable, is an error naming both."""
+    for op_type in op_types:
+        if not isinstance(op_type, type) or not issubclass(op_type, Operation):
+            raise TypeError(f"@handles takes op classes, not {op_type!r}")
+
+    def register(handler: Handler) -> Handler:
+        for op_type in op_types:
+            what = getattr(op_type, "name", op_type.__qualname__)
+            if op_type in HANDLERS:
+                raise ValueError(
+                    f"'{what}' ({op_type.__module__}.{op_type.__qualname__}) has two interpreter handlers: "
+                    f"{_describe(HANDLERS[op_type])} and {_describe(handler)}"
+                )
+            if op_type in NOT_EXECUTABLE:
+                raise ValueError(
+                    f"'{what}' has the interpreter handler {_describe(handler)} but is listed as not executable "
+                    f"({NOT_EXECUTABLE[op_type]})"
+                )
+            if hasattr(op_type, "name") and op_type.has_trait(IsTerminator):
+                raise ValueError(
+                    f"'{what}' is a terminator: its operands are the results of its block, for the handler of "
+                    f"the op holding it ({_describe(handler)} would never run)"
+                )
+            HANDLERS[op_type] = handler
+            if varying is not None:
+                VARYING_RULES[op_type] = varying
+        return handler
+
+    return register
+
+
+def not_executable(reasons: dict[type[Operation], str]) -> None:
+    """List ops the interpreter does not execute, each with the reason."""
+    for op_type, reason in reasons.items():
+        if op_type in HANDLERS:
+            raise ValueError(
+                f"'{op_type.name}' is listed as not executable ({reason}) but has the interpreter handler "
+                f"{_describe(HANDLERS[op_type])}"
+            )
+        if op_type in NOT_EXECUTABLE:
+            raise ValueError(f"'{op_type.name}' is listed as not executable twice: {NOT_EXECUTABLE[op_type]!r} and {reason!r}")
+        NOT_EXECUTABLE[op_type] = reason
+
+
+def registered_class(op_type: type[Operation], table: Mapping[type[Operation], object] = HANDLERS) -> type | None:
+    """The class of `table` that serves ops of `op_type`: the first of its MRO
+    that is in the table and is either an op of the same name (`op_type`
+    itself, or the xDSL op that `op_type` replaces) or an abstract base of a
+    family of ops. A concrete op of another name is skipped, so that e.g.
+    `arith.index_castui` (a subclass of xDSL's `arith.index_cast`) is never
+    run as `index_cast`."""
+    name = getattr(op_type, "name", None)
+    for cls in op_type.__mro__:
+        if cls in table and getattr(cls, "name", name) == name:
+            return cls
+    return None
+
+
+def lookup(table: Mapping[type[Operation], T], op: Operation) -> T:
+    """`table`'s entry for `op`, found as handlers are (`registered_class`):
+    for handlers of several ops that keep a per-op table keyed by op class."""
+    cls = registered_class(type(op), table)
+    if cls is None:
+        raise KeyError(op.name)
+    return table[cls]
+
+
+def handler_of(op: Operation) -> Handler | None:
+    cls = registered_class(type(op))
+    return HANDLERS[cls] if cls is not None else None
+
+
+def varying_rule_of(op: Operation) -> VaryingRule:
+    """The batching rule of `op`: the one declared with its handler, else `conservative_varying`."""
+    cls = registered_class(type(op))
+    return VARYING_RULES.get(cls, conservative_varying) if cls is not None else conservative_varying
+
+
+def is_block_terminator(op: Operation) -> bool:
+    """A terminator whose operands are its block's results (not a branch to other blocks)."""
+    return op.has_trait(IsTerminator) and not op.successors
+
+
+def conservative_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """The rule of ops that declare none: when anything the op reads varies (an
+    operand, a value its regions use from outside, or a value a terminator of
+    its regions passes on), every result and every block argument of its
+    regions varies. More than needed at times, never wrong."""
+    v = fc.varying
+    reads = any(x in v for x in op.operands)
+    if not reads and op.regions:
+        reads = any(x in v for x in fc.captured(*op.regions)) or any(
+            x in v
+            for region in op.regions
+            for block in region.blocks
+            if block.last_op is not None and is_block_terminator(block.last_op)
+            for x in block.last_op.operands
+        )
+    if not reads:
+        return False
+    changed = fc.mark(op.results)
+    for region in op.regions:
+        for block in region.blocks:
+            changed |= fc.mark(block.args)
+    return changed
+
+
+def always_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """The rule of ops whose results differ between cores whatever they read
+    (`ktdp.get_compute_tile_id`): a function holding one may vary (`Program.may_vary`)."""
+    return fc.mark(op.results)
 
 
 def internal_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
@@ -163,15 +301,6 @@ def functions_of(module: ModuleOp) -> dict[str, func.FuncOp]:
     return found
 
 
-def handles(*names: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        for name in names:
-            HANDLERS[name] = handler
-        return handler
-
-    return register
-
-
 def make_runner(steps: list[Step], ops: list[Operation], result_slots: Sequence[int]) -> Runner:
     """A block runner: its steps in order, then the terminator's values."""
     steps_t = tuple(steps)
@@ -269,13 +398,13 @@ class Program:
         return self._compiled[key]
 
     def may_vary(self, name: str) -> bool:
-        """Whether a function (or one it calls) reads the tile id."""
+        """Whether a function (or one it calls) holds an op that varies by itself (`always_varying`: the tile id)."""
         if name in self._tile_id_users:
             return self._tile_id_users[name]
         self._tile_id_users[name] = True  # recursion: assume it does
         found = False
         for op in walk_ops(self.functions[name]):
-            if op.name == "ktdp.get_compute_tile_id":
+            if op.results and varying_rule_of(op) is always_varying:
                 found = True
             elif isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions:
                 found = found or self.may_vary(op.callee.root_reference.data)
@@ -351,11 +480,17 @@ class FunctionCompiler:
     # -- varying analysis --------------------------------------------------
 
     def _analyze_varying(self) -> None:
-        """Mark values that may differ between cores (see module docstring)."""
-        while self._mark_pass():
-            pass
+        """Mark values that may differ between cores (see module docstring):
+        every op's rule, nested ops first, until nothing changes."""
+        plan = [(op, varying_rule_of(op)) for op in walk_ops_post(self.func_op.body) if op.results or op.regions]
+        changed = True
+        while changed:
+            changed = False
+            for op, rule in plan:
+                changed |= rule(self, op)
 
-    def _mark(self, values: Iterable[SSAValue], condition: bool = True) -> bool:
+    def mark(self, values: Iterable[SSAValue], condition: bool = True) -> bool:
+        """Mark `values` varying (if `condition`); whether any was not yet."""
         if not condition:
             return False
         changed = False
@@ -363,45 +498,6 @@ class FunctionCompiler:
             if v not in self.varying:
                 self.varying.add(v)
                 changed = True
-        return changed
-
-    def _mark_pass(self) -> bool:
-        changed = False
-        v = self.varying
-        for op in walk_ops_post(self.func_op.body):
-            if op.name == "ktdp.get_compute_tile_id":
-                changed |= self._mark(op.results)
-            elif isinstance(op, scf.ForOp):
-                bounds = any(x in v for x in (op.lb, op.ub, op.step))
-                body = op.body.block
-                changed |= self._mark([body.args[0]], op.lb in v or op.step in v)
-                yielded = body.last_op.operands if body.last_op is not None else ()
-                for init, arg, res, y in zip(op.iter_args, body.args[1:], op.results, yielded):
-                    changed |= self._mark([arg, res], bounds or init in v or y in v)
-            elif isinstance(op, scf.IfOp):
-                cond = op.cond in v
-                yields = [r.block.last_op.operands for r in (op.true_region, op.false_region) if r.blocks]
-                for i, res in enumerate(op.results):
-                    changed |= self._mark([res], cond or any(y[i] in v for y in yields))
-            elif isinstance(op, scf.WhileOp):
-                before, after = op.before_region.block, op.after_region.block
-                condition = before.last_op
-                assert isinstance(condition, scf.ConditionOp)
-                diverges = condition.condition in v
-                after_yield = after.last_op.operands
-                for init, arg, y in zip(op.arguments, before.args, after_yield):
-                    changed |= self._mark([arg], diverges or init in v or y in v)
-                for fwd, arg, res in zip(condition.args, after.args, op.results):
-                    changed |= self._mark([arg, res], diverges or fwd in v)
-            elif isinstance(op, func.CallOp):
-                name = op.callee.root_reference.data
-                callee_varies = name in self.program.functions and self.program.may_vary(name)
-                changed |= self._mark(op.results, callee_varies or any(x in v for x in op.operands))
-            elif op.results:
-                inputs = any(x in v for x in op.operands)
-                if not inputs and op.regions:
-                    inputs = any(x in v for x in self.captured(*op.regions))
-                changed |= self._mark(op.results, inputs)
         return changed
 
     # -- decoding ----------------------------------------------------------
@@ -420,8 +516,9 @@ class FunctionCompiler:
         steps: list[Step] = []
         ops: list[Operation] = []
         result_slots: list[int] = []
+        last = block.last_op
         for op in block.ops:
-            if op.name in TERMINATORS and op is block.last_op:
+            if op is last and is_block_terminator(op):
                 result_slots = [self.slot(v) for v in op.operands]
                 continue
             step = overrides[op] if overrides and op in overrides else self.compile_op(op)
@@ -431,10 +528,8 @@ class FunctionCompiler:
         return make_runner(steps, ops, result_slots)
 
     def compile_op(self, op: Operation) -> Step | None:
-        handler = HANDLERS.get(op.name)
-        if handler is None:
-            handler = next((h for accepts, h in FALLBACKS if accepts(op)), None)
-        if handler is None:
+        handler = handler_of(op)
+        if handler is None:  # unknown, or in NOT_EXECUTABLE
             raise error(op, f"the interpreter does not support '{op.name}'")
         too_big = self._oversized_result(op)
         if too_big is not None:

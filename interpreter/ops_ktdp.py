@@ -27,7 +27,7 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
@@ -44,7 +44,7 @@ from spyre_mlir.interpreter.views import (
 )
 
 
-@handles("ktdp.get_compute_tile_id")
+@handles(GetComputeTileIdOp, varying=always_varying)
 def _tile_id(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, GetComputeTileIdOp)
     rank = len(fc.program.grid)
@@ -72,7 +72,7 @@ def _resolve(entries: list, frame: list) -> tuple[int, ...]:
     return tuple(int(frame[e[1]]) if isinstance(e, tuple) else e for e in entries)
 
 
-@handles("ktdp.construct_memory_view")
+@handles(ConstructMemoryViewOp)
 def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ConstructMemoryViewOp)
     ty = op.result.type
@@ -159,7 +159,7 @@ def _span(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, int]:
     return low, high
 
 
-@handles("ktdp.construct_distributed_memory_view")
+@handles(ConstructDistributedMemoryViewOp)
 def _distributed_view(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ConstructDistributedMemoryViewOp)
     fmt = element_format(op.result.type.get_element_type())
@@ -206,7 +206,7 @@ def _geometry_for(op: Operation, aset, order, result_type: AccessTileType, what:
     return geometry
 
 
-@handles("ktdp.construct_access_tile")
+@handles(ConstructAccessTileOp)
 def _access_tile(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ConstructAccessTileOp)
     if isinstance(op.base.type, TensorType):
@@ -233,7 +233,7 @@ def _access_tile(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("ktdp.construct_indirect_access_tile")
+@handles(ConstructIndirectAccessTileOp)
 def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ConstructIndirectAccessTileOp)
     if isinstance(op.base.type, TensorType):
@@ -292,7 +292,7 @@ def _indirect_tile(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("ktdp.load")
+@handles(LoadOp)
 def _load(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, LoadOp)
     fmt = fc.format(op.result)
@@ -321,7 +321,7 @@ def _load(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("ktdp.store")
+@handles(StoreOp)
 def _store(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, StoreOp)
     fmt = fc.format(op.data_tile)
@@ -344,7 +344,7 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("ktdp.runtime_arg_extract")
+@handles(RuntimeArgExtractOp)
 def _runtime_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, RuntimeArgExtractOp)
     ty = op.input.type

@@ -28,14 +28,14 @@ from time import monotonic
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
-from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, TransposeOp
+from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, ReduceOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FALLBACKS, FunctionCompiler, Step, handles
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, walk_ops
 from spyre_mlir.interpreter.dtypes import ElementFormat
-from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 
 COMBINERS: dict[str, np.ufunc] = {
     "arith.addf": np.add,
@@ -206,6 +206,9 @@ def _structured(
     for v in (*inputs, *outputs):
         if isinstance(v.type, MemRefType):
             raise InterpreterError(f"'{op.name}' on memrefs is not supported by the interpreter (tensors only)")
+    source = _source_of_variation(fc, block) if fc.batched else None
+    if source is not None:  # its lane array would not broadcast against the domain arrays
+        raise NotBatchable(op, f"its body reads a value that differs between cores ('{source.name}')")
     if len(results) != len(outputs):
         raise InterpreterError(f"'{op.name}' must have one result per output")
     operands = (*inputs, *outputs)
@@ -377,22 +380,43 @@ def _iterator_names(op: LinalgStructuredOperation) -> list[str]:
     return [str(it.data) for it in op.get_iterator_types().data]
 
 
-@handles("linalg.generic")
-def _generic(fc: FunctionCompiler, op: Operation) -> Step:
-    return _structured_op(fc, op)
+def _structured_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """Results vary with an operand, a value the body uses from outside, or a
+    yielded value. The body's block arguments are never marked: they hold
+    arrays over the iteration domain, to which `_structured` adds the lane axis."""
+    v = fc.varying
+    yielded = op.regions[0].block.last_op.operands if op.regions[0].blocks else ()
+    reads = (
+        any(x in v for x in op.operands)
+        or any(x in v for x in fc.captured(*op.regions))
+        or any(x in v for x in yielded)
+    )
+    return fc.mark(op.results, reads)
 
 
+def _source_of_variation(fc: FunctionCompiler, block: Block) -> Operation | None:
+    """An op of `block` (at any depth) whose results vary though nothing it reads does (the tile id)."""
+    for inner in walk_ops(block):
+        if not any(fc.is_varying(r) for r in inner.results):
+            continue
+        if any(fc.is_varying(x) for x in inner.operands):
+            continue
+        if inner.regions and any(fc.is_varying(x) for x in fc.captured(*inner.regions)):
+            continue
+        return inner
+    return None
+
+
+# linalg.generic and every named structured op (add, sub, mul, max, min, exp,
+# log, sqrt, select, copy, matmul, and any other xDSL adds, e.g. div) that has
+# no handler of its own: evaluated through their body.
+@handles(GenericOp, LinalgStructuredOperation, varying=_structured_varying)
 def _structured_op(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, LinalgStructuredOperation)
     maps = [m.data for m in op.get_indexing_maps().data]
     if any(m.num_symbols for m in maps):
         raise InterpreterError(f"'{op.name}' with symbols in its indexing maps is not supported")
     return _structured(fc, op, maps, _iterator_names(op), op.inputs, op.outputs, op.res, op.body.block)
-
-
-# Named structured ops (add, sub, mul, max, min, exp, log, sqrt, select, copy,
-# matmul, and any other xDSL adds, e.g. div): evaluated through their body.
-FALLBACKS.append((lambda op: isinstance(op, LinalgStructuredOperation), _structured_op))
 
 
 def _single_combiner(block: Block) -> Operation | None:
@@ -408,7 +432,7 @@ def _single_combiner(block: Block) -> Operation | None:
     return combiner
 
 
-@handles("linalg.reduce")
+@handles(ReduceOp, varying=_structured_varying)
 def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ReduceOp)
     rank = len(op.input.type.get_shape())
@@ -449,7 +473,7 @@ def _reduce_direct(fc: FunctionCompiler, op: ReduceOp, combiner: Operation, dims
     return step
 
 
-@handles("linalg.fill")
+@handles(FillOp)
 def _fill(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, FillOp)
     value, out = op.inputs[0], op.outputs[0]
@@ -475,7 +499,7 @@ def _fill(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("linalg.broadcast")
+@handles(BroadcastOp)
 def _broadcast(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, BroadcastOp)
     added = sorted(op.dimensions.get_values())
@@ -496,7 +520,7 @@ def _broadcast(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("linalg.transpose")
+@handles(TransposeOp)
 def _transpose(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, TransposeOp)
     perm = list(op.permutation.get_values())
@@ -510,7 +534,7 @@ def _transpose(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("linalg.index")
+@handles(IndexOp)
 def _index(fc: FunctionCompiler, op: Operation) -> Step:
     parent = op.parent_op()
     while parent is not None and parent not in fc.domain_slots:

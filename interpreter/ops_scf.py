@@ -1,4 +1,4 @@
-"""scf and func: structured control flow and calls.
+"""scf: structured control flow.
 
 With uniform bounds and conditions these are plain Python loops and
 branches around the decoded bodies. When a bound or condition is varying
@@ -14,13 +14,11 @@ from collections.abc import Callable, Sequence
 from time import monotonic
 
 import numpy as np
-from xdsl.dialects import func, scf
+from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
-from spyre_mlir.diagnostics import error
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, not_executable
 from spyre_mlir.interpreter.errors import InterpreterError
-from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
 
 _SAFE = 1 << 62
 """Loop bounds below this magnitude compute trip counts and induction values in int64 exactly."""
@@ -74,7 +72,21 @@ def _scatter(full, idx: np.ndarray, part) -> np.ndarray:
     return out
 
 
-@handles("scf.for")
+def _for_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """The induction variable varies with the lower bound or the step; a
+    carried value (and its result) with any bound, its init or its yield."""
+    assert isinstance(op, scf.ForOp)
+    v = fc.varying
+    bounds = any(x in v for x in (op.lb, op.ub, op.step))
+    body = op.body.block
+    changed = fc.mark([body.args[0]], op.lb in v or op.step in v)
+    yielded = body.last_op.operands if body.last_op is not None else ()
+    for init, arg, res, y in zip(op.iter_args, body.args[1:], op.results, yielded):
+        changed |= fc.mark([arg, res], bounds or init in v or y in v)
+    return changed
+
+
+@handles(scf.ForOp, varying=_for_varying)
 def _for(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, scf.ForOp)
     block = op.body.block
@@ -175,7 +187,19 @@ def _for(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("scf.if")
+def _if_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """A result varies with the condition or with what either branch yields for it."""
+    assert isinstance(op, scf.IfOp)
+    v = fc.varying
+    cond = op.cond in v
+    yields = [r.block.last_op.operands for r in (op.true_region, op.false_region) if r.blocks]
+    changed = False
+    for i, res in enumerate(op.results):
+        changed |= fc.mark([res], cond or any(y[i] in v for y in yields))
+    return changed
+
+
+@handles(scf.IfOp, varying=_if_varying)
 def _if(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, scf.IfOp)
     c = fc.slot(op.cond)
@@ -230,7 +254,23 @@ def _if(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("scf.while")
+def _while_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """Everything carried varies with the condition; else each value with what flows into it."""
+    assert isinstance(op, scf.WhileOp)
+    v = fc.varying
+    before, after = op.before_region.block, op.after_region.block
+    condition = before.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    diverges = condition.condition in v
+    changed = False
+    for init, arg, y in zip(op.arguments, before.args, after.last_op.operands):
+        changed |= fc.mark([arg], diverges or init in v or y in v)
+    for fwd, arg, res in zip(condition.args, after.args, op.results):
+        changed |= fc.mark([arg, res], diverges or fwd in v)
+    return changed
+
+
+@handles(scf.WhileOp, varying=_while_varying)
 def _while(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, scf.WhileOp)
     before, after = op.before_region.block, op.after_region.block
@@ -315,7 +355,7 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("scf.execute_region")
+@handles(scf.ExecuteRegionOp)
 def _execute_region(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, scf.ExecuteRegionOp)
     if len(op.region.blocks) != 1:
@@ -331,40 +371,9 @@ def _execute_region(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-@handles("func.call")
-def _call(fc: FunctionCompiler, op: Operation) -> Step:
-    assert isinstance(op, func.CallOp)
-    name = op.callee.root_reference.data
-    callee = fc.program.functions.get(name)
-    if callee is None or not callee.body.blocks:
-        raise error(op, f"call to '@{name}', which has no body in this module")
-    arg_slots = tuple(fc.slot(a) for a in op.arguments)
-    result_slots = tuple(fc.slot(r) for r in op.res)
-    arg_varying = tuple(fc.is_varying(a) for a in op.arguments)
-    caller_varying = [fc.is_varying(r) for r in op.res]
-    formats = [fc.format(r).compute for r in op.res]
-    program = fc.program
-    state: dict[str, object] = {}
-
-    def step(frame):
-        compiled = state.get("callee")
-        if compiled is None:  # decoded on first call, so that recursion terminates
-            compiled = state["callee"] = program.function(name, arg_varying)
-        runtime = program.runtime
-        if runtime.call_depth >= MAX_CALL_DEPTH:
-            raise InterpreterError(f"call depth exceeds {MAX_CALL_DEPTH} nested calls (unbounded recursion into @{name}?)")
-        runtime.call_depth += 1
-        try:
-            results = compiled.call(frame[0], [frame[s] for s in arg_slots])
-        finally:
-            runtime.call_depth -= 1
-        for slot, value, wanted, have, dtype in zip(
-            result_slots, results, caller_varying, compiled.result_varying, formats
-        ):
-            if wanted and not have:
-                value = np.broadcast_to(value, (frame[0].count, *np.shape(value))) if isinstance(
-                    value, np.ndarray
-                ) else np.full(frame[0].count, value, dtype)
-            frame[slot] = value
-
-    return step
+not_executable(
+    {
+        scf.ParallelOp: "not implemented (docs/interpreter.md, Known gaps)",
+        scf.IndexSwitchOp: "not implemented (docs/interpreter.md, Known gaps)",
+    }
+)

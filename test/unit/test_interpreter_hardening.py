@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import corpus_params, kernel_arguments
+from xdsl.dialects import arith
 
 import spyre_mlir
 from spyre_mlir.interpreter import Interpreter, InterpreterOptions, InterpreterWarning
@@ -613,7 +614,7 @@ def test_two_thousand_nested_regions_decode_and_run(grid):
 
 
 def test_a_handler_bug_is_an_internal_error_at_the_op(monkeypatch):
-    original = HANDLERS["arith.subi"]
+    original = HANDLERS[arith.SubiOp]
 
     def broken(fc, op):
         original(fc, op)
@@ -623,7 +624,7 @@ def test_a_handler_bug_is_an_internal_error_at_the_op(monkeypatch):
 
         return step
 
-    monkeypatch.setitem(HANDLERS, "arith.subi", broken)
+    monkeypatch.setitem(HANDLERS, arith.SubiOp, broken)
     d = failure("exact_names", a_1=1, a_2=2)
     assert d.message.startswith("internal error: 'arith.subi' raised ValueError: an invented bug")
     assert "please report" in d.message
@@ -634,7 +635,7 @@ def test_a_decoder_bug_is_an_internal_error_at_the_op(monkeypatch):
     def broken(fc, op):
         raise KeyError("decoder")
 
-    monkeypatch.setitem(HANDLERS, "arith.subi", broken)
+    monkeypatch.setitem(HANDLERS, arith.SubiOp, broken)
     d = failure("exact_names", a_1=1, a_2=2)
     assert d.message.startswith("internal error: 'arith.subi' raised KeyError")
     assert d.location.line == line_of("arith.subi", after="@exact_names")
@@ -647,7 +648,7 @@ def test_spyre_run_reports_an_internal_error_without_traceback(monkeypatch, caps
 
         return step
 
-    monkeypatch.setitem(HANDLERS, "arith.subi", broken)
+    monkeypatch.setitem(HANDLERS, arith.SubiOp, broken)
     monkeypatch.delenv("SPYRE_RUN_TRACEBACK", raising=False)
     code = spyre_run_tool.main([str(HARD), "--func", "exact_names", "--arg", "a_1=1", "--arg", "a_2=2"])
     err = capsys.readouterr().err
