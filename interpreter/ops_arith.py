@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from spyre_mlir.dialects.arith import IndexCastUIOp, RemFOp
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, lookup, not_executable
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, lookup, not_executable, registered_class
 from spyre_mlir.interpreter.dtypes import ElementFormat
 from spyre_mlir.interpreter.errors import InterpreterError
 
@@ -193,7 +193,7 @@ def _signed_division(fmt: ElementFormat, fn: Callable, op: str) -> Callable:
     return apply
 
 
-_OVERFLOW_CHECKED = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.shli": "<<"}
+_OVERFLOW_CHECKED: dict[type[Operation], str] = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.ShLIOp: "<<"}
 
 
 def _exact(a, b, symbol: str):
@@ -310,37 +310,6 @@ def _negf(fc: FunctionCompiler, op: Operation) -> Step:
 )
 def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
     fmt = fc.format(op.results[0])
-    signed: dict[str, Callable] = {
-        "arith.addi": lambda a, b: a + b,
-        "arith.subi": lambda a, b: a - b,
-        "arith.muli": lambda a, b: a * b,
-        "arith.andi": lambda a, b: a & b,
-        "arith.ori": lambda a, b: a | b,
-        "arith.xori": lambda a, b: a ^ b,
-        "arith.maxsi": lambda a, b: np.maximum(a, b) if _is_array(a) or _is_array(b) else max(a, b),
-        "arith.minsi": lambda a, b: np.minimum(a, b) if _is_array(a) or _is_array(b) else min(a, b),
-        "arith.divsi": _signed_division(fmt, _divsi, "arith.divsi"),
-        "arith.remsi": _signed_division(fmt, _remsi, "arith.remsi"),
-        "arith.floordivsi": _signed_division(fmt, _floordivsi, "arith.floordivsi"),
-        "arith.ceildivsi": _signed_division(fmt, _ceildivsi, "arith.ceildivsi"),
-        "arith.divui": _unsigned_binary(fmt, _udiv),
-        "arith.remui": _unsigned_binary(fmt, _urem),
-        "arith.ceildivui": _unsigned_binary(fmt, _uceildiv),
-        "arith.maxui": _unsigned_binary(fmt, np.maximum),
-        "arith.minui": _unsigned_binary(fmt, np.minimum),
-    }
-    flags = op.properties.get("overflowFlags")
-    flag_names = {str(getattr(f, "value", f)) for f in getattr(flags, "data", ())}
-    nsw, nuw = "nsw" in flag_names, "nuw" in flag_names
-    if op.name in signed:
-        fn = signed[op.name]
-        if fmt.kind == "bool" and op.name in ("arith.addi", "arith.subi"):
-            fn = signed["arith.xori"]  # i1 arithmetic is modulo 2
-        elif fmt.kind == "bool" and op.name == "arith.muli":
-            fn = signed["arith.andi"]
-        if (nsw or nuw) and op.name in _OVERFLOW_CHECKED and fmt.kind != "bool":
-            fn = _overflow_checked(fmt, fn, _OVERFLOW_CHECKED[op.name], nsw, nuw, op.name)
-        return _binary_step(fc, op, fn)
 
     def shli(a, b):
         _shift_amount(b, fmt)
@@ -354,9 +323,38 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
         _shift_amount(b, fmt)
         return _signed(_unsigned(a, fmt) >> _unsigned(b, fmt), fmt)
 
-    fn = {"arith.shli": shli, "arith.shrsi": shrsi, "arith.shrui": shrui}[op.name]
-    if (nsw or nuw) and op.name == "arith.shli" and fmt.kind != "bool":
-        fn = _overflow_checked(fmt, fn, "<<", nsw, nuw, op.name)
+    fns: dict[type[Operation], Callable] = {
+        arith.AddiOp: lambda a, b: a + b,
+        arith.SubiOp: lambda a, b: a - b,
+        arith.MuliOp: lambda a, b: a * b,
+        arith.AndIOp: lambda a, b: a & b,
+        arith.OrIOp: lambda a, b: a | b,
+        arith.XOrIOp: lambda a, b: a ^ b,
+        arith.MaxSIOp: lambda a, b: np.maximum(a, b) if _is_array(a) or _is_array(b) else max(a, b),
+        arith.MinSIOp: lambda a, b: np.minimum(a, b) if _is_array(a) or _is_array(b) else min(a, b),
+        arith.DivSIOp: _signed_division(fmt, _divsi, "arith.divsi"),
+        arith.RemSIOp: _signed_division(fmt, _remsi, "arith.remsi"),
+        arith.FloorDivSIOp: _signed_division(fmt, _floordivsi, "arith.floordivsi"),
+        arith.CeilDivSIOp: _signed_division(fmt, _ceildivsi, "arith.ceildivsi"),
+        arith.DivUIOp: _unsigned_binary(fmt, _udiv),
+        arith.RemUIOp: _unsigned_binary(fmt, _urem),
+        arith.CeilDivUIOp: _unsigned_binary(fmt, _uceildiv),
+        arith.MaxUIOp: _unsigned_binary(fmt, np.maximum),
+        arith.MinUIOp: _unsigned_binary(fmt, np.minimum),
+        arith.ShLIOp: shli,
+        arith.ShRSIOp: shrsi,
+        arith.ShRUIOp: shrui,
+    }
+    if fmt.kind == "bool":  # i1 arithmetic is modulo 2
+        fns[arith.AddiOp] = fns[arith.SubiOp] = fns[arith.XOrIOp]
+        fns[arith.MuliOp] = fns[arith.AndIOp]
+    fn = lookup(fns, op)
+    flags = op.properties.get("overflowFlags")
+    flag_names = {str(getattr(f, "value", f)) for f in getattr(flags, "data", ())}
+    nsw, nuw = "nsw" in flag_names, "nuw" in flag_names
+    symbol = _OVERFLOW_CHECKED.get(registered_class(type(op), _OVERFLOW_CHECKED))
+    if (nsw or nuw) and symbol is not None and fmt.kind != "bool":
+        fn = _overflow_checked(fmt, fn, symbol, nsw, nuw, op.name)
     return _binary_step(fc, op, fn)
 
 
@@ -488,36 +486,39 @@ def _fp_to_int(src: ElementFormat, dst: ElementFormat, unsigned: bool) -> Callab
     return convert
 
 
-@handles(
-    arith.ExtFOp,
-    arith.TruncFOp,
-    arith.SIToFPOp,
-    arith.UIToFPOp,
-    arith.FPToSIOp,
-    arith.FPToUIOp,
-    arith.ExtSIOp,
-    arith.ExtUIOp,
-    arith.TruncIOp,
-    arith.IndexCastOp,
-    IndexCastUIOp,
-    arith.BitcastOp,
-)
+_CASTS: dict[type[Operation], str] = {
+    arith.ExtFOp: "to float",
+    arith.TruncFOp: "to float",
+    arith.SIToFPOp: "to float",
+    arith.UIToFPOp: "unsigned to float",
+    arith.FPToSIOp: "to signed",
+    arith.FPToUIOp: "to unsigned",
+    arith.ExtSIOp: "sign-extend or truncate",
+    arith.TruncIOp: "sign-extend or truncate",
+    arith.IndexCastOp: "sign-extend or truncate",
+    arith.ExtUIOp: "zero-extend or truncate",
+    IndexCastUIOp: "zero-extend or truncate",
+    arith.BitcastOp: "bits",
+}
+
+
+@handles(*_CASTS)
 def _cast(fc: FunctionCompiler, op: Operation) -> Step:
     src, dst = fc.format(op.operands[0]), fc.format(op.results[0])
-    match op.name:
-        case "arith.extf" | "arith.truncf" | "arith.sitofp":
+    match lookup(_CASTS, op):
+        case "to float":
             fn = _to_float(dst)
-        case "arith.uitofp":
+        case "unsigned to float":
             to_float = _to_float(dst)
 
             def fn(x):
                 return to_float(_unsigned(x, src))
 
-        case "arith.fptosi" | "arith.fptoui":
-            fn = _fp_to_int(src, dst, op.name == "arith.fptoui")
-        case "arith.extsi" | "arith.trunci" | "arith.index_cast":
+        case "to signed" | "to unsigned" as kind:
+            fn = _fp_to_int(src, dst, kind == "to unsigned")
+        case "sign-extend or truncate":
             fn = _to_int(src, dst, zero_extend=False)
-        case "arith.extui" | "arith.index_castui":
+        case "zero-extend or truncate":
             fn = _to_int(src, dst, zero_extend=True)
         case _:
             fn = _bitcast(src, dst)

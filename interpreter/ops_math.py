@@ -131,16 +131,24 @@ def _ipowi(fc: FunctionCompiler, op: Operation) -> Step:
     return _binary_step(fc, op, ipow)
 
 
-@handles(math.CtPopOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp)
+_BIT_COUNTS: dict[type[Operation], str] = {
+    math.CtPopOp: "ctpop",
+    math.CountLeadingZerosOp: "ctlz",
+    math.CountTrailingZerosOp: "cttz",
+}
+
+
+@handles(*_BIT_COUNTS)
 def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
     fmt = fc.format(op.results[0])
     width = fmt.width
+    kind = lookup(_BIT_COUNTS, op)
 
     def count(v: int) -> int:
         v &= (1 << width) - 1
-        if op.name == "math.ctpop":
+        if kind == "ctpop":
             return bin(v).count("1")
-        if op.name == "math.ctlz":
+        if kind == "ctlz":
             return width - v.bit_length()
         return width if v == 0 else (v & -v).bit_length() - 1
 
@@ -156,9 +164,9 @@ def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
 
     def vectorized(x):
         u = _unsigned(np.asarray(x), fmt)
-        if op.name == "math.ctpop":
+        if kind == "ctpop":
             out = np.bitwise_count(u)
-        elif op.name == "math.ctlz":
+        elif kind == "ctlz":
             out = width - bit_length(u)
         else:
             u64 = u.astype(np.uint64)
