@@ -1,13 +1,36 @@
-"""Affine helpers shared by the KTDP verifier, printer and interpreter.
+"""Affine maps and sets: the one evaluator, MLIR's spelling, and the geometry
+of integer sets. Shared by the KTDP verifiers, the module checks, the printer
+and the interpreter (`spyre_mlir.interpreter.affine_eval` re-exports the
+evaluator with the interpreter's error class).
 
-Plain functions over xDSL's `AffineExpr`/`AffineMap`/`AffineSet`: evaluation
-with floor semantics, MLIR-style printing with SSA names, and the geometry of
-an integer set (static box bounds, enumeration of its points).
+Evaluation compiles a map or set once (cached) into a Python function of
+`d` (dims) and `s` (symbols), each a Python int or a NumPy integer array, so
+one compiled map serves a single value and a batch of cores alike.
+
+- **Maps** (`compile_map`) are `index` arithmetic, as MLIR lowers them: `+`
+  and `*` wrap at 64 bits (two's complement); `floordiv` and `ceildiv` round
+  the quotient of their 64-bit operands toward -inf and +inf, `mod` is the
+  remainder of `floordiv` (non-negative for a positive divisor), and a
+  result that does not fit (`-2^63 floordiv -1`) wraps too. MLIR leaves a
+  non-positive divisor undefined; here a negative one rounds the same way,
+  and a zero one raises `error`. Python ints are exact, so they are wrapped
+  where it matters (an operand of a division, a result); int64 arrays wrap
+  by themselves; both give the same values.
+- **Sets** (`compile_set`, `contains`, `bounding_box`) are sets of integer
+  points, as in MLIR's integer-set analyses: a constraint is evaluated
+  exactly, never wrapped. Over int64 arrays the compiled set checks, from
+  the range of its inputs, that no value it compares or divides can leave 64
+  bits, and otherwise evaluates over Python ints (dtype object).
+
+Affine constants are 64-bit (the parser refuses larger literals, see
+`spyre_mlir.xdsl_fixes`); a wider one, in IR built by code, raises `error`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 from xdsl.ir.affine import (
@@ -22,36 +45,235 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from spyre_mlir.xdsl_fixes import INT64_MAX, INT64_MIN
+
 if TYPE_CHECKING:
     import numpy as np
 
 
-def eval_expr(expr: AffineExpr, dims: Sequence, syms: Sequence = ()):
-    """Evaluate `expr`; `dims`/`syms` may be ints or NumPy integer arrays."""
-    if isinstance(expr, AffineDimExpr):
-        return dims[expr.position]
-    if isinstance(expr, AffineSymExpr):
-        return syms[expr.position]
-    if isinstance(expr, AffineConstantExpr):
-        return expr.value
-    assert isinstance(expr, AffineBinaryOpExpr)
-    lhs = eval_expr(expr.lhs, dims, syms)
-    rhs = eval_expr(expr.rhs, dims, syms)
-    match expr.kind:
-        case AffineBinaryOpKind.Add:
-            return lhs + rhs
-        case AffineBinaryOpKind.Mul:
-            return lhs * rhs
-        case AffineBinaryOpKind.FloorDiv:
-            return lhs // rhs
-        case AffineBinaryOpKind.CeilDiv:
-            return -((-lhs) // rhs)
-        case AffineBinaryOpKind.Mod:
-            return lhs % rhs
+class AffineEvaluationError(ValueError):
+    """A map or set that cannot be evaluated: a constant beyond 64 bits, or
+    a division by zero. Compiling with `error=` raises that class instead."""
 
 
-def eval_map(amap: AffineMap, dims: Sequence, syms: Sequence = ()) -> list:
-    return [eval_expr(r, dims, syms) for r in amap.results]
+# --------------------------------------------------------------------------
+# The evaluator
+# --------------------------------------------------------------------------
+
+_ADD, _MUL = AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul
+_FLOOR, _CEIL, _MOD = AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod
+_OPS = {_FLOOR: "floordiv", _CEIL: "ceildiv", _MOD: "mod"}
+
+
+def _wrapped(source: str, tmp: str) -> str:
+    """`source` wrapped to 64 bits when it is a Python int (arrays wrap by themselves)."""
+    return (
+        f"({tmp} if ({tmp} := {source}).__class__ is not int or {INT64_MIN} <= {tmp} <= {INT64_MAX} "
+        f"else (({tmp} + {1 << 63}) & {(1 << 64) - 1}) - {1 << 63})"
+    )
+
+
+def _is_leaf(e: AffineExpr) -> bool:
+    return isinstance(e, AffineDimExpr | AffineSymExpr | AffineConstantExpr)
+
+
+def _fits_64(e: AffineExpr) -> bool:
+    """Whether `e`, evaluated as index arithmetic, is a 64-bit value without a
+    final wrap: a leaf, or a division of a 64-bit operand by a constant that
+    cannot overflow (|divisor| >= 2), or a `mod` by a nonzero constant."""
+    if _is_leaf(e):
+        return True
+    assert isinstance(e, AffineBinaryOpExpr)
+    if isinstance(e.rhs, AffineConstantExpr):
+        if e.kind is _MOD:
+            return e.rhs.value != 0
+        if e.kind in (_FLOOR, _CEIL):
+            return abs(e.rhs.value) >= 2
+    return False
+
+
+class _Source:
+    """Python source of affine expressions over `d[i]`, `s[j]`.
+
+    `wrap`: index arithmetic (maps): Python-int operands of a division are
+    wrapped to 64 bits first, and with `wrap_all` every sum and product is.
+    Without `wrap`, exact arithmetic (sets)."""
+
+    def __init__(self, wrap: bool, wrap_all: bool, error: type[Exception]):
+        self.wrap, self.wrap_all, self.error = wrap, wrap_all, error
+        self.temps = 0
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"_t{self.temps}"
+
+    def wrapped(self, e: AffineExpr, source: str) -> str:
+        return source if not self.wrap or _fits_64(e) else _wrapped(source, self.temp())
+
+    def expr(self, e: AffineExpr) -> str:
+        if isinstance(e, AffineDimExpr):
+            return f"d[{e.position}]"
+        if isinstance(e, AffineSymExpr):
+            return f"s[{e.position}]"
+        if isinstance(e, AffineConstantExpr):
+            if not INT64_MIN <= e.value <= INT64_MAX:
+                raise self.error(f"affine constant {e.value} does not fit in 64 bits (index)")
+            return str(e.value)
+        assert isinstance(e, AffineBinaryOpExpr)
+        lhs = self.expr(e.lhs)
+        rhs = self.expr(e.rhs)
+        if e.kind in (_ADD, _MUL):
+            source = f"({lhs} {'+' if e.kind is _ADD else '*'} {rhs})"
+            return _wrapped(source, self.temp()) if self.wrap_all else source
+        lhs = self.wrapped(e.lhs, lhs)
+        if isinstance(e.rhs, AffineConstantExpr) and e.rhs.value != 0:
+            c = e.rhs.value
+            if e.kind is _FLOOR:
+                return f"({lhs} // {c})"
+            if e.kind is _MOD:
+                return f"({lhs} % {c})"
+            # ceil = floor + 1 unless exact; `-(-x // c)` would overflow at -2^63 in int64
+            t = self.temp()
+            return f"(({t} := {lhs}) // {c} + ({t} % {c} != 0))"
+        # A divisor that is not a nonzero constant (IR built by code): checked.
+        return f"_{_OPS[e.kind]}({lhs}, {self.wrapped(e.rhs, rhs)})"
+
+
+def _division_helpers(error: type[Exception]) -> dict[str, Callable]:
+    def nonzero(b):
+        if (b == 0) if b.__class__ is int else (b == 0).any():
+            raise error("affine expression divides by zero")
+        return b
+
+    def floordiv(a, b):
+        return a // nonzero(b)
+
+    def ceildiv(a, b):
+        return a // nonzero(b) + (a % b != 0)
+
+    def mod(a, b):
+        return a % nonzero(b)
+
+    return {"_floordiv": floordiv, "_ceildiv": ceildiv, "_mod": mod}
+
+
+def _build(source: str, error: type[Exception], names: dict | None = None):
+    # The source is generated from the expression tree above: only integer
+    # literals, `d[i]`, `s[i]`, arithmetic operators and the helpers below.
+    scope = {"__builtins__": {}, "int": int, "OverflowError": OverflowError, **_division_helpers(error), **(names or {})}
+    code = compile(source, "<affine>", "exec" if source.startswith("def") else "eval")
+    if source.startswith("def"):
+        exec(code, scope)  # noqa: S102
+        return scope["f"]
+    return eval(code, scope)  # noqa: S307
+
+
+@cache
+def compile_map(
+    amap: AffineMap, error: type[Exception] = AffineEvaluationError
+) -> Callable[[Sequence, Sequence], tuple]:
+    """`f(dims, syms) -> tuple of results`, in index arithmetic (module docstring)."""
+
+    def results(src: _Source) -> str:
+        return "".join(f"{src.wrapped(e, src.expr(e))}, " for e in amap.results)
+
+    # Python ints beyond 64 bits meeting an int64 array (a huge symbol term
+    # added to coordinates) overflow in NumPy: then wrap after every step.
+    slow = _build(f"lambda d, s: ({results(_Source(True, True, error))})", error)
+    return _build(
+        f"def f(d, s):\n try:\n  return ({results(_Source(True, False, error))})\n"
+        " except OverflowError:\n  return slow(d, s)\n",
+        error,
+        {"slow": slow},
+    )
+
+
+@cache
+def _compile_exact(expr: AffineExpr, error: type[Exception] = AffineEvaluationError) -> Callable:
+    """`f(dims, syms)`: exact over Python ints (a symbol-only part of a set constraint)."""
+    return _build(f"lambda d, s: {_Source(False, False, error).expr(expr)}", error)
+
+
+_COMPARE = {AffineConstraintKind.eq: "==", AffineConstraintKind.ge: ">=", AffineConstraintKind.le: "<="}
+
+
+@cache
+def compile_set(aset: AffineSet, error: type[Exception] = AffineEvaluationError) -> Callable[[Sequence, Sequence], object]:
+    """`f(dims, syms) -> membership`: a bool, or a bool array for array dims;
+    exact (module docstring)."""
+    import numpy as np
+
+    src = _Source(False, False, error)
+    terms = [f"({src.expr(c.lhs)} {_COMPARE[c.kind]} {src.expr(c.rhs)})" for c in aset.constraints]
+    fast = _build(f"lambda d, s: {' & '.join(terms) if terms else 'True'}", error)
+    bound = _magnitude_bound(aset)
+
+    def objects(values: Sequence) -> list:
+        return [v.astype(object) if isinstance(v, np.ndarray | np.integer) else v for v in values]
+
+    def member(d: Sequence, s: Sequence = ()):
+        if bound is not None:
+            radius = None
+            for v in (*d, *s):
+                if isinstance(v, np.ndarray | np.integer) and v.dtype != object and v.size:
+                    hi = max(-int(v.min()), int(v.max()))
+                    radius = hi if radius is None or hi > radius else radius
+            if radius is not None:  # int64 values: exact only if nothing leaves 64 bits
+                for v in (*d, *s):
+                    if v.__class__ is int:
+                        radius = max(radius, abs(v))
+                if bound(radius) > INT64_MAX:
+                    d, s = objects(d), objects(s)
+        try:
+            return fast(d, s)
+        except OverflowError:  # a Python int beyond 64 bits met an int64 array
+            return fast(objects(d), objects(s))
+
+    return member
+
+
+def _magnitude_bound(aset: AffineSet) -> Callable[[int], int] | None:
+    """`g(r)`: a bound on the magnitude of every value `compile_set(aset)`
+    compares or divides, when every dim and symbol is at most `r` in
+    magnitude; None when there is no such value but the inputs themselves.
+    Sums and products in between may wrap in int64: they are exact modulo
+    2^64, so a compared or divided value is exact when its bound fits."""
+    checks: list[str] = []
+
+    def magnitude(e: AffineExpr) -> str:
+        if isinstance(e, AffineDimExpr | AffineSymExpr):
+            return "r"
+        if isinstance(e, AffineConstantExpr):
+            return str(abs(e.value))
+        assert isinstance(e, AffineBinaryOpExpr)
+        a, b = magnitude(e.lhs), magnitude(e.rhs)
+        if e.kind is _ADD:
+            return f"({a} + {b})"
+        if e.kind is _MUL:
+            return f"({a} * {b})"
+        checked(e.lhs, a)
+        checked(e.rhs, b)
+        if e.kind is _MOD:
+            return b
+        if isinstance(e.rhs, AffineConstantExpr) and e.rhs.value:
+            return f"(-(-{a} // {abs(e.rhs.value)}))"  # |quotient| <= ceil(|a| / |c|)
+        return a
+
+    def checked(e: AffineExpr, m: str) -> None:
+        if not _is_leaf(e):
+            checks.append(m)
+
+    for c in aset.constraints:
+        checked(c.lhs, magnitude(c.lhs))
+        checked(c.rhs, magnitude(c.rhs))
+    if not checks:
+        return None
+    return eval(f"lambda r: max({', '.join(checks)}, 0)", {"__builtins__": {"max": max}})  # noqa: S307
+
+
+# --------------------------------------------------------------------------
+# MLIR's spelling
+# --------------------------------------------------------------------------
 
 
 def format_expr(expr: AffineExpr, name: Callable[[AffineExpr], str]) -> str:
@@ -85,7 +307,8 @@ def format_expr(expr: AffineExpr, name: Callable[[AffineExpr], str]) -> str:
             return f"{go(e.lhs)} + {go(rhs)}"
         if e.kind is AffineBinaryOpKind.Mul:
             if isinstance(e.rhs, AffineConstantExpr) and e.rhs.value == -1:
-                return f"-{leaf_or_paren(e.lhs)}"
+                # `-x` binds tighter than any binary op: `-(d0 floordiv 2)`, not `-d0 floordiv 2`
+                return f"-({go(e.lhs)})" if isinstance(e.lhs, AffineBinaryOpExpr) else f"-{go(e.lhs)}"
             return f"{leaf_or_paren(e.lhs)} * {leaf_or_paren(e.rhs)}"
         return f"{leaf_or_paren(e.lhs)} {e.kind.get_token()} {leaf_or_paren(e.rhs)}"
 
@@ -112,40 +335,45 @@ def format_set(aset: AffineSet) -> str:
 
 
 # --------------------------------------------------------------------------
-# Integer-set geometry
+# Integer-set geometry (exact, on the evaluator above)
 # --------------------------------------------------------------------------
 
 
-def _linear(expr: AffineExpr, num_dims: int) -> tuple[list[int], AffineExpr] | None:
-    """Split `expr` into dim coefficients and a dim-free rest, if linear in dims."""
+def _linear(c, num_dims: int, syms: Sequence[int]) -> tuple[list[int], int] | None:
+    """Constraint `c` as `sum(k_i * d_i) + r (>=, <=, ==) 0`: the dim
+    coefficients and the value of the dim-free rest, exactly (Python ints);
+    None if it is not linear in the dims, or names a symbol not in `syms`."""
     coeffs = [0] * num_dims
+    rest = 0
 
-    def go(e: AffineExpr, scale: int) -> list[AffineExpr] | None:
+    def go(e: AffineExpr, scale: int) -> bool:
+        nonlocal rest
         if isinstance(e, AffineDimExpr):
             coeffs[e.position] += scale
-            return []
-        if isinstance(e, AffineSymExpr | AffineConstantExpr):
-            return [e * scale if scale != 1 else e]
-        assert isinstance(e, AffineBinaryOpExpr)
-        if e.kind is AffineBinaryOpKind.Add:
-            a, b = go(e.lhs, scale), go(e.rhs, scale)
-            return None if a is None or b is None else a + b
-        if e.kind is AffineBinaryOpKind.Mul:
-            if isinstance(e.rhs, AffineConstantExpr):
-                return go(e.lhs, scale * e.rhs.value)
-            if isinstance(e.lhs, AffineConstantExpr):
-                return go(e.rhs, scale * e.lhs.value)
-        if not any(isinstance(x, AffineDimExpr) for x in e.dfs()):
-            return [e * scale if scale != 1 else e]
-        return None
+        elif isinstance(e, AffineConstantExpr):
+            rest += scale * e.value
+        elif isinstance(e, AffineSymExpr):
+            if e.position >= len(syms):
+                return False
+            rest += scale * syms[e.position]
+        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _ADD:
+            return go(e.lhs, scale) and go(e.rhs, scale)
+        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _MUL and isinstance(e.rhs, AffineConstantExpr):
+            return go(e.lhs, scale * e.rhs.value)
+        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _MUL and isinstance(e.lhs, AffineConstantExpr):
+            return go(e.rhs, scale * e.lhs.value)
+        elif not any(isinstance(x, AffineDimExpr) for x in e.dfs()):
+            try:
+                rest += scale * int(_compile_exact(e)((), syms))
+            except IndexError:
+                return False
+        else:
+            return False
+        return True
 
-    rest = go(expr, 1)
-    if rest is None:
+    if not (go(c.lhs, 1) and go(c.rhs, -1)):
         return None
-    total: AffineExpr = AffineExpr.constant(0)
-    for r in rest:
-        total = total + r
-    return coeffs, total
+    return coeffs, rest
 
 
 def box_bounds(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int]] | None:
@@ -155,19 +383,14 @@ def box_bounds(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int
     (`d - lo >= 0`, `-d + hi >= 0`, `d - c == 0`), symbols evaluated from `syms`."""
     lo: list[int | None] = [None] * aset.num_dims
     hi: list[int | None] = [None] * aset.num_dims
+    syms = tuple(int(s) for s in syms)
     for c in aset.constraints:
-        split = _linear(c.lhs - c.rhs, aset.num_dims)
+        split = _linear(c, aset.num_dims, syms)
         if split is None:
             return None
-        coeffs, rest = split
+        coeffs, r = split
         nz = [i for i, k in enumerate(coeffs) if k != 0]
         if len(nz) != 1 or abs(coeffs[nz[0]]) != 1:
-            return None
-        if rest.used_dims():
-            return None
-        try:
-            r = int(eval_expr(rest, [], syms))
-        except IndexError:
             return None
         d, k = nz[0], coeffs[nz[0]]
         if c.kind is AffineConstraintKind.eq:
@@ -199,6 +422,7 @@ def bounding_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, i
     up to EXACT_BOX_POINT_LIMIT candidate points; beyond, the box from
     interval propagation (which may be larger)."""
     empty = [(0, -1)] * aset.num_dims
+    syms = tuple(int(s) for s in syms)
     if (box := box_bounds(aset, syms)) is not None:
         return empty if any(lo > hi for lo, hi in box) else box
     box = _propagated_box(aset, syms)
@@ -206,11 +430,9 @@ def bounding_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, i
         return None
     if any(lo > hi for lo, hi in box):
         return empty
-    if product(hi - lo + 1 for lo, hi in box) > EXACT_BOX_POINT_LIMIT:
+    if math.prod(hi - lo + 1 for lo, hi in box) > EXACT_BOX_POINT_LIMIT:
         return box
-    points = grid_points(box)
-    if not _fits_int64(aset, box, syms):
-        points = points.astype(object)  # exact Python ints: no silent wrap
+    points = _grid_points(box)
     members = points[contains(aset, points, syms)]
     if members.shape[0] == 0:
         return empty
@@ -224,14 +446,10 @@ def _propagated_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int
     n = aset.num_dims
     rows: list[tuple[list[int], int]] = []  # sum(k_i d_i) + c >= 0
     for c in aset.constraints:
-        split = _linear(c.lhs - c.rhs, n)
+        split = _linear(c, n, syms)
         if split is None:
             continue
-        coeffs, rest = split
-        try:
-            const = int(eval_expr(rest, [], syms))
-        except IndexError:
-            continue
+        coeffs, const = split
         if c.kind is AffineConstraintKind.le:
             coeffs, const = [-k for k in coeffs], -const
         rows.append((coeffs, const))
@@ -270,66 +488,28 @@ def _propagated_box(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int
     return [(int(a), int(b)) for a, b in zip(lo, hi)]  # type: ignore[arg-type]
 
 
-_SAFE = 1 << 62
-
-
-def _fits_int64(aset: AffineSet, box: Sequence[tuple[int, int]], syms: Sequence[int] = ()) -> bool:
-    """Whether every constraint of `aset`, and each of its subexpressions,
-    stays well inside 64 bits over `box` (so NumPy int64 evaluates it
-    exactly). Constants are 64-bit, but a product of a coefficient and a
-    coordinate, or a sum, need not be."""
-    dims = [max(abs(lo), abs(hi)) for lo, hi in box]
-    bounds = [abs(int(s)) for s in syms]
-
-    def magnitude(e: AffineExpr) -> int:
-        if isinstance(e, AffineDimExpr):
-            return dims[e.position]
-        if isinstance(e, AffineSymExpr):
-            return bounds[e.position] if e.position < len(bounds) else _SAFE
-        if isinstance(e, AffineConstantExpr):
-            return abs(e.value)
-        assert isinstance(e, AffineBinaryOpExpr)
-        a, b = magnitude(e.lhs), magnitude(e.rhs)
-        match e.kind:
-            case AffineBinaryOpKind.Add:
-                m = a + b
-            case AffineBinaryOpKind.Mul:
-                m = a * b
-            case AffineBinaryOpKind.Mod:
-                m = b
-            case _:  # floordiv, ceildiv (and the negation in ceildiv's formula)
-                m = a + 1
-        return m if m < _SAFE and a < _SAFE and b < _SAFE else _SAFE
-
-    return all(d < _SAFE for d in dims) and all(
-        magnitude(c.lhs - c.rhs) < _SAFE for c in aset.constraints
-    )
-
-
 def contains(aset: AffineSet, points: np.ndarray, syms: Sequence[int] = ()) -> np.ndarray:
-    """Membership mask for `points` (shape [N, num_dims]). Exact for
-    `points` of dtype object (Python ints); int64 points wrap on overflow."""
+    """Membership mask (bool, [N]) of `points` (shape [N, num_dims]; int64,
+    or dtype object of Python ints), exact: `compile_set`."""
     import numpy as np
 
-    dims = [points[:, i] for i in range(aset.num_dims)]
-    mask = np.ones(points.shape[0], dtype=bool)
-    for c in aset.constraints:
-        v = np.asarray(eval_expr(c.lhs - c.rhs, dims, syms))
-        mask &= (v == 0) if c.kind is AffineConstraintKind.eq else (v >= 0) if c.kind is AffineConstraintKind.ge else (v <= 0)
-    return mask
+    mask = compile_set(aset)([points[:, i] for i in range(aset.num_dims)], tuple(syms))
+    if isinstance(mask, np.ndarray):
+        return mask.astype(bool, copy=False)
+    return np.full(points.shape[0], bool(mask))
 
 
-def grid_points(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
+def _grid_points(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
     """All integer points of an inclusive box, row-major, shape [N, rank]
-    (int64; dtype object, of Python ints, for coordinates beyond 2^62)."""
+    (int64; dtype object, of Python ints, for coordinates beyond 64 bits)."""
     import numpy as np
 
     if not bounds:
         return np.zeros((1, 0), dtype=np.int64)
-    if not all(-_SAFE < lo and hi < _SAFE for lo, hi in bounds):  # beyond int64: Python ints
-        axes = [np.array(range(lo, hi + 1), dtype=object) for lo, hi in bounds]
+    if all(INT64_MIN <= lo and hi <= INT64_MAX for lo, hi in bounds):
+        axes = [np.arange(hi - lo + 1, dtype=np.int64) + lo for lo, hi in bounds]
     else:
-        axes = [np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds]
+        axes = [np.array(range(lo, hi + 1), dtype=object) for lo, hi in bounds]
     mesh = np.meshgrid(*axes, indexing="ij")
     return np.stack([m.reshape(-1) for m in mesh], axis=1)
 
@@ -346,23 +526,15 @@ def permutation_of(amap: AffineMap) -> list[int] | None:
     return perm
 
 
-def product(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
-
-
 __all__ = [
-    "eval_expr",
-    "eval_map",
+    "AffineEvaluationError",
+    "compile_map",
+    "compile_set",
     "format_expr",
     "format_map",
     "format_set",
     "box_bounds",
     "bounding_box",
     "contains",
-    "grid_points",
     "permutation_of",
-    "product",
 ]

@@ -9,9 +9,9 @@
 - An affine map or set dividing by zero (`floordiv 0`, `ceildiv 0`, `mod 0`),
   in any attribute or type of any op. Stricter than MLIR, which accepts such
   a map and leaves the division undefined when it is evaluated; here the
-  interpreter and the KTDP verifiers evaluate maps, and would fail with a
-  ZeroDivisionError (or wrap silently in NumPy), so the map is refused where
-  it is written instead.
+  interpreter and the KTDP verifiers evaluate maps (`spyre_mlir.affine`,
+  whose evaluator raises on a zero divisor), so the map is refused where it
+  is written instead.
 - An affine constant outside 64 bits (`index`), in IR built by code: the
   parser refuses such a literal as MLIR does (`constant too large for
   index`), and folding wraps to 64 bits as MLIR's does.
