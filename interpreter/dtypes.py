@@ -117,20 +117,22 @@ class ElementFormat:
 _INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
+_FORMATS = {
+    Float16Type: ElementFormat("f16", np.dtype(np.float16), np.dtype(np.float16), "float", 16),
+    Float32Type: ElementFormat("f32", np.dtype(np.float32), np.dtype(np.float32), "float", 32),
+    Float64Type: ElementFormat("f64", np.dtype(np.float64), np.dtype(np.float64), "float", 64),
+    BFloat16Type: ElementFormat("bf16", np.dtype(np.uint16), np.dtype(np.float32), "float", 16, round=round_to_bf16),
+    IndexType: ElementFormat("index", np.dtype(np.int64), np.dtype(np.int64), "index", 64),
+}
+"""The element types other than integers, by xDSL type class."""
+
 
 @cache
 def element_format(ty: Attribute) -> ElementFormat:
     """The format of an element type; InterpreterError for types we cannot hold."""
-    if isinstance(ty, Float16Type):
-        return ElementFormat("f16", np.dtype(np.float16), np.dtype(np.float16), "float", 16)
-    if isinstance(ty, Float32Type):
-        return ElementFormat("f32", np.dtype(np.float32), np.dtype(np.float32), "float", 32)
-    if isinstance(ty, Float64Type):
-        return ElementFormat("f64", np.dtype(np.float64), np.dtype(np.float64), "float", 64)
-    if isinstance(ty, BFloat16Type):
-        return ElementFormat("bf16", np.dtype(np.uint16), np.dtype(np.float32), "float", 16, round=round_to_bf16)
-    if isinstance(ty, IndexType):
-        return ElementFormat("index", np.dtype(np.int64), np.dtype(np.int64), "index", 64)
+    fmt = _FORMATS.get(type(ty))
+    if fmt is not None:
+        return fmt
     if isinstance(ty, IntegerType):
         width = ty.width.data
         unsigned = ty.signedness.data == Signedness.UNSIGNED
@@ -142,6 +144,40 @@ def element_format(ty: Attribute) -> ElementFormat:
         dtype = np.dtype(table[width])
         return ElementFormat(str(ty), dtype, dtype, "int", width, unsigned=unsigned)
     raise InterpreterError(f"element type {ty} is not supported by the interpreter")
+
+
+@cache
+def element_type_names() -> tuple[str, ...]:
+    """MLIR's spelling of every element type the interpreter holds: `f16`,
+    `f32`, `f64`, `bf16`, `index`, and `iN`, `siN`, `uiN` of each width it has."""
+    types: list[Attribute] = [cls() for cls in _FORMATS]
+    for width in sorted(_INT_DTYPES.keys() | _UINT_DTYPES.keys()):
+        types += [IntegerType(width, signedness) for signedness in Signedness]
+    names = []
+    for ty in types:
+        try:
+            element_format(ty)
+        except InterpreterError:
+            continue
+        names.append(str(ty))
+    return tuple(names)
+
+
+def element_format_named(name: str) -> ElementFormat:
+    """The format of the element type MLIR spells `name` (`f16`, `bf16`,
+    `index`, `i32`, `ui8`, ...); InterpreterError naming the spellings
+    (`element_type_names`) if the interpreter holds no such type."""
+    from xdsl.context import Context
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    try:
+        ty = Parser(Context(), name).parse_type()
+        if str(ty) == name:  # the whole name, in MLIR's spelling
+            return element_format(ty)
+    except (ParseError, InterpreterError):
+        pass
+    raise InterpreterError(f"unknown element type '{name}' (one of {', '.join(element_type_names())})")
 
 
 def storage_matches(fmt: ElementFormat, dtype: np.dtype) -> bool:

@@ -24,6 +24,15 @@ MAX_CALL_DEPTH = 1000
 CORE_BYTES = 256
 """Bookkeeping per core of the grid (its coordinates and lane entries), for the memory limit."""
 
+MEMORY_LIMIT_CAP = 8 << 30
+"""The default memory limit: this many bytes, or half of the machine's memory when that is less."""
+
+GRID_ORDERS = ("row-major", "col-major")
+"""Values of `InterpreterOptions.grid_order` (`spyre-run --grid-order`), the default first."""
+
+EXECUTION_MODES = ("auto", "batched", "per-core")
+"""Values of `InterpreterOptions.execution` (`spyre-run --execution`), the default first."""
+
 
 def _physical_memory() -> int | None:
     try:
@@ -33,8 +42,8 @@ def _physical_memory() -> int | None:
 
 
 def default_memory_limit() -> int:
-    """8 GiB, or half of the machine's memory when that is less."""
-    limit = 8 << 30
+    """MEMORY_LIMIT_CAP (8 GiB), or half of the machine's memory when that is less."""
+    limit = MEMORY_LIMIT_CAP
     physical = _physical_memory()
     if physical:
         limit = min(limit, physical // 2)
@@ -105,12 +114,12 @@ class InterpreterOptions:
     for range (`ValueError`).
     """
 
-    grid_order: str = "row-major"
+    grid_order: str = GRID_ORDERS[0]
     lx_limit: int = DEFAULT_LX_BYTES
     check_lx: bool = False
     check_uninitialized: bool = True
     mask_out_of_bounds: bool = False
-    execution: str = "auto"
+    execution: str = EXECUTION_MODES[0]
     verify: bool = True
     grid: tuple[int, ...] | None = None
     timeout: float | None = None
@@ -125,7 +134,7 @@ class InterpreterOptions:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise TypeError(f"InterpreterOptions.{name} must be a bool, not {type(value).__name__} {value!r}")
-        for name, allowed in (("grid_order", ("row-major", "col-major")), ("execution", ("auto", "batched", "per-core"))):
+        for name, allowed in (("grid_order", GRID_ORDERS), ("execution", EXECUTION_MODES)):
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(f"InterpreterOptions.{name} must be a str, not {type(value).__name__} {value!r}")

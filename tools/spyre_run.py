@@ -10,9 +10,13 @@
 VALUE is one of
     FILE.npy                  an array saved with numpy.save
     random:SHAPExDTYPE[:SEED] e.g. random:4096x1024xf16:7 (floats: standard
-                              normal; integers: uniform in [-100, 100))
+                              normal; integers: uniform in [-100, 100),
+                              unsigned ones in [0, 100))
     zeros:SHAPExDTYPE         e.g. zeros:96x64xf16
     INT | FLOAT               a scalar (for index/integer/float parameters)
+
+DTYPE is an element type the interpreter holds, spelled as in MLIR (listed
+at the end of `spyre-run --help`).
 
 Arrays given for `index` parameters are placed in HBM and their address is
 passed (see docs/interpreter.md). With --out, every array argument and every
@@ -20,8 +24,8 @@ passed (see docs/interpreter.md). With --out, every array argument and every
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
---timeout is given; allocations above --memory-limit (default 8GiB, or half
-the machine's memory if less) are refused before they are made.
+--timeout is given; allocations above --memory-limit are refused before
+they are made.
 """
 
 from __future__ import annotations
@@ -31,16 +35,21 @@ import math
 import os
 import re
 import sys
+import textwrap
 import warnings
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from spyre_mlir import ir
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import DiagnosticError
+
+if TYPE_CHECKING:
+    from spyre_mlir.interpreter.dtypes import ElementFormat
 
 _SIZE_UNITS = {
     "": 1,
@@ -70,12 +79,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
+def _size_text(n: int) -> str:
+    """`n` bytes as --lx-limit and --memory-limit spell it: the largest binary unit that divides it."""
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        if n % _SIZE_UNITS[unit.lower()] == 0:
+            return f"{n // _SIZE_UNITS[unit.lower()]}{unit}"
+    return str(n)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from spyre_mlir.interpreter.dtypes import element_type_names
+    from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, EXECUTION_MODES, GRID_ORDERS, MEMORY_LIMIT_CAP
+
+    dtypes = textwrap.fill(f"DTYPE is one of {', '.join(element_type_names())}.", 79)
+    epilog = "VALUE is one of" + __doc__.split("VALUE is one of", 1)[1] + "\n" + dtypes if __doc__ else dtypes
     parser = _Parser(
         prog="spyre-run",
         description="Execute a KTIR kernel in the spyre-mlir reference interpreter.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="VALUE is one of" + __doc__.split("VALUE is one of", 1)[1] if __doc__ else None,
+        epilog=epilog,
     )
     parser.add_argument("file", help="MLIR file with the kernel ('-' for stdin)")
     parser.add_argument("--func", metavar="NAME", help="kernel to run (default: the only one)")
@@ -85,11 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--grid", metavar="DIMS", help="override the kernel's grid, e.g. 32 or 2x16")
     parser.add_argument(
         "--grid-order",
-        choices=["row-major", "col-major"],
-        default="row-major",
+        choices=GRID_ORDERS,
+        default=GRID_ORDERS[0],
         help="linear core ids: last grid dim fastest (row-major) or first (col-major)",
     )
-    parser.add_argument("--lx-limit", metavar="BYTES", default="2MiB", help="LX scratchpad per core (default 2MiB)")
+    parser.add_argument(
+        "--lx-limit", metavar="BYTES", help=f"LX scratchpad per core (default {_size_text(DEFAULT_LX_BYTES)})"
+    )
     parser.add_argument("--check-lx", action="store_true", help="make LX use above --lx-limit an error")
     parser.add_argument(
         "--allow-uninitialized", action="store_true", help="read never-written memory as zero instead of failing"
@@ -99,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--execution",
-        choices=["auto", "batched", "per-core"],
-        default="auto",
+        choices=EXECUTION_MODES,
+        default=EXECUTION_MODES[0],
         help="run all cores together, one after another, or batched when possible (default)",
     )
     parser.add_argument(
@@ -109,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--memory-limit",
         metavar="BYTES",
-        help="refuse allocations beyond this many bytes (default 8GiB, or half the machine's memory if less)",
+        help=f"refuse allocations beyond this many bytes (default {_size_text(MEMORY_LIMIT_CAP)}, "
+        "or half the machine's memory if less)",
     )
     parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
     parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
@@ -135,43 +160,32 @@ def parse_seconds(text: str) -> float:
 
 
 def parse_grid(text: str) -> tuple[int, ...]:
+    from spyre_mlir.interpreter.runtime import normalize_grid
+
     try:
         dims = tuple(int(d) for d in text.lower().split("x"))
     except ValueError:
         raise UsageError(f"bad grid '{text}' (e.g. 32 or 2x16)") from None
-    if not dims or any(d <= 0 for d in dims):
-        raise UsageError(f"bad grid '{text}': dims must be positive")
-    return dims
+    try:
+        return normalize_grid(dims)  # type: ignore[return-value]
+    except ValueError:
+        raise UsageError(f"bad grid '{text}': dims must be positive") from None
 
 
-def _dtype(name: str) -> tuple[np.dtype, bool]:
-    """NumPy dtype for an MLIR element type name, and whether it is bf16 (stored as uint16 bits)."""
-    table = {
-        "f16": np.float16,
-        "f32": np.float32,
-        "f64": np.float64,
-        "bf16": np.uint16,
-        "i1": np.bool_,
-        "i8": np.int8,
-        "i16": np.int16,
-        "i32": np.int32,
-        "i64": np.int64,
-        "index": np.int64,
-    }
-    if name not in table:
-        raise UsageError(f"unknown element type '{name}' (one of {', '.join(table)})")
-    return np.dtype(table[name]), name == "bf16"
+def _shape_and_type(spec: str) -> tuple[tuple[int, ...], ElementFormat]:
+    from spyre_mlir.interpreter.dtypes import element_format_named
+    from spyre_mlir.interpreter.errors import InterpreterError
 
-
-def _shape_and_type(spec: str) -> tuple[tuple[int, ...], np.dtype, bool]:
     match = re.fullmatch(r"((?:[-+]?\d+x)*)([a-z][a-z0-9]*)", spec)
     if match is None:
         raise UsageError(f"bad shape in '{spec}' (e.g. 4096x1024xf16)")
     shape = tuple(int(p) for p in match.group(1).split("x")[:-1])
     if any(d < 0 for d in shape):
         raise UsageError(f"bad shape in '{spec}': sizes must not be negative")
-    dtype, bf16 = _dtype(match.group(2))
-    return shape, dtype, bf16
+    try:
+        return shape, element_format_named(match.group(2))
+    except InterpreterError as exc:
+        raise UsageError(exc.message) from None
 
 
 def _check_memory(text: str, shape: tuple[int, ...], bytes_per_element: int, memory_limit: int | None) -> None:
@@ -192,24 +206,24 @@ def parse_value(name: str, text: str, base_seed: int, memory_limit: int | None =
 
     if text.startswith("random:"):
         spec, _, seed_text = text[len("random:") :].partition(":")
-        shape, dtype, bf16 = _shape_and_type(spec)
-        _check_memory(text, shape, dtype.itemsize + 8, memory_limit)  # drawn as 64-bit values first
+        shape, fmt = _shape_and_type(spec)
+        _check_memory(text, shape, fmt.itemsize + 8, memory_limit)  # drawn as 64-bit values first
         try:
             seed = int(seed_text) if seed_text else base_seed ^ zlib.crc32(name.encode())
         except ValueError:
             raise UsageError(f"bad seed in '{text}'") from None
         rng = np.random.default_rng(seed)
-        if bf16:
+        if fmt.round is not None:  # bf16, stored as its bit patterns
             return float32_to_bf16_bits(rng.standard_normal(shape, dtype=np.float32))
-        if dtype.kind == "f":
-            return rng.standard_normal(shape).astype(dtype)
-        if dtype.kind == "b":
+        if fmt.is_float:
+            return rng.standard_normal(shape).astype(fmt.storage)
+        if fmt.kind == "bool":
             return rng.integers(0, 2, shape).astype(bool)
-        return rng.integers(-100, 100, shape).astype(dtype)
+        return rng.integers(0 if fmt.unsigned else -100, 100, shape).astype(fmt.storage)
     if text.startswith("zeros:"):
-        shape, dtype, _ = _shape_and_type(text[len("zeros:") :])
-        _check_memory(text, shape, dtype.itemsize, memory_limit)
-        return np.zeros(shape, dtype)
+        shape, fmt = _shape_and_type(text[len("zeros:") :])
+        _check_memory(text, shape, fmt.itemsize, memory_limit)
+        return np.zeros(shape, fmt.storage)
     if text.endswith(".npy"):
         try:
             mapped = np.load(text, mmap_mode="r", allow_pickle=False)
@@ -234,7 +248,7 @@ def _split(item: str, what: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions, InterpreterWarning
-    from spyre_mlir.interpreter.runtime import DEFAULT_MEMORY_LIMIT
+    from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, DEFAULT_MEMORY_LIMIT
 
     memory_limit = parse_size(args.memory_limit) if args.memory_limit else DEFAULT_MEMORY_LIMIT
     if memory_limit <= 0:
@@ -258,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = InterpreterOptions(
         grid_order=args.grid_order,
-        lx_limit=parse_size(args.lx_limit),
+        lx_limit=parse_size(args.lx_limit) if args.lx_limit is not None else DEFAULT_LX_BYTES,
         check_lx=args.check_lx,
         check_uninitialized=not args.allow_uninitialized,
         mask_out_of_bounds=args.mask_out_of_bounds,
