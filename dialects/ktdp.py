@@ -51,7 +51,9 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -63,15 +65,17 @@ from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    HasParent,
     IsTerminator,
     MemoryReadEffect,
     MemoryWriteEffect,
     Pure,
+    RecursiveMemoryEffect,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from spyre_mlir.affine import bounding_box, format_expr, permutation_of
+from spyre_mlir.affine import bounding_box, format_expr, format_set, permutation_of
 from spyre_mlir.diagnostics import NotedVerifyException
 
 DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
@@ -1065,6 +1069,487 @@ class RuntimeArgExtractOp(IRDLOperation):
             raise VerifyException(f"runtime_arg type has no '{kind}' parameter to extract")
 
 
+# ===========================================================================
+# Inter-tile communication (issue 8; docs/inter-tile.md)
+# ===========================================================================
+
+
+def _fmt_set(s: AffineSetAttr) -> str:
+    return f"affine_set<{format_set(s.data)}>"
+
+
+@irdl_attr_definition
+class TileFutureType(ParametrizedAttribute, TypeAttribute):
+    """`!ktdp.tile_future<(T...), groups = SET>`: the partials of a produce,
+    pending delivery. Also read: `<T..., groups = SET>` and `<T...>` (the groups
+    set then comes from the ops' `groups` attribute); printed upstream's way."""
+
+    name = "ktdp.tile_future"
+
+    partial_types: ArrayAttr[Attribute]
+    groups: AffineSetAttr | NoneAttr
+
+    def __init__(self, partial_types: Sequence[Attribute], groups: AffineSetAttr | None):
+        super().__init__(ArrayAttr(partial_types), NoneAttr() if groups is None else groups)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        types: list[Attribute] = []
+        groups: Attribute = NoneAttr()
+        with parser.in_angle_brackets():
+            if parser.parse_optional_punctuation("("):
+                if not parser.parse_optional_punctuation(")"):
+                    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+                    parser.parse_punctuation(")")
+                if parser.parse_optional_punctuation(","):
+                    parser.parse_keyword("groups")
+                    parser.parse_punctuation("=")
+                    groups = parser.parse_attribute()
+            elif parser._current_token.kind != MLIRTokenKind.GREATER:  # pyright: ignore[reportPrivateUsage]
+                while True:
+                    if parser.parse_optional_keyword("groups"):
+                        parser.parse_punctuation("=")
+                        groups = parser.parse_attribute()
+                        break
+                    types.append(parser.parse_type())
+                    if not parser.parse_optional_punctuation(","):
+                        break
+        if not isinstance(groups, AffineSetAttr | NoneAttr):
+            parser.raise_error("tile_future `groups` must be an affine_set (write `groups = affine_set<(g) : ...>`)")
+        return (ArrayAttr(types), groups)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<(")
+        printer.print_list(self.partial_types.data, printer.print_attribute)
+        printer.print_string(")")
+        if isinstance(self.groups, AffineSetAttr):
+            printer.print_string(", groups = ")
+            printer.print_attribute(self.groups)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not self.partial_types.data:
+            raise VerifyException("tile_future must carry at least one partial type")
+        for t in self.partial_types.data:
+            if not isinstance(t, TensorType):
+                raise VerifyException(f"tile_future partial types must be ranked tensors, got {t}")
+        if isinstance(self.groups, AffineSetAttr):
+            s = self.groups.data
+            if s.num_dims != 1:
+                raise VerifyException(
+                    f"tile_future `groups` must have exactly one dimension (g): {_fmt_set(self.groups)}"
+                )
+            if s.num_symbols != 0:
+                raise VerifyException(f"tile_future `groups` must have no symbols: {_fmt_set(self.groups)}")
+
+    @property
+    def partials(self) -> list[Attribute]:
+        return list(self.partial_types.data)
+
+
+def _future_with_groups(parser: Parser, future: Attribute, groups: Attribute | None, pos: int) -> Attribute:
+    """Merge the attr spelling's `groups = S` into the future type."""
+    if groups is None or not isinstance(future, TileFutureType):
+        return future
+    if isinstance(future.groups, AffineSetAttr) and future.groups != groups:
+        parser.raise_error(
+            f"the `groups` attribute {groups} does not match the groups of the future type {future}", pos, parser.pos
+        )
+    if not isinstance(groups, AffineSetAttr):
+        parser.raise_error("`groups` must be an affine_set", pos, parser.pos)
+    return TileFutureType(future.partials, groups)
+
+
+def _parse_set_keyword(parser: Parser, keyword: str) -> Attribute:
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("=")
+    return parser.parse_attribute()
+
+
+def _parse_type_list(parser: Parser) -> list[Attribute]:
+    types = [parser.parse_type()]
+    while parser.parse_optional_punctuation(","):
+        types.append(parser.parse_type())
+    return types
+
+
+def _check_old_partials(parser: Parser, before: list[Attribute] | None, future: Attribute, pos: int) -> None:
+    if before is not None and isinstance(future, TileFutureType) and before != future.partials:
+        parser.raise_error(
+            f"the partial types before '->' ({', '.join(map(str, before))}) do not match the future type {future}",
+            pos,
+            parser.pos,
+        )
+
+
+def _check_set_shape(
+    attr: AffineSetAttr, name: str, what_sym: str, dims_what: str, *, syms: tuple[int, ...] = (1,)
+) -> None:
+    s = attr.data
+    if s.num_symbols not in syms:
+        raise VerifyException(f"`{name}` must have {what_sym}: {_fmt_set(attr)}")
+    if s.num_dims != 1:
+        raise VerifyException(f"`{name}` must have exactly one dimension ({dims_what}): {_fmt_set(attr)}")
+
+
+def _future_of(op: Operation, value: SSAValue) -> TileFutureType:
+    ty = value.type
+    if not isinstance(ty, TileFutureType):
+        raise VerifyException(f"expected a !ktdp.tile_future, got {ty}")
+    if not isinstance(ty.groups, AffineSetAttr):
+        raise VerifyException(
+            "the groups set is missing: write `groups = affine_set<(g) : ...>` in the tile_future type"
+        )
+    return ty
+
+
+def _drops_unit_dims(result: Attribute, partial: Attribute) -> bool:
+    if not isinstance(result, TensorType) or not isinstance(partial, TensorType):
+        return False
+    if result.element_type != partial.element_type:
+        return False
+    r = [d for d in result.get_shape() if d != 1]
+    p = [d for d in partial.get_shape() if d != 1]
+    return r == p and len(result.get_shape()) <= len(partial.get_shape())
+
+
+def _check_results(op: Operation, future: TileFutureType) -> None:
+    partials = future.partials
+    if len(op.results) != len(partials):
+        raise VerifyException(f"has {len(op.results)} results but the future carries {len(partials)} partial type(s)")
+    for i, (r, p) in enumerate(zip(op.result_types, partials)):
+        if r != p and not _drops_unit_dims(r, p):
+            raise VerifyException(
+                f"result #{i} type {r} is neither the future partial type {p} nor that type with unit dimensions dropped"
+            )
+
+
+def _check_delivery_sets(op: Operation, consumer: AffineSetAttr, dependency: AffineSetAttr | None) -> None:
+    _check_set_shape(consumer, "consumer_tiles_per_group", "exactly one symbol (the group index g)", "the tile id i")
+    if dependency is not None:
+        _check_set_shape(
+            dependency,
+            "producer_dependency_per_consumer",
+            "one symbol (c) or two symbols (c, g)",
+            "the producer tile id p",
+            syms=(1, 2),
+        )
+
+
+def enumerate_groups(groups: AffineSetAttr) -> list[int] | None:
+    """The integer points of a groups set, or None if it is unbounded."""
+    import numpy as np
+
+    from spyre_mlir.affine import contains
+
+    box = bounding_box(groups.data)
+    if box is None:
+        return None
+    lo, hi = box[0]
+    if hi < lo:
+        return []
+    points = np.arange(lo, hi + 1, dtype=np.int64).reshape(-1, 1)
+    return [int(p) for p in points[contains(groups.data, points)][:, 0]]
+
+
+def enumerate_tiles(tiles: AffineSetAttr, syms: Sequence[int], limit: int | None = None) -> list[int] | None:
+    """The tile ids (>= 0) of `tiles` at symbols `syms`, or None if unbounded
+    (a `limit`, the number of cores, bounds it)."""
+    import numpy as np
+
+    from spyre_mlir.affine import contains
+
+    box = bounding_box(tiles.data, syms)
+    if box is None:
+        if limit is None:
+            return None
+        lo, hi = 0, limit - 1
+    else:
+        lo, hi = max(box[0][0], 0), box[0][1]
+        if limit is None and hi - lo > 1 << 20:
+            return None
+    if hi < lo:
+        return []
+    points = np.arange(lo, hi + 1, dtype=np.int64).reshape(-1, 1)
+    return [int(p) for p in points[contains(tiles.data, points, syms)][:, 0]]
+
+
+def check_groups_disjoint(tiles: AffineSetAttr, groups: AffineSetAttr, what: str) -> None:
+    """`what` for distinct groups disjoint, when enumerable."""
+    gs = enumerate_groups(groups)
+    if gs is None:
+        return
+    owner: dict[int, int] = {}
+    for g in gs:
+        ts = enumerate_tiles(tiles, (g,))
+        if ts is None:
+            continue
+        for t in ts:
+            if t in owner:
+                raise VerifyException(f"{what} for groups {owner[t]} and {g} are not disjoint: tile {t} is in both")
+            owner[t] = g
+
+
+@irdl_op_definition
+class YieldPartialOp(IRDLOperation):
+    """Terminator of `ktdp.inter_tile_produce`: this tile's partials."""
+
+    name = "ktdp.yield_partial"
+
+    values = var_operand_def(TensorType)
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(InterTileProduceOp)))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class YieldReducedOp(IRDLOperation):
+    """Terminator of the `ktdp.inter_tile_reduce` combiner."""
+
+    name = "ktdp.yield_reduced"
+
+    values = var_operand_def(TensorType)
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(InterTileReduceOp)))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class InterTileProduceOp(IRDLOperation):
+    """Each producer tile of a group yields its partials into a future."""
+
+    name = "ktdp.inter_tile_produce"
+
+    producer_tiles_per_group = prop_def(AffineSetAttr)
+    future = result_def(TileFutureType)
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> InterTileProduceOp:
+        tiles = _parse_set_keyword(parser, "producer_tiles_per_group")
+        groups = None
+        pos = parser.pos
+        if parser.parse_optional_punctuation(","):
+            groups = _parse_set_keyword(parser, "groups")
+        attrs = parser.parse_optional_attr_dict()
+        before = _parse_type_list(parser) if parser.parse_optional_punctuation(":") else None
+        parser.parse_punctuation("->")
+        tpos = parser.pos
+        future = _future_with_groups(parser, _parse_short_type(parser, TileFutureType), groups, pos)
+        _check_old_partials(parser, before, future, tpos)
+        body = parser.parse_region()
+        props, attrs = _split_props(cls, {"producer_tiles_per_group": tiles, **attrs})
+        return cls.create(result_types=[future], properties=props, attributes=attrs, regions=[body])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" producer_tiles_per_group = ")
+        printer.print_attribute(self.producer_tiles_per_group)
+        _print_attrs_sorted(printer, self, {"producer_tiles_per_group"})
+        printer.print_string(" -> ")
+        self.future.type.print_parameters(printer)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
+
+    def verify_(self) -> None:
+        future = _future_of(self, self.future)
+        tiles = self.producer_tiles_per_group
+        _check_set_shape(tiles, "producer_tiles_per_group", "exactly one symbol (the group index g)", "the tile id i")
+        block = self.body.block
+        arg_types = [a.type for a in block.args]
+        if arg_types != [IndexType()]:
+            raise VerifyException(
+                f"producer region must take a single `index` group-id argument, got ({', '.join(map(str, arg_types))})"
+            )
+        check_groups_disjoint(tiles, future.groups, "producer_tiles_per_group")  # pyright: ignore[reportArgumentType]
+        term = block.last_op
+        if not isinstance(term, YieldPartialOp):
+            raise VerifyException("producer region must end with ktdp.yield_partial")
+        partials = future.partials
+        if len(term.values) != len(partials):
+            raise VerifyException(
+                f"yield_partial yields {len(term.values)} values but the future carries {len(partials)} partial type(s)"
+            )
+        for i, (v, p) in enumerate(zip(term.values, partials)):
+            if v.type != p:
+                raise VerifyException(
+                    f"yield_partial operand #{i} type {v.type} does not match future partial type {p}"
+                )
+
+
+def _parse_delivery_head(parser: Parser, *, reduce: bool):
+    parser.parse_punctuation("(")
+    future = parser.parse_unresolved_operand()
+    parser.parse_punctuation(")")
+    sets: dict[str, Attribute] = {"consumer_tiles_per_group": _parse_set_keyword(parser, "consumer_tiles_per_group")}
+    groups = None
+    pos = parser.pos
+    identities: list[UnresolvedOperand] = []
+    id_types: list[Attribute] = []
+    while parser.parse_optional_punctuation(","):
+        if reduce and parser.parse_optional_keyword("identity"):
+            parser.parse_punctuation("(")
+            if not parser.parse_optional_punctuation(")"):
+                while True:
+                    identities.append(parser.parse_unresolved_operand())
+                    if parser.parse_optional_punctuation(":"):
+                        # interleaved `%a : T, %b : U` or grouped `%a, %b : T, U`
+                        id_types.append(parser.parse_type())
+                        while len(id_types) < len(identities) and parser.parse_optional_punctuation(","):
+                            id_types.append(parser.parse_type())
+                    if not parser.parse_optional_punctuation(","):
+                        break
+                parser.parse_punctuation(")")
+            if len(id_types) != len(identities):
+                parser.raise_error("expected one type per identity operand", pos, parser.pos)
+            break
+        if parser.parse_optional_keyword("groups"):
+            parser.parse_punctuation("=")
+            groups = parser.parse_attribute()
+            continue
+        sets["producer_dependency_per_consumer"] = _parse_set_keyword(parser, "producer_dependency_per_consumer")
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    tpos = parser.pos
+    future_type = _future_with_groups(parser, _parse_short_type(parser, TileFutureType), groups, tpos)
+    parser.parse_punctuation("->")
+    results = _parse_type_list(parser)
+    operands = [parser.resolve_operand(future, future_type)] + [
+        parser.resolve_operand(o, t) for o, t in zip(identities, id_types)
+    ]
+    return operands, sets, attrs, results
+
+
+_DELIVERY_SETS = {"consumer_tiles_per_group", "producer_dependency_per_consumer"}
+
+
+def _print_delivery_head(printer: Printer, op: Operation, consumer, dependency) -> None:
+    printer.print_string("(")
+    printer.print_ssa_value(op.operands[0])
+    printer.print_string(") consumer_tiles_per_group = ")
+    printer.print_attribute(consumer)
+    if dependency is not None:
+        printer.print_string(", producer_dependency_per_consumer = ")
+        printer.print_attribute(dependency)
+
+
+def _print_delivery_tail(printer: Printer, op: Operation) -> None:
+    printer.print_string(" : ")
+    op.operands[0].type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
+    printer.print_string(" -> ")
+    printer.print_list(op.result_types, printer.print_attribute)
+
+
+@irdl_op_definition
+class InterTileReduceOp(IRDLOperation):
+    """Fold the partials of a group's producers with the combiner region."""
+
+    name = "ktdp.inter_tile_reduce"
+
+    future = operand_def(TileFutureType)
+    identity = var_operand_def(TensorType)
+    consumer_tiles_per_group = prop_def(AffineSetAttr)
+    producer_dependency_per_consumer = opt_prop_def(AffineSetAttr)
+    results_ = var_result_def(TensorType)
+    combiner = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> InterTileReduceOp:
+        operands, sets, attrs, results = _parse_delivery_head(parser, reduce=True)
+        combiner = parser.parse_region()
+        props, attrs = _split_props(cls, {**sets, **attrs})
+        return cls.create(
+            operands=operands, result_types=results, properties=props, attributes=attrs, regions=[combiner]
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_delivery_head(printer, self, self.consumer_tiles_per_group, self.producer_dependency_per_consumer)
+        printer.print_string(", identity(")
+        if self.identity:
+            printer.print_list(self.identity, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.identity], printer.print_attribute)
+        printer.print_string(")")
+        _print_attrs_sorted(printer, self, _DELIVERY_SETS)
+        _print_delivery_tail(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.combiner, print_entry_block_args=True, print_empty_block=True)
+
+    def verify_(self) -> None:
+        future = _future_of(self, self.future)
+        _check_delivery_sets(self, self.consumer_tiles_per_group, self.producer_dependency_per_consumer)
+        _check_results(self, future)
+        partials = future.partials
+        if len(self.identity) != len(partials):
+            raise VerifyException(
+                f"has {len(self.identity)} identity operands but the future carries {len(partials)} partial type(s)"
+            )
+        for i, (v, p) in enumerate(zip(self.identity, partials)):
+            if v.type != p:
+                raise VerifyException(f"identity #{i} type {v.type} must match the future partial type {p}")
+        block = self.combiner.block
+        n = len(partials)
+        if len(block.args) != 2 * n:
+            raise VerifyException(f"reducer region must take 2*{n} arguments, got {len(block.args)}")
+        for i, p in enumerate(partials):
+            if block.args[i].type != p or block.args[n + i].type != p:
+                raise VerifyException(f"reducer region argument pair #{i} must both have partial type {p}")
+        from xdsl.traits import is_side_effect_free
+
+        for op in block.walk():
+            if op is block.last_op:
+                continue
+            if isinstance(op, GetComputeTileIdOp):
+                raise VerifyException("the combiner region must not read the tile id: 'ktdp.get_compute_tile_id'")
+            value_semantics = all(
+                not isinstance(t, MemRefType | AccessTileType) for t in (*op.operand_types, *op.result_types)
+            )
+            if not is_side_effect_free(op) and not value_semantics:
+                raise VerifyException(f"the combiner region must be pure: '{op.name}' has memory effects")
+        term = block.last_op
+        if not isinstance(term, YieldReducedOp):
+            raise VerifyException("reducer region must end with ktdp.yield_reduced")
+        if len(term.values) != n:
+            raise VerifyException(f"yield_reduced yields {len(term.values)} values but expected {n}")
+        for i, (v, p) in enumerate(zip(term.values, partials)):
+            if v.type != p:
+                raise VerifyException(f"yield_reduced operand #{i} type {v.type} must match partial type {p}")
+
+
+@irdl_op_definition
+class InterTileConsumeOp(IRDLOperation):
+    """Each consumer tile receives a copy of its one source producer's partials."""
+
+    name = "ktdp.inter_tile_consume"
+
+    future = operand_def(TileFutureType)
+    consumer_tiles_per_group = prop_def(AffineSetAttr)
+    producer_dependency_per_consumer = opt_prop_def(AffineSetAttr)
+    results_ = var_result_def(TensorType)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> InterTileConsumeOp:
+        operands, sets, attrs, results = _parse_delivery_head(parser, reduce=False)
+        props, attrs = _split_props(cls, {**sets, **attrs})
+        return cls.create(operands=operands, result_types=results, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_delivery_head(printer, self, self.consumer_tiles_per_group, self.producer_dependency_per_consumer)
+        _print_attrs_sorted(printer, self, _DELIVERY_SETS)
+        _print_delivery_tail(printer, self)
+
+    def verify_(self) -> None:
+        future = _future_of(self, self.future)
+        _check_delivery_sets(self, self.consumer_tiles_per_group, self.producer_dependency_per_consumer)
+        _check_results(self, future)
+
+
 KTDP = Dialect(
     "ktdp",
     [
@@ -1077,6 +1562,11 @@ KTDP = Dialect(
         LoadOp,
         StoreOp,
         RuntimeArgExtractOp,
+        InterTileProduceOp,
+        YieldPartialOp,
+        InterTileReduceOp,
+        YieldReducedOp,
+        InterTileConsumeOp,
     ],
-    [MemorySpaceAttr, SpyreMemorySpaceAttr, AccessTileType, RuntimeArgType],
+    [MemorySpaceAttr, SpyreMemorySpaceAttr, AccessTileType, RuntimeArgType, TileFutureType],
 )

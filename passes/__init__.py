@@ -34,6 +34,12 @@ def _spyre_fold_reshapes() -> type[ModulePass]:
     return SpyreFoldReshapesPass
 
 
+def _ktdp_check_inter_tile() -> type[ModulePass]:
+    from spyre_mlir.passes.ktdp_check_inter_tile import KtdpCheckInterTilePass
+
+    return KtdpCheckInterTilePass
+
+
 def _ktdp_normalize_memory_space() -> type[ModulePass]:
     from spyre_mlir.passes.ktdp_normalize_memory_space import KtdpNormalizeMemorySpacePass
 
@@ -41,6 +47,7 @@ def _ktdp_normalize_memory_space() -> type[ModulePass]:
 
 
 SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "ktdp-check-inter-tile": _ktdp_check_inter_tile,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
     "spyre-fold-reshapes": _spyre_fold_reshapes,
 }

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.printer import Printer
@@ -121,6 +121,25 @@ class LocatingParser(Parser):
         # name -> tuple index -> (placeholder, span of its use), one per use not yet resolved
         self._forward_uses: dict[str, dict[int, list[tuple[ForwardDeclaredValue, Span]]]] = {}
         self._definitions: dict[SSAValue, Span] = {}  # where each value is defined
+
+    # MLIR's quoted dialect type, `!ktdp<"tile_future<...>">`: how we print a
+    # type whose body real MLIR cannot bracket-balance (see SpyrePrinter).
+    def _parse_extended_type_or_attribute(self, attr_or_dialect_name, is_type):
+        if "." not in attr_or_dialect_name and self._current_token.kind == MLIRTokenKind.LESS:
+            saved = (self._current_token, self.lexer.pos)
+            start = self.pos
+            self.parse_punctuation("<")
+            if self._current_token.kind == MLIRTokenKind.STRING_LIT:
+                body = self.parse_str_literal()
+                self.parse_punctuation(">")
+                sigil = "!" if is_type else "#"
+                inner = Parser(self.ctx, f"{sigil}{attr_or_dialect_name}.{body}", self.lexer.input.name)
+                try:
+                    return inner.parse_type() if is_type else inner.parse_attribute()
+                except ParseError as exc:
+                    self.raise_error(f"in the quoted body of {sigil}{attr_or_dialect_name}: {exc}", start, self.pos)
+            self._parser_state.current_token, self.lexer.pos = saved
+        return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
 
     # MLIR's arrow type list: after `->`, a single type needs no parentheses
     # (`iter_args(...) -> tensor<4xf16>`); xDSL's scf.for insists on them.
@@ -405,6 +424,10 @@ def _verify_message(exc: Exception) -> str:
     return msg.splitlines()[0] if msg else type(exc).__name__
 
 
+QUOTED_TYPES = frozenset({"ktdp.tile_future"})
+"""Types printed as `!dialect<"mnemonic<...>">` where their dialect prints generic."""
+
+
 class SpyrePrinter(Printer):
     """xDSL's printer, with affine maps and sets spelled as MLIR spells them
     (`-d0 + 95 >= 0`, not `((d0 * -1) + 95) >= 0`), and optionally the ops of
@@ -413,18 +436,33 @@ class SpyrePrinter(Printer):
 
     generic_dialects: frozenset[str] = frozenset()
 
+    _all_generic: bool | None = None  # print_generic_format as given (every op generic)
+
     def print_op(self, op: Operation) -> None:
-        if self.print_generic_format or op.dialect_name() not in self.generic_dialects:
+        if self._all_generic is None:
+            self._all_generic = self.print_generic_format
+        if self._all_generic or not self.generic_dialects:
             super().print_op(op)
             return
-        self.print_generic_format = True
+        # Generic exactly for the ops of `generic_dialects`, also for the ops
+        # nested in their regions (other dialects' ops there print custom).
+        saved = self.print_generic_format
+        self.print_generic_format = op.dialect_name() in self.generic_dialects
         try:
             super().print_op(op)
         finally:
-            self.print_generic_format = False
+            self.print_generic_format = saved
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, AffineMapAttr):
+        if attribute.name in QUOTED_TYPES and attribute.name.split(".")[0] in self.generic_dialects:
+            # Real MLIR only bracket-balances an unregistered type's body, and the
+            # `>` of `>=` in a set closes it: print the quoted form instead.
+            assert isinstance(attribute, ParametrizedAttribute)
+            dialect, mnemonic = attribute.name.split(".", 1)
+            self.print_string(f'!{dialect}<"{mnemonic}')
+            attribute.print_parameters(self)
+            self.print_string('">')
+        elif isinstance(attribute, AffineMapAttr):
             self.print_string(f"affine_map<{format_map(attribute.data)}>")
         elif isinstance(attribute, AffineSetAttr):
             self.print_string(f"affine_set<{format_set(attribute.data)}>")

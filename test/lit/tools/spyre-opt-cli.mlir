@@ -60,6 +60,7 @@
 // --list-passes: ours first, then the admitted upstream passes, each with a summary.
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
 // LIST: {{^}}Passes of spyre-mlir:
+// LIST-NEXT: {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
 // LIST-NEXT: {{^}}  ktdp-normalize-memory-space  Rewrite {{.+}}
 // LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
 // LIST-EMPTY:
