@@ -9,14 +9,14 @@ import spyre_mlir
 from spyre_mlir import ir
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_custom_form_round_trips(path):
     module = spyre_mlir.parse(path)
     printed = ir.print_ir(module)
     assert ir.print_ir(spyre_mlir.parse(printed)) == printed
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_generic_form_round_trips(path):
     module = spyre_mlir.parse(path)
     generic = ir.print_ir(module, generic=True)
@@ -27,7 +27,7 @@ def test_generic_form_round_trips(path):
     assert ir.print_ir(reparsed) == ir.print_ir(module)
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_the_default_pipeline_keeps_it_valid(path):
     module = spyre_mlir.parse(path)
     spyre_mlir.PassManager.from_pipeline("default").run(module)

@@ -90,19 +90,19 @@ def for_upstream(module):
     return module
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_corpus_parses_in_mlir(path):
     check_against_mlir(for_upstream(spyre_mlir.parse(path)))
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_corpus_after_default_pipeline_parses_in_mlir(path):
     module = spyre_mlir.parse(path)
     spyre_mlir.PassManager.from_pipeline("default").run(module)
     check_against_mlir(for_upstream(module))
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_fully_generic_form_parses_in_mlir(path):
     upstream_parse(ir.print_ir(for_upstream(spyre_mlir.parse(path)), generic=True))
 
