@@ -1111,6 +1111,11 @@ class TileFutureType(ParametrizedAttribute, TypeAttribute):
                         parser.parse_punctuation("=")
                         groups = parser.parse_attribute()
                         break
+                    if parser._current_token.kind == MLIRTokenKind.HASH_IDENT or parser._current_token.text == "affine_set":  # pyright: ignore[reportPrivateUsage]
+                        parser.raise_error(
+                            "expected a partial type or `groups = affine_set<...>`: write the groups set as "
+                            "`groups = #set` (the positional `tile_future<T, #set>` is not KTDP syntax)"
+                        )
                     types.append(parser.parse_type())
                     if not parser.parse_optional_punctuation(","):
                         break

@@ -107,6 +107,15 @@ def test_fully_generic_form_parses_in_mlir(path):
     upstream_parse(ir.print_ir(for_upstream(spyre_mlir.parse(path)), generic=True))
 
 
+INTER_TILE_PUBLIC = sorted((REPO / "test" / "unit" / "kernels" / "inter_tile_public").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", INTER_TILE_PUBLIC, ids=lambda p: p.name)
+def test_inter_tile_public_kernels_parse_in_mlir(path):
+    """The tile_future type goes through real MLIR quoted, `!ktdp<"tile_future<...>">`."""
+    check_against_mlir(for_upstream(spyre_mlir.parse(path)))
+
+
 LIT_INPUTS = sorted((REPO / "test" / "lit").rglob("*.mlir"))
 
 

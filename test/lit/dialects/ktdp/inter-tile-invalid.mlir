@@ -612,3 +612,38 @@ func.func @producer_outside_grid(%p: tensor<64xf16>) -> tensor<64xf16> attribute
   }
   return %r : tensor<64xf16>
 }
+
+// -----
+// [ours] The positional groups set of the design document (§7) is not KTDP
+// syntax (upstream does not parse it either): an error with a hint.
+#g = affine_set<(g) : (g == 0)>
+// expected-error @+1 {{expected a partial type or `groups = affine_set<...>`: write the groups set as `groups = #set`}}
+func.func @positional_groups(%a: !ktdp.tile_future<tensor<4xf16>, #g>) { return }
+
+// -----
+// [ours] Older spelling: the partial types written before `->` must be the
+// future's partial types.
+#grp   = affine_set<(g) : (g == 0)>
+#tiles = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
+func.func @old_spelling_mismatch(%p: tensor<1x64xf16>) {
+  // expected-error @+2 {{the partial types before '->' (tensor<1x64xf16>) do not match the future type}}
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #tiles
+      : tensor<1x64xf16> -> !ktdp.tile_future<tensor<64xf16>, groups = #grp> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %p : tensor<1x64xf16>
+  }
+  return
+}
+
+// -----
+// [ours] The groups set is required: in the type, or (older spelling) as the
+// ops' `groups` attribute.
+#tiles = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
+func.func @groups_missing(%p: tensor<64xf16>) {
+  // expected-error @+1 {{the groups set is missing: write `groups = affine_set<(g) : ...>` in the tile_future type}}
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #tiles -> <(tensor<64xf16>)> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %p : tensor<64xf16>
+  }
+  return
+}
