@@ -156,11 +156,11 @@ def _check_delivery(op: InterTileReduceOp | InterTileConsumeOp) -> None:
         if isinstance(op, InterTileConsumeOp):
             for c, d in sources.items():
                 if d is not None and len(d) != 1:
-                    listed = f" (tiles {_tiles(d)})" if d else ""
+                    listed = f": tiles {_tiles(d)}" if d else ""
                     raise error(
                         op,
-                        f"consumer tile {c} in group {g} depends on {len(d)} producers{listed}; inter_tile_consume "
-                        "delivers one contribution per consumer tile, so exactly one is required",
+                        f"consumer tile {c} in group {g} depends on {len(d)} producers; inter_tile_consume "
+                        f"delivers one contribution per consumer tile, so exactly one is required{listed}",
                     )
         for c, d in sources.items():
             for p in d or ():

@@ -509,7 +509,7 @@ func.func @consume_two_sources(%p: tensor<64xf16>) -> tensor<64xf16> {
   ^bb0(%gid: index):
     ktdp.yield_partial %p : tensor<64xf16>
   }
-  // expected-error @+1 {{consumer tile 0 in group 0 depends on 2 producers (tiles 0, 1); inter_tile_consume delivers one contribution per consumer tile, so exactly one is required}}
+  // expected-error @+1 {{consumer tile 0 in group 0 depends on 2 producers; inter_tile_consume delivers one contribution per consumer tile, so exactly one is required: tiles 0, 1}}
   %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #tiles, producer_dependency_per_consumer = #two
       : <(tensor<64xf16>), groups = #grp> -> tensor<64xf16>
   return %r : tensor<64xf16>
