@@ -29,3 +29,14 @@ def test_public_kernel_parses_verifies_and_is_legal(path):
 
 def test_all_public_kernels_present():
     assert len(KERNELS) == 5
+
+
+OURS = sorted((Path(__file__).parent / "kernels" / "inter_tile").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", OURS, ids=lambda p: p.name)
+def test_our_inter_tile_kernels_parse_verify_and_are_legal(path):
+    module = spyre_mlir.parse(path)
+    assert any(op.name == "ktdp.inter_tile_produce" for op in module.walk())
+    spyre_mlir.PassManager.parse("ktdp-check-inter-tile").run(module)
+    spyre_mlir.parse(ir.print_ir(module))  # what we print reads back
