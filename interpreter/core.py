@@ -336,6 +336,16 @@ def gather_frame(frame: list, slots: Iterable[int], idx: np.ndarray) -> list:
     return sub
 
 
+def value_name(value: SSAValue) -> str:
+    """`%name` as the source wrote it, else `result #i of 'op'` / `argument #i`."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return f"result #{value.index} of '{owner.name}'"  # pyright: ignore[reportAttributeAccessIssue]
+    return f"block argument #{value.index}"  # pyright: ignore[reportAttributeAccessIssue]
+
+
 def value_format(value: SSAValue) -> ElementFormat | None:
     """Element format of a scalar or tensor value; None for views, tiles, ..."""
     ty = value.type
@@ -422,6 +432,10 @@ class FunctionCompiler:
         self.slots: dict[SSAValue, int] = {}
         self.domain_slots: dict[Operation, int] = {}  # structured op -> slot of its iteration domain
         self.body_depth = 0  # > 0 while decoding a linalg body, whose "scalars" are arrays
+        # Values that some cores hold no value of (a delivery op's results on
+        # non-consumers): value -> (slot of a bool mask over core ids, True =
+        # undefined, or None; the op defining it; why). Every use checks it.
+        self.partially_defined: dict[SSAValue, tuple[int, Operation, str]] = {}
         self._captured: dict[tuple[int, ...], list[SSAValue]] = {}
         self._region_memo: dict[int, dict[SSAValue, None]] = {}
         entry = func_op.body.blocks[0]
@@ -522,10 +536,49 @@ class FunctionCompiler:
                 result_slots = [self.slot(v) for v in op.operands]
                 continue
             step = overrides[op] if overrides and op in overrides else self.compile_op(op)
+            step = self._check_defined(op, step)
             if step is not None:
                 steps.append(step)
                 ops.append(op)
+        if last is not None and result_slots:
+            check = self._check_defined(last, None)
+            if check is not None:  # a terminator passing a value on reads it
+                steps.append(check)
+                ops.append(last)
         return make_runner(steps, ops, result_slots)
+
+    def define_on_some_cores(self, value: SSAValue, mask_slot: int, origin: Operation, why: str) -> None:
+        """Declare that `value` has no value on the cores whose entry of the
+        bool mask in `mask_slot` (indexed by linear core id) is True at run
+        time: any op using it while running on such a core is a located error
+        saying `why`, with a note at `origin`."""
+        self.partially_defined[value] = (mask_slot, origin, why)
+
+    def _check_defined(self, op: Operation, step: Step | None) -> Step | None:
+        """`step`, preceded by the check that `op` reads no value on a core that has none."""
+        checks = []
+        for value in dict.fromkeys(op.operands):
+            entry = self.partially_defined.get(value)
+            if entry is not None:
+                mask_slot, origin, why = entry
+                checks.append((mask_slot, origin, f"{value_name(value)} has no value on tiles {{}}: {why}"))
+        if not checks:
+            return step
+
+        def check(frame):
+            linear = np.asarray(frame[0].linear)
+            for mask_slot, origin, message in checks:
+                mask = frame[mask_slot]
+                if mask is None:
+                    continue
+                undefined = mask[linear]
+                if undefined.any():
+                    tiles = ", ".join(str(t) for t in np.atleast_1d(linear)[np.atleast_1d(undefined)].tolist())
+                    raise InterpreterError(message.format(tiles), ((origin, "the value is defined here"),))
+            if step is not None:
+                step(frame)
+
+        return check
 
     def compile_op(self, op: Operation) -> Step | None:
         handler = handler_of(op)

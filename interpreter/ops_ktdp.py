@@ -20,19 +20,14 @@ from spyre_mlir.dialects.ktdp import (
     ConstructIndirectAccessTileOp,
     ConstructMemoryViewOp,
     GetComputeTileIdOp,
-    InterTileConsumeOp,
-    InterTileProduceOp,
-    InterTileReduceOp,
     LoadOp,
     RuntimeArgExtractOp,
     RuntimeArgType,
     StoreOp,
-    YieldPartialOp,
-    YieldReducedOp,
     normalized_memory_space,
 )
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles, not_executable
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
@@ -368,15 +363,3 @@ def _runtime_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
         frame[r] = constant
 
     return step
-
-
-_INTER_TILE = "inter-tile communication is not executed yet (issue 8, interpreter part)"
-not_executable(
-    {
-        InterTileProduceOp: _INTER_TILE,
-        YieldPartialOp: _INTER_TILE,
-        InterTileReduceOp: _INTER_TILE,
-        YieldReducedOp: _INTER_TILE,
-        InterTileConsumeOp: _INTER_TILE,
-    }
-)

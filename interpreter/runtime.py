@@ -7,6 +7,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
 from spyre_mlir.interpreter.views import Access
@@ -167,6 +169,13 @@ class RunStats:
     divergent_regions: int = 0
     fallback_reason: str | None = None
     counters: dict[str, int] = field(default_factory=dict)
+    comm: dict[str, np.ndarray] | None = None  # inter-tile bytes per core id: "sent", "received", "ring"
+
+    def communication(self, ncores: int) -> dict[str, np.ndarray]:
+        """The per-core inter-tile byte counters, created on first use (docs/inter-tile.md §4.8)."""
+        if self.comm is None:
+            self.comm = {k: np.zeros(ncores, np.int64) for k in ("sent", "received", "ring")}
+        return self.comm
 
 
 class Runtime:

@@ -81,7 +81,9 @@ def _check_in_grid(op: Operation, tiles: AffineSetAttr, name: str, groups: list[
             raise error(op, f"{name} for group {g} names tiles {_tiles(outside)}, outside the grid of {ncores} tiles")
 
 
-def _check_produce(op: InterTileProduceOp) -> None:
+def check_produce(op: InterTileProduceOp, ncores: int | None = None) -> None:
+    """The rules of one produce (U1, B1); tile ids are bounded by `ncores`
+    (default: the enclosing function's `grid` attribute)."""
     uses = len(list(op.future.uses))
     if uses != 1:
         raise error(op, f"future result must have exactly one use, has {uses}")
@@ -89,10 +91,13 @@ def _check_produce(op: InterTileProduceOp) -> None:
     assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
     groups = enumerate_groups(future.groups)
     if groups is not None:
-        _check_in_grid(op, op.producer_tiles_per_group, "producer_tiles_per_group", groups, _grid_size(op))
+        ncores = _grid_size(op) if ncores is None else ncores
+        _check_in_grid(op, op.producer_tiles_per_group, "producer_tiles_per_group", groups, ncores)
 
 
-def _check_delivery(op: InterTileReduceOp | InterTileConsumeOp) -> None:
+def check_delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int | None = None) -> None:
+    """The rules of one delivery op (U2, R1b, R13, R14, R8a, R8b, R3, R4, B1);
+    tile ids are bounded by `ncores` (default: the function's `grid` attribute)."""
     what = op.name
     produce = op.future.owner
     if not isinstance(produce, InterTileProduceOp) or produce.parent_block() is not op.parent_block():
@@ -102,7 +107,7 @@ def _check_delivery(op: InterTileReduceOp | InterTileConsumeOp) -> None:
     groups = enumerate_groups(future.groups)
     if groups is None:
         return
-    ncores = _grid_size(op)
+    ncores = _grid_size(op) if ncores is None else ncores
     consumers_set = op.consumer_tiles_per_group
     dep = op.producer_dependency_per_consumer
     _check_in_grid(op, consumers_set, "consumer_tiles_per_group", groups, ncores)
@@ -189,8 +194,13 @@ class KtdpCheckInterTilePass(ModulePass):
     changes_ir: ClassVar[bool] = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in op.walk():
-            if isinstance(inner, InterTileProduceOp):
-                _check_produce(inner)
-            elif isinstance(inner, InterTileReduceOp | InterTileConsumeOp):
-                _check_delivery(inner)
+        check_inter_tile(op)
+
+
+def check_inter_tile(module: ModuleOp) -> None:
+    """Every inter-tile op of `module`, tile ids bounded by each function's `grid`."""
+    for inner in module.walk():
+        if isinstance(inner, InterTileProduceOp):
+            check_produce(inner)
+        elif isinstance(inner, InterTileReduceOp | InterTileConsumeOp):
+            check_delivery(inner)

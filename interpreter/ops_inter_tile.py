@@ -1,0 +1,417 @@
+"""ktdp inter-tile communication: produce, reduce, consume (docs/inter-tile.md §4).
+
+A collective is a reduction over the core axis within groups, never a
+per-core message loop. Everything about the sets is static: while decoding,
+the groups, producers, consumers and dependency sets are grounded on the
+grid into tables indexed by linear core id (after the legality checks of
+`ktdp-check-inter-tile`, bounded by the grid being run). At run time:
+
+- `ktdp.inter_tile_produce` runs its region on the producer lanes of the
+  frame only, with `%gid` bound, and keeps their partials in a `Future`
+  (one row per producer present) with the cores that executed it.
+- `ktdp.inter_tile_reduce` folds, per *fold key* (a group, or with a
+  dependency set a consumer), the sequence of values v_0 .. v_{k-1} of the
+  group's producers in ascending tile id: the producer's partials, or the
+  identity operands where the dependency set leaves the producer out.
+  Step j runs the combiner once, on a frame whose lanes are the keys still
+  folding: `((v_0 . v_1) . v_2) ...`, each step rounding in the element type
+  as the combiner's ops do.
+- `ktdp.inter_tile_consume` gathers each consumer's single source's partials.
+
+The lanes that execute a delivery op are the cores of that instance (the
+produce is in the same block, U2); a consumer waiting for a producer not
+among them is the divergent-control-flow error, located at the delivery op.
+Results on non-consumers are undefined: using them is a located error
+(`FunctionCompiler.define_on_some_cores`). Bytes delivered are counted per
+core in the run's statistics (`RunStats.communication`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import AffineSetAttr
+from xdsl.ir import Operation
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.ktdp import (
+    InterTileConsumeOp,
+    InterTileProduceOp,
+    InterTileReduceOp,
+    TileFutureType,
+    enumerate_groups,
+    enumerate_tiles,
+)
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, value_name
+from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.lanes import LaneContext
+from spyre_mlir.passes.ktdp_check_inter_tile import check_delivery, check_produce
+
+
+@dataclass
+class Future:
+    """What one execution of a produce left for its delivery op."""
+
+    present: np.ndarray  # bool per core id: executed the produce (this instance)
+    row: np.ndarray  # int64 per core id: its row in `partials`, -1 if it produced nothing
+    partials: list[np.ndarray]  # per role: (producers present, *partial shape)
+
+
+def _tiles(tiles) -> str:
+    return ", ".join(str(int(t)) for t in tiles)
+
+
+def _require_batched(fc: FunctionCompiler, op: Operation) -> None:
+    if not fc.batched:
+        raise error(
+            op,
+            f"'{op.name}' needs every core of the grid at once: per-core execution runs the cores one after "
+            "another and cannot deliver between them (run batched: execution='auto' or 'batched')",
+        )
+
+
+@dataclass
+class Groups:
+    """The groups of a future, grounded on a grid of `ncores` tiles."""
+
+    ids: list[int]
+    group_of_producer: np.ndarray  # int64 per core id: its group, -1 if it produces for none
+    producers: dict[int, list[int]]  # group -> producer tiles, ascending
+
+
+def _groups(produce: InterTileProduceOp, ncores: int) -> Groups:
+    future = produce.future.type
+    assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
+    ids = enumerate_groups(future.groups)
+    if ids is None:
+        raise error(produce, f"the groups set {future.groups} is unbounded: the interpreter cannot enumerate its groups")
+    group_of = np.full(ncores, -1, np.int64)
+    producers: dict[int, list[int]] = {}
+    for g in ids:
+        tiles = enumerate_tiles(produce.producer_tiles_per_group, (g,), ncores) or []
+        tiles = [t for t in tiles if t < ncores]
+        for t in tiles:
+            if group_of[t] >= 0:
+                raise error(
+                    produce,
+                    f"producer_tiles_per_group for groups {int(group_of[t])} and {g} are not disjoint: "
+                    f"tile {t} is in both",
+                )
+            group_of[t] = g
+        producers[g] = tiles
+    return Groups(ids, group_of, producers)
+
+
+def _produce_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """The future and `%gid` differ between cores, whatever the region reads."""
+    assert isinstance(op, InterTileProduceOp)
+    return fc.mark([op.future, op.body.block.args[0]])
+
+
+@handles(InterTileProduceOp, varying=_produce_varying)
+def _produce(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, InterTileProduceOp)
+    _require_batched(fc, op)
+    ncores = len(fc.program.cores)
+    check_produce(op, ncores)
+    group_of = _groups(op, ncores).group_of_producer
+    block = op.body.block
+    body = fc.compile_block(block)
+    gid = fc.slot(block.args[0])
+    captured = fc.varying_captured_slots(op.body)
+    yielded = block.last_op.operands  # pyright: ignore[reportOptionalMemberAccess]
+    fixes = [fc.lanes_of(v) for v in yielded]
+    empty = [
+        np.empty((0, *v.type.get_shape()), fc.format(v).compute)  # pyright: ignore[reportAttributeAccessIssue]
+        for v in yielded
+    ]
+    out = fc.slot(op.future)
+
+    def step(frame):
+        ctx = frame[0]
+        linear = ctx.linear
+        groups_here = group_of[linear]
+        producing = np.nonzero(groups_here >= 0)[0]
+        present = np.zeros(ncores, bool)
+        present[linear] = True
+        row = np.full(ncores, -1, np.int64)
+        row[linear[producing]] = np.arange(producing.shape[0])
+        if producing.shape[0] == 0:
+            partials = empty
+        else:
+            sub = frame if producing.shape[0] == ctx.count else gather_frame(frame, captured, producing)
+            sub[gid] = groups_here[producing]
+            partials = [fix(v, producing.shape[0]) for fix, v in zip(fixes, body(sub))]
+        frame[out] = Future(present, row, partials)
+
+    return step
+
+
+def _delivery_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """Results always differ between cores (a uniform partial yielded by four
+    tiles still folds to four times itself); so do the combiner's arguments,
+    whose lanes are the folds."""
+    changed = fc.mark(op.results)
+    for region in op.regions:
+        changed |= fc.mark(region.block.args)
+    return changed
+
+
+@dataclass
+class Delivery:
+    """A delivery op grounded on the grid: who consumes, and whom each consumer needs."""
+
+    group_of_consumer: np.ndarray  # int64 per core id, -1 for non-consumers
+    needs: np.ndarray  # (cores, width) int64: the producers each consumer waits for, -1 padded
+    groups: Groups
+
+
+def _delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int) -> Delivery:
+    check_delivery(op, ncores)
+    produce = op.future.owner
+    assert isinstance(produce, InterTileProduceOp)  # U2, checked above
+    groups = _groups(produce, ncores)
+    group_of_consumer = np.full(ncores, -1, np.int64)
+    needs: dict[int, list[int]] = {}
+    dep = op.producer_dependency_per_consumer
+    for g in groups.ids:
+        for c in enumerate_tiles(op.consumer_tiles_per_group, (g,), ncores) or []:
+            if c >= ncores:
+                continue
+            if group_of_consumer[c] >= 0:
+                raise error(
+                    op,
+                    f"consumer_tiles_per_group for groups {int(group_of_consumer[c])} and {g} are not disjoint: "
+                    f"tile {c} is in both",
+                )
+            group_of_consumer[c] = g
+            if dep is None:
+                needs[c] = groups.producers[g]
+            else:
+                syms = (c,) if dep.data.num_symbols == 1 else (c, g)
+                needs[c] = [p for p in enumerate_tiles(dep, syms, ncores) or [] if p in groups.producers[g]]
+    width = max((len(v) for v in needs.values()), default=0)
+    table = np.full((ncores, max(width, 1)), -1, np.int64)
+    for c, ps in needs.items():
+        table[c, : len(ps)] = ps
+    return Delivery(group_of_consumer, table, groups)
+
+
+def _enclosing_loops(fc: FunctionCompiler, op: Operation) -> list[tuple[scf.ForOp, int]]:
+    loops = []
+    parent = op.parent_op()
+    while parent is not None and parent is not fc.func_op:
+        if isinstance(parent, scf.ForOp):
+            loops.append((parent, fc.slot(parent.body.block.args[0])))
+        parent = parent.parent_op()
+    return loops
+
+
+def _arrivals(op: Operation, delivery: Delivery, loops, frame, fut: Future) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes of the frame that consume, their core ids), after checking that
+    every producer they wait for executed the produce of this instance."""
+    linear = frame[0].linear
+    lanes = np.nonzero(delivery.group_of_consumer[linear] >= 0)[0]
+    consumers = linear[lanes]
+    needs = delivery.needs[consumers]
+    missing = (needs >= 0) & ~fut.present[np.maximum(needs, 0)]
+    if missing.any():
+        first = int(np.nonzero(missing.any(axis=1))[0][0])
+        g = int(delivery.group_of_consumer[consumers[first]])
+        in_group = delivery.group_of_consumer[consumers] == g
+        absent = sorted(set(needs[missing & in_group[:, None]].tolist()))
+        waiting = consumers[missing.any(axis=1) & in_group]
+        where = "".join(
+            f" (at {value_name(loop.body.block.args[0])} = {int(np.asarray(frame[slot]).reshape(-1)[lanes[first]] if np.ndim(frame[slot]) else frame[slot])}"
+            f" of the enclosing scf.for)"
+            for loop, slot in loops
+        )
+        them = "it" if len(absent) == 1 else "them"
+        raise InterpreterError(
+            f"producer tile{'s' if len(absent) > 1 else ''} {_tiles(absent)} of group {g} "
+            f"{'does' if len(absent) == 1 else 'do'} not reach this {op.name} (divergent control flow): "
+            f"consumer tile{'s' if len(waiting) > 1 else ''} {_tiles(waiting)} would wait for {them} forever{where}"
+        )
+    return lanes, consumers
+
+
+def _count_bytes(fc: FunctionCompiler, delivery: Delivery, consumers: np.ndarray, nbytes: int, ring: bool, linear) -> None:
+    """Logical bytes each core sends and receives (its own partial is free),
+    and for a reduce ktir-cpu's ring figure: (cores - 1) x partial bytes on
+    every core that executes it (docs/inter-tile.md §4.8)."""
+    comm = fc.program.runtime.stats.communication(len(fc.program.cores))
+    needs = delivery.needs[consumers]
+    remote = (needs >= 0) & (needs != consumers[:, None])
+    np.add.at(comm["received"], consumers, remote.sum(axis=1) * nbytes)
+    np.add.at(comm["sent"], needs[remote], nbytes)
+    if ring:
+        comm["ring"][linear] += (len(fc.program.cores) - 1) * nbytes
+
+
+def _role_bytes(fc: FunctionCompiler, op: Operation) -> int:
+    """Bytes of one tile's partials (all roles), in their storage types."""
+    return sum(
+        int(np.prod(r.type.get_shape(), dtype=np.int64)) * fc.format(r).itemsize  # pyright: ignore[reportAttributeAccessIssue]
+        for r in op.results
+    )
+
+
+def _results(fc: FunctionCompiler, op: Operation, why: str) -> tuple[list[int], int, list, list]:
+    """Result slots, the slot of the undefined-cores mask, and per result its shape and dtype."""
+    slots = [fc.slot(r) for r in op.results]
+    mask = fc.new_slot()
+    for r in op.results:
+        fc.define_on_some_cores(r, mask, op, why)
+    shapes = [tuple(r.type.get_shape()) for r in op.results]  # pyright: ignore[reportAttributeAccessIssue]
+    dtypes = [fc.format(r).compute for r in op.results]
+    return slots, mask, shapes, dtypes
+
+
+def _deliver(frame, lanes: np.ndarray, values: list[np.ndarray], slots, mask_slot, shapes, dtypes, ncores) -> None:
+    """Write each result: the consumer lanes' values, zeros (undefined) elsewhere."""
+    count = frame[0].count
+    for slot, value, shape, dtype in zip(slots, values, shapes, dtypes):
+        out = np.zeros((count, *shape), dtype)
+        out[lanes] = value.reshape(lanes.shape[0], *shape)  # a dropped unit dim never moves data
+        frame[slot] = out
+    undefined = np.ones(ncores, bool)
+    undefined[frame[0].linear[lanes]] = False
+    frame[mask_slot] = undefined
+
+
+@handles(InterTileReduceOp, varying=_delivery_varying)
+def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, InterTileReduceOp)
+    _require_batched(fc, op)
+    ncores = len(fc.program.cores)
+    delivery = _delivery(op, ncores)
+    future_slot = fc.slot(op.future)
+    loops = _enclosing_loops(fc, op)
+    block = op.combiner.block
+    leaked = [v for v in fc.captured(op.combiner) if fc.is_varying(v)]
+    if leaked:
+        raise error(
+            op,
+            f"the combiner region reads {value_name(leaked[0])}, which may differ between tiles: a combiner folds "
+            "partials of several tiles and may read only them and values common to all tiles",
+        )
+    combine = fc.compile_block(block)
+    n = len(op.identity)
+    lhs_slots = [fc.slot(a) for a in block.args[:n]]
+    rhs_slots = [fc.slot(a) for a in block.args[n:]]
+    combine_fixes = [fc.lanes_of(v) for v in block.last_op.operands]  # pyright: ignore[reportOptionalMemberAccess]
+    identity_slots = [fc.slot(v) for v in op.identity]
+    identity_varying = [fc.is_varying(v) for v in op.identity]
+    slots, mask_slot, shapes, dtypes = _results(
+        fc, op, f"they are not in consumer_tiles_per_group of the {op.name} that defines it"
+    )
+    nbytes = _role_bytes(fc, op)
+
+    # Fold keys: without a dependency set every consumer of a group receives
+    # the same fold, so fold once per group; with one, once per consumer.
+    per_consumer = op.producer_dependency_per_consumer is not None
+    groups = delivery.groups
+    width = max((len(p) for p in groups.producers.values()), default=0)
+    n_keys = ncores if per_consumer else len(groups.ids)
+    key_of = np.full(ncores, -1, np.int64)  # consumer -> fold key
+    seq = np.full((n_keys, max(width, 1)), -1, np.int64)  # fold key -> producers, ascending
+    use = np.zeros((n_keys, max(width, 1)), bool)  # True: the partial; False: the identity
+    for k, g in enumerate(groups.ids):
+        consumers = np.nonzero(delivery.group_of_consumer == g)[0]
+        producers = groups.producers[g]
+        if not per_consumer:
+            key_of[consumers] = k
+            seq[k, : len(producers)] = producers
+            use[k, : len(producers)] = True
+            continue
+        for c in consumers.tolist():
+            key_of[c] = c
+            seq[c, : len(producers)] = producers
+            use[c, : len(producers)] = np.isin(producers, delivery.needs[c])
+    length = (seq >= 0).sum(axis=1)
+
+    def identities(frame, linear) -> list:
+        values = []
+        for slot, varying in zip(identity_slots, identity_varying):
+            value = frame[slot]
+            if varying:  # shared by all tiles ([TD]); a value that differs has no meaning
+                if not (value == value[:1]).all():
+                    raise InterpreterError("the identity operands differ between tiles: they must be common to all")
+                value = value[0]
+            values.append(value)
+        return values
+
+    def value_at(fut: Future, keys: np.ndarray, j: int, ident: list) -> list[np.ndarray]:
+        tiles = seq[keys, j]
+        take = use[keys, j]
+        rows = fut.row[np.maximum(tiles, 0)]
+        values = []
+        for partials, identity in zip(fut.partials, ident):
+            if take.all():
+                values.append(partials[rows])
+            elif not take.any():
+                values.append(np.broadcast_to(identity, (keys.shape[0], *np.shape(identity))))
+            else:
+                picked = partials[np.where(take, rows, 0)] if partials.shape[0] else identity
+                mask = take.reshape(-1, *([1] * np.ndim(identity)))
+                values.append(np.where(mask, picked, identity))
+        return values
+
+    def step(frame):
+        fut = frame[future_slot]
+        linear = frame[0].linear
+        lanes, consumers = _arrivals(op, delivery, loops, frame, fut)
+        _count_bytes(fc, delivery, consumers, nbytes, True, linear)
+        if lanes.shape[0] == 0:
+            _deliver(frame, lanes, [np.empty((0, *s), d) for s, d in zip(shapes, dtypes)], slots, mask_slot, shapes, dtypes, ncores)
+            return
+        ident = identities(frame, linear)
+        keys, index = np.unique(key_of[consumers], return_inverse=True)
+        acc = value_at(fut, keys, 0, ident)
+        lengths = length[keys]
+        for j in range(1, int(lengths.max())):
+            folding = np.nonzero(lengths > j)[0]
+            sub = frame.copy()
+            sub[0] = LaneContext((keys[folding],), keys[folding])
+            everyone = folding.shape[0] == keys.shape[0]
+            for slot, value in zip(lhs_slots, acc):
+                sub[slot] = value if everyone else value[folding]
+            for slot, value in zip(rhs_slots, value_at(fut, keys[folding], j, ident)):
+                sub[slot] = value
+            combined = [fix(v, folding.shape[0]) for fix, v in zip(combine_fixes, combine(sub))]
+            if everyone:
+                acc = list(combined)
+            else:
+                acc = [np.array(a) for a in acc]
+                for a, v in zip(acc, combined):
+                    a[folding] = v
+        _deliver(frame, lanes, [a[index] for a in acc], slots, mask_slot, shapes, dtypes, ncores)
+
+    return step
+
+
+@handles(InterTileConsumeOp, varying=_delivery_varying)
+def _consume(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, InterTileConsumeOp)
+    _require_batched(fc, op)
+    ncores = len(fc.program.cores)
+    delivery = _delivery(op, ncores)
+    future_slot = fc.slot(op.future)
+    loops = _enclosing_loops(fc, op)
+    source = delivery.needs[:, 0]  # R8a/R8b: exactly one per consumer
+    slots, mask_slot, shapes, dtypes = _results(
+        fc, op, f"they are not in consumer_tiles_per_group of the {op.name} that defines it"
+    )
+    nbytes = _role_bytes(fc, op)
+
+    def step(frame):
+        fut = frame[future_slot]
+        linear = frame[0].linear
+        lanes, consumers = _arrivals(op, delivery, loops, frame, fut)
+        _count_bytes(fc, delivery, consumers, nbytes, False, linear)
+        rows = fut.row[source[consumers]]
+        _deliver(frame, lanes, [p[rows] for p in fut.partials], slots, mask_slot, shapes, dtypes, ncores)
+
+    return step
