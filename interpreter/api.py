@@ -40,7 +40,7 @@ from xdsl.ir import Operation
 
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
-from spyre_mlir.dialects.ktdp import RuntimeArgType
+from spyre_mlir.dialects.ktdp import InterTileProduceOp, RuntimeArgType
 from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of, nesting_depth, walk_ops
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, InterpreterWarning, NotBatchable
@@ -54,6 +54,7 @@ from spyre_mlir.interpreter.runtime import (
     Runtime,
     normalize_grid,
 )
+from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
 
 DEEP_NESTING = 40
 """Region nesting beyond which a kernel is decoded and run on a deep stack
@@ -100,6 +101,9 @@ class RunReport:
     run_seconds: float
     arguments: dict[str, ArgumentInfo] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)  # also emitted as InterpreterWarning
+    # Inter-tile bytes by linear core id: "sent", "received" (logical volumes)
+    # and "ring" (ktir-cpu's ring charge); empty without inter-tile ops.
+    communication: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def lx_peak(self) -> int:
@@ -120,6 +124,12 @@ class RunReport:
         if self.lx_dynamic_tensors:
             lines.append(f"lx note: {self.lx_dynamic_tensors} dynamically shaped tensors not counted")
         lines.append(f"hbm mapped: {self.hbm_bytes} bytes")
+        if self.communication:
+            parts = [
+                f"{what} max {max(per_core)} (total {sum(per_core)})"
+                for what, per_core in self.communication.items()
+            ]
+            lines.append("inter-tile bytes per core: " + ", ".join(parts))
         for name, desc in self.arguments.items():
             lines.append(f"arg {name}: {desc}")
         lines.append(f"time: decode {self.decode_seconds * 1e3:.1f} ms, run {self.run_seconds * 1e3:.1f} ms")
@@ -253,10 +263,14 @@ class Interpreter:
         if self.options.verify:
             from spyre_mlir import ir
 
+            def verify(module: ModuleOp) -> None:
+                ir.verify(module)
+                check_inter_tile(module)  # the legality rules no op verifier sees (ktdp-check-inter-tile)
+
             if nesting_depth(self.module) > DEEP_NESTING:
-                call_deep(ir.verify, self.module)
+                call_deep(verify, self.module)
             else:
-                ir.verify(self.module)
+                verify(self.module)
         self.functions = functions_of(self.module)
         # Decoded kernels and LX estimates, reused by later runs of the same kernel.
         self._decoded: dict[tuple, tuple[Program, CompiledFunction, str, str | None]] = {}
@@ -266,6 +280,7 @@ class Interpreter:
         self._deep: dict[str, bool] = {}  # kernel -> needs a deep stack
         self._tile_id_ops: dict[str, Operation | None] = {}  # kernel -> first tile id read (callees too)
         self._names: dict[str, list[str]] = {}  # kernel -> parameter names
+        self._collective: dict[str, bool] = {}  # kernel -> holds inter-tile ops (callees too)
 
     # -- selection ---------------------------------------------------------
 
@@ -406,6 +421,7 @@ class Interpreter:
             run_seconds=finished - decoded,
             arguments=described,
             warnings=diagnostics,
+            communication={k: v.tolist() for k, v in (runtime.stats.comm or {}).items()},
         )
         return InterpretResult(out, report, runtime)
 
@@ -466,6 +482,23 @@ class Interpreter:
             if isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions
         ]
 
+    def _communicates(self, name: str) -> bool:
+        """Whether kernel `name` (or a function it calls) holds an inter-tile op."""
+        if name not in self._collective:
+            seen, pending, found = {name}, [name], False
+            while pending and not found:
+                for op in walk_ops(self.functions[pending.pop()]):
+                    if isinstance(op, InterTileProduceOp):
+                        found = True
+                        break
+                    if isinstance(op, func.CallOp):
+                        callee = op.callee.root_reference.data
+                        if callee in self.functions and callee not in seen:
+                            seen.add(callee)
+                            pending.append(callee)
+            self._collective[name] = found
+        return self._collective[name]
+
     def _tile_id_op(self, name: str) -> Operation | None:
         """The first `ktdp.get_compute_tile_id` that kernel `name` (or a function it calls) executes."""
         if name not in self._tile_id_ops:
@@ -497,23 +530,28 @@ class Interpreter:
             program = Program(self.module, grid, cores, batched=False, memory_limit=limit)
             return program, program.function(name, no_varying_args), "per-core", reason
 
-        if execution == "per-core" or (execution == "auto" and len(cores) == 1):
+        # Inter-tile communication needs the cores together: never per-core unless asked
+        # (and then its handlers refuse), never a fallback to it.
+        communicates = self._communicates(name)
+        if execution == "per-core" or (execution == "auto" and len(cores) == 1 and not communicates):
             return per_core(None)
+        must_batch = execution == "batched" or communicates
+        why_batch = "" if execution == "batched" else " (inter-tile communication runs only batched)"
         batched_bytes = estimate.peak_bytes * len(cores)
         if batched_bytes > limit:
             reason = (
                 f"the live tensors of {len(cores)} cores batched would take up to {format_bytes(batched_bytes)}, "
                 f"over the {format_bytes(limit)} memory limit"
             )
-            if execution == "batched":
-                raise error(func_op, f"cannot run the cores batched: {reason}")
+            if must_batch:
+                raise error(func_op, f"cannot run the cores batched: {reason}{why_batch}")
             return per_core(reason)
         try:
             program = Program(self.module, grid, cores, batched=True, memory_limit=limit)
             return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
-            if execution == "batched":
-                raise error(exc.op, f"cannot run the cores batched: {exc.reason}") from None
+            if must_batch:
+                raise error(exc.op, f"cannot run the cores batched: {exc.reason}{why_batch}") from None
             where = location_of(exc.op)
             return per_core(f"{exc.reason} at {where}" if where else exc.reason)
 
@@ -525,7 +563,7 @@ class Interpreter:
             for value, varying in zip(returned, compiled.result_varying):
                 value = np.asarray(value)
                 out.append(value if varying else np.broadcast_to(value, (len(cores), *value.shape)).copy())
-            return out
+            return [v[0] for v in out] if len(cores) == 1 else out  # one core: unstacked, as per-core
         per_core = []
         for linear, coords in enumerate(cores):
             if runtime.deadline is not None and linear and time.monotonic() > runtime.deadline:
