@@ -2,8 +2,9 @@
 
     python benchmarks/interpreter_bench.py [--repeat 5] [--corpus DIR] [KERNEL ...]
 
-For each corpus kernel (softmax_fwd_ktir, layernorm_fwd_ktir, vector_add_ktir
-by default; matmul_fwd_ktir on request), both sides run in this process on
+For each kernel (the corpus's softmax_fwd_ktir, layernorm_fwd_ktir,
+vector_add_ktir, and the inter-tile ring_reduce_inner_loop and
+allreduce_32core_f16 by default; matmul_fwd_ktir on request), both sides run in this process on
 the same seeded inputs and their outputs are compared. Times are the best of
 `--repeat` runs:
 
@@ -12,6 +13,12 @@ the same seeded inputs and their outputs are compared. Times are the best of
 - run:    `Interpreter.run` (argument placement, decoding, execution,
           reading results back), the module parsed and verified once before;
 - parse:  parsing and verifying the module, paid once per file.
+
+For the inter-tile kernels the NumPy side is the same sums in one call:
+`np.add.reduce(rows, axis=0)` on the f16 rows (row by row in f16, the
+interpreter's ascending-tile-id fold), plus, for the loop kernel, its
+accumulation over `n_iters` = 100 iterations (one reduce call per iteration,
+as the kernel all-reduces in every iteration).
 
 The ratio is run / numpy. This is a benchmark, not a test: it asserts
 nothing about time.
@@ -31,6 +38,7 @@ from spyre_mlir.interpreter import Interpreter
 
 f16, f32 = np.float16, np.float32
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ktir"
+OWN_KERNELS = Path(__file__).resolve().parents[1] / "test" / "unit" / "kernels"
 
 
 @dataclass
@@ -38,6 +46,13 @@ class Case:
     file: str
     args: Callable[[np.random.Generator], dict]
     numpy: Callable[[dict], dict[str, np.ndarray]]  # outputs by argument name
+    func: str | None = None  # default: the module's only kernel
+
+    def path(self, corpus: Path) -> Path:
+        """`file` is relative to the corpus's ktir/ folder, or starts with `own/` (test/unit/kernels/)."""
+        if self.file.startswith("own/"):
+            return OWN_KERNELS / self.file.removeprefix("own/")
+        return corpus / self.file
 
 
 def _softmax_args(rng):
@@ -97,11 +112,36 @@ def _matmul_numpy(a):
     return {"c_ptr": acc}
 
 
+def _ring_loop_args(rng):
+    rows = rng.standard_normal((4, 128)).astype(f16)
+    return dict(in_ptr=rows, out_ptr=np.zeros((1, 128), f16), n_iters=100)
+
+
+def _ring_loop_numpy(a):
+    acc = np.zeros(128, f16)
+    for _ in range(a["n_iters"]):  # the kernel all-reduces again in every iteration
+        acc = acc + np.add.reduce(a["in_ptr"], axis=0)
+    return {"out_ptr": acc[None]}
+
+
+def _allreduce32_args(rng):
+    x = rng.standard_normal((32, 8192)).astype(f16)
+    return dict(x=x, out=np.zeros((1, 8192), f16))
+
+
+def _allreduce32_numpy(a):
+    return {"out": np.add.reduce(a["x"], axis=0)[None]}
+
+
 CASES = {
     "softmax_fwd_ktir": Case("softmax_fwd_ktir.mlir", _softmax_args, _softmax_numpy),
     "layernorm_fwd_ktir": Case("layernorm_fwd_ktir.mlir", _layernorm_args, _layernorm_numpy),
     "vector_add_ktir": Case("vector_add_ktir.mlir", _vector_add_args, _vector_add_numpy),
     "matmul_fwd_ktir": Case("matmul_fwd_ktir.mlir", _matmul_args, _matmul_numpy),
+    "ring_reduce_inner_loop": Case("../ktir-inter-tile/ring_reduce_inner_loop.mlir", _ring_loop_args, _ring_loop_numpy),
+    "allreduce_32core_f16": Case(
+        "own/inter_tile/allreduce_32core_f16.mlir", _allreduce32_args, _allreduce32_numpy, "allreduce_32core_f16"
+    ),
 }
 
 
@@ -116,27 +156,31 @@ def best_of(repeat: int, fn: Callable[[], object]) -> tuple[float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kernels", nargs="*", default=["softmax_fwd_ktir", "layernorm_fwd_ktir", "vector_add_ktir"])
+    parser.add_argument(
+        "kernels",
+        nargs="*",
+        default=["softmax_fwd_ktir", "layernorm_fwd_ktir", "vector_add_ktir", "ring_reduce_inner_loop", "allreduce_32core_f16"],
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     args = parser.parse_args()
 
-    header = f"{'kernel':<20} {'numpy ms':>9} {'run ms':>9} {'ratio':>7} {'parse ms':>9}  {'mode':<8} outputs"
+    header = f"{'kernel':<22} {'numpy ms':>9} {'run ms':>9} {'ratio':>7} {'parse ms':>9}  {'mode':<8} outputs"
     print(header)
     print("-" * len(header))
     for name in args.kernels:
         case = CASES[name]
-        path = args.corpus / case.file
+        path = case.path(args.corpus)
         inputs = case.args(np.random.default_rng(0))
         parse_time, interpreter = best_of(1, lambda: Interpreter(path))
         numpy_time, expected = best_of(args.repeat, lambda: case.numpy(inputs))
-        run_time, result = best_of(args.repeat, lambda: interpreter.run(None, inputs))
+        run_time, result = best_of(args.repeat, lambda: interpreter.run(case.func, inputs))
         agree = all(
             np.allclose(result[k].astype(f32), v.astype(f32), rtol=2e-3, atol=2e-3, equal_nan=True)
             for k, v in expected.items()
         )
         print(
-            f"{name:<20} {numpy_time * 1e3:9.2f} {run_time * 1e3:9.2f} {run_time / numpy_time:6.2f}x "
+            f"{name:<22} {numpy_time * 1e3:9.2f} {run_time * 1e3:9.2f} {run_time / numpy_time:6.2f}x "
             f"{parse_time * 1e3:9.1f}  {result.report.mode:<8} {'match' if agree else 'DIFFER'}"
         )
 

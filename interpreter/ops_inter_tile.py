@@ -209,45 +209,80 @@ def _enclosing_loops(fc: FunctionCompiler, op: Operation) -> list[tuple[scf.ForO
     return loops
 
 
-def _arrivals(op: Operation, delivery: Delivery, loops, frame, fut: Future) -> tuple[np.ndarray, np.ndarray]:
-    """(lanes of the frame that consume, their core ids), after checking that
-    every producer they wait for executed the produce of this instance."""
-    linear = frame[0].linear
+@dataclass
+class Arrival:
+    """A delivery op executed by one set of lanes: who consumes and whom they
+    wait for, computed once per distinct set of lanes (loops repeat them)."""
+
+    lanes: np.ndarray  # lanes of the frame that consume
+    consumers: np.ndarray  # their core ids
+    awaited: np.ndarray  # every producer some arriving consumer waits for
+    received: np.ndarray  # per core id: partials received from other tiles
+    sent: np.ndarray  # per core id: partials sent to other tiles
+    undefined: np.ndarray  # per core id: holds no result (not a consumer of this arrival)
+    fold: object = None  # the reduce's fold plan for these consumers
+
+
+def _arrival(delivery: Delivery, cache: dict, linear: np.ndarray) -> Arrival:
+    key = linear.tobytes()
+    found = cache.get(key)
+    if found is not None:
+        return found
+    ncores = delivery.group_of_consumer.shape[0]
     lanes = np.nonzero(delivery.group_of_consumer[linear] >= 0)[0]
     consumers = linear[lanes]
     needs = delivery.needs[consumers]
-    missing = (needs >= 0) & ~fut.present[np.maximum(needs, 0)]
-    if missing.any():
-        first = int(np.nonzero(missing.any(axis=1))[0][0])
-        g = int(delivery.group_of_consumer[consumers[first]])
-        in_group = delivery.group_of_consumer[consumers] == g
-        absent = sorted(set(needs[missing & in_group[:, None]].tolist()))
-        waiting = consumers[missing.any(axis=1) & in_group]
-        where = "".join(
-            f" (at {value_name(loop.body.block.args[0])} = {int(np.asarray(frame[slot]).reshape(-1)[lanes[first]] if np.ndim(frame[slot]) else frame[slot])}"
-            f" of the enclosing scf.for)"
-            for loop, slot in loops
-        )
-        them = "it" if len(absent) == 1 else "them"
-        raise InterpreterError(
-            f"producer tile{'s' if len(absent) > 1 else ''} {_tiles(absent)} of group {g} "
-            f"{'does' if len(absent) == 1 else 'do'} not reach this {op.name} (divergent control flow): "
-            f"consumer tile{'s' if len(waiting) > 1 else ''} {_tiles(waiting)} would wait for {them} forever{where}"
-        )
-    return lanes, consumers
-
-
-def _count_bytes(fc: FunctionCompiler, delivery: Delivery, consumers: np.ndarray, nbytes: int, ring: bool, linear) -> None:
-    """Logical bytes each core sends and receives (its own partial is free),
-    and for a reduce ktir-cpu's ring figure: (cores - 1) x partial bytes on
-    every core that executes it (docs/inter-tile.md §4.8)."""
-    comm = fc.program.runtime.stats.communication(len(fc.program.cores))
-    needs = delivery.needs[consumers]
     remote = (needs >= 0) & (needs != consumers[:, None])
-    np.add.at(comm["received"], consumers, remote.sum(axis=1) * nbytes)
-    np.add.at(comm["sent"], needs[remote], nbytes)
+    received = np.zeros(ncores, np.int64)
+    np.add.at(received, consumers, remote.sum(axis=1))
+    sent = np.zeros(ncores, np.int64)
+    np.add.at(sent, needs[remote], 1)
+    undefined = np.ones(ncores, bool)
+    undefined[consumers] = False
+    arrival = Arrival(lanes, consumers, np.unique(needs[needs >= 0]), received, sent, undefined)
+    if len(cache) < 64:
+        cache[key] = arrival
+    return arrival
+
+
+def _divergence(op: Operation, delivery: Delivery, arrival: Arrival, loops, frame, fut: Future) -> InterpreterError:
+    """The error for consumers waiting for producers that did not execute the produce."""
+    consumers, needs = arrival.consumers, delivery.needs[arrival.consumers]
+    missing = (needs >= 0) & ~fut.present[np.maximum(needs, 0)]
+    first = int(np.nonzero(missing.any(axis=1))[0][0])
+    g = int(delivery.group_of_consumer[consumers[first]])
+    in_group = delivery.group_of_consumer[consumers] == g
+    absent = sorted(set(needs[missing & in_group[:, None]].tolist()))
+    waiting = consumers[missing.any(axis=1) & in_group]
+    lane = arrival.lanes[first]
+    where = "".join(
+        f" (at {value_name(loop.body.block.args[0])} = {int(frame[slot][lane] if np.ndim(frame[slot]) else frame[slot])}"
+        " of the enclosing scf.for)"
+        for loop, slot in loops
+    )
+    return InterpreterError(
+        f"producer tile{'s' if len(absent) > 1 else ''} {_tiles(absent)} of group {g} "
+        f"{'does' if len(absent) == 1 else 'do'} not reach this {op.name} (divergent control flow): "
+        f"consumer tile{'s' if len(waiting) > 1 else ''} {_tiles(waiting)} would wait for "
+        f"{'it' if len(absent) == 1 else 'them'} forever{where}"
+    )
+
+
+def _arrive(op, delivery: Delivery, cache: dict, loops, frame, fut: Future, nbytes: int, ring: bool, fc) -> Arrival:
+    """The arrival of the frame's lanes, after checking that every producer they
+    wait for executed the produce of this instance; counts the bytes delivered
+    (logical volumes; for a reduce also ktir-cpu's ring charge, (cores - 1) x
+    partial bytes on every core that executes it: docs/inter-tile.md §4.8)."""
+    linear = frame[0].linear
+    arrival = _arrival(delivery, cache, linear)
+    if not fut.present[arrival.awaited].all():
+        raise _divergence(op, delivery, arrival, loops, frame, fut)
+    comm = fc.program.runtime.stats.communication(len(fc.program.cores))
+    comm["received"] += arrival.received * nbytes
+    comm["sent"] += arrival.sent * nbytes
     if ring:
         comm["ring"][linear] += (len(fc.program.cores) - 1) * nbytes
+    return arrival
 
 
 def _role_bytes(fc: FunctionCompiler, op: Operation) -> int:
@@ -269,16 +304,18 @@ def _results(fc: FunctionCompiler, op: Operation, why: str) -> tuple[list[int], 
     return slots, mask, shapes, dtypes
 
 
-def _deliver(frame, lanes: np.ndarray, values: list[np.ndarray], slots, mask_slot, shapes, dtypes, ncores) -> None:
+def _deliver(frame, arrival: Arrival, values: list[np.ndarray], slots, mask_slot, shapes, dtypes) -> None:
     """Write each result: the consumer lanes' values, zeros (undefined) elsewhere."""
-    count = frame[0].count
+    count, lanes = frame[0].count, arrival.lanes
     for slot, value, shape, dtype in zip(slots, values, shapes, dtypes):
+        value = value.reshape(lanes.shape[0], *shape)  # a dropped unit dim never moves data
+        if lanes.shape[0] == count:
+            frame[slot] = value
+            continue
         out = np.zeros((count, *shape), dtype)
-        out[lanes] = value.reshape(lanes.shape[0], *shape)  # a dropped unit dim never moves data
+        out[lanes] = value
         frame[slot] = out
-    undefined = np.ones(ncores, bool)
-    undefined[frame[0].linear[lanes]] = False
-    frame[mask_slot] = undefined
+    frame[mask_slot] = arrival.undefined
 
 
 @handles(InterTileReduceOp, varying=_delivery_varying)
@@ -332,7 +369,7 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
             use[c, : len(producers)] = np.isin(producers, delivery.needs[c])
     length = (seq >= 0).sum(axis=1)
 
-    def identities(frame, linear) -> list:
+    def identities(frame) -> list:
         values = []
         for slot, varying in zip(identity_slots, identity_varying):
             value = frame[slot]
@@ -343,51 +380,77 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
             values.append(value)
         return values
 
-    def value_at(fut: Future, keys: np.ndarray, j: int, ident: list) -> list[np.ndarray]:
-        tiles = seq[keys, j]
-        take = use[keys, j]
-        rows = fut.row[np.maximum(tiles, 0)]
+    @dataclass
+    class FoldStep:
+        """Step j of the fold for one arrival: the keys still folding and their v_j."""
+
+        folding: np.ndarray | None  # indices into the keys; None: all of them
+        context: LaneContext  # the combiner's lanes: the keys folding
+        tiles: np.ndarray  # the producer at position j of each key folding
+        take: np.ndarray | None  # True: its partial, False: the identity; None: all partials
+
+    def fold_plan(consumers: np.ndarray) -> tuple[np.ndarray, list[FoldStep]]:
+        keys, index = np.unique(key_of[consumers], return_inverse=True)
+        lengths = length[keys]
+        steps = []
+        for j in range(int(lengths.max())):
+            folding = np.nonzero(lengths > j)[0]
+            chosen = keys[folding]
+            take = use[chosen, j]
+            steps.append(
+                FoldStep(
+                    None if folding.shape[0] == keys.shape[0] else folding,
+                    LaneContext((chosen,), chosen),
+                    seq[chosen, j],
+                    None if take.all() else take,
+                )
+            )
+        return index, steps
+
+    def value_at(fut: Future, fold: FoldStep, ident: list) -> list[np.ndarray]:
+        rows = fut.row[fold.tiles]  # -1 where the identity is taken instead
+        take = fold.take
+        if take is None:
+            return [partials[rows] for partials in fut.partials]
         values = []
         for partials, identity in zip(fut.partials, ident):
-            if take.all():
-                values.append(partials[rows])
-            elif not take.any():
-                values.append(np.broadcast_to(identity, (keys.shape[0], *np.shape(identity))))
-            else:
-                picked = partials[np.where(take, rows, 0)] if partials.shape[0] else identity
-                mask = take.reshape(-1, *([1] * np.ndim(identity)))
-                values.append(np.where(mask, picked, identity))
+            if not take.any():
+                values.append(np.broadcast_to(identity, (take.shape[0], *np.shape(identity))))
+                continue
+            mask = take.reshape(-1, *([1] * np.ndim(identity)))
+            values.append(np.where(mask, partials[np.where(take, rows, 0)], identity))
         return values
+
+    cache: dict = {}
 
     def step(frame):
         fut = frame[future_slot]
-        linear = frame[0].linear
-        lanes, consumers = _arrivals(op, delivery, loops, frame, fut)
-        _count_bytes(fc, delivery, consumers, nbytes, True, linear)
-        if lanes.shape[0] == 0:
-            _deliver(frame, lanes, [np.empty((0, *s), d) for s, d in zip(shapes, dtypes)], slots, mask_slot, shapes, dtypes, ncores)
+        arrival = _arrive(op, delivery, cache, loops, frame, fut, nbytes, True, fc)
+        if arrival.lanes.shape[0] == 0:
+            empty = [np.empty((0, *s), d) for s, d in zip(shapes, dtypes)]
+            _deliver(frame, arrival, empty, slots, mask_slot, shapes, dtypes)
             return
-        ident = identities(frame, linear)
-        keys, index = np.unique(key_of[consumers], return_inverse=True)
-        acc = value_at(fut, keys, 0, ident)
-        lengths = length[keys]
-        for j in range(1, int(lengths.max())):
-            folding = np.nonzero(lengths > j)[0]
+        if arrival.fold is None:
+            arrival.fold = fold_plan(arrival.consumers)
+        index, plan = arrival.fold
+        ident = identities(frame)
+        acc = value_at(fut, plan[0], ident)
+        for fold in plan[1:]:
             sub = frame.copy()
-            sub[0] = LaneContext((keys[folding],), keys[folding])
-            everyone = folding.shape[0] == keys.shape[0]
+            sub[0] = fold.context
             for slot, value in zip(lhs_slots, acc):
-                sub[slot] = value if everyone else value[folding]
-            for slot, value in zip(rhs_slots, value_at(fut, keys[folding], j, ident)):
+                sub[slot] = value if fold.folding is None else value[fold.folding]
+            for slot, value in zip(rhs_slots, value_at(fut, fold, ident)):
                 sub[slot] = value
-            combined = [fix(v, folding.shape[0]) for fix, v in zip(combine_fixes, combine(sub))]
-            if everyone:
-                acc = list(combined)
+            count = fold.context.count
+            combined = [fix(v, count) for fix, v in zip(combine_fixes, combine(sub))]
+            if fold.folding is None:
+                acc = combined
             else:
                 acc = [np.array(a) for a in acc]
                 for a, v in zip(acc, combined):
-                    a[folding] = v
-        _deliver(frame, lanes, [a[index] for a in acc], slots, mask_slot, shapes, dtypes, ncores)
+                    a[fold.folding] = v
+        _deliver(frame, arrival, [a[index] for a in acc], slots, mask_slot, shapes, dtypes)
 
     return step
 
@@ -406,12 +469,12 @@ def _consume(fc: FunctionCompiler, op: Operation) -> Step:
     )
     nbytes = _role_bytes(fc, op)
 
+    cache: dict = {}
+
     def step(frame):
         fut = frame[future_slot]
-        linear = frame[0].linear
-        lanes, consumers = _arrivals(op, delivery, loops, frame, fut)
-        _count_bytes(fc, delivery, consumers, nbytes, False, linear)
-        rows = fut.row[source[consumers]]
-        _deliver(frame, lanes, [p[rows] for p in fut.partials], slots, mask_slot, shapes, dtypes, ncores)
+        arrival = _arrive(op, delivery, cache, loops, frame, fut, nbytes, False, fc)
+        rows = fut.row[source[arrival.consumers]]
+        _deliver(frame, arrival, [p[rows] for p in fut.partials], slots, mask_slot, shapes, dtypes)
 
     return step
