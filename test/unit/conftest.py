@@ -36,8 +36,16 @@ CORPUS_SCALARS: dict[str, dict] = {
     "layernorm_fwd_ktir": dict(N=8192, eps=1e-5, BLOCK_SIZE=1024),
     "matmul_fwd_ktir": dict(K=2048, BLOCK_SIZE_M=32, BLOCK_SIZE_N=512, BLOCK_SIZE_K=128),
     "softmax_fwd_ktir": dict(n_rows=4096),
+    "ring_reduce_inner_loop": dict(n_iters=3),
     "softmax_small": dict(n_rows=64),
     "vector_add_ktir": dict(BLOCK_SIZE=128),
+}
+
+CORPUS_ARRAYS: dict[str, dict[str, tuple[tuple[int, ...], str]]] = {
+    # pointer parameters whose arrays the views do not imply (a base computed
+    # from the tile id): name -> (shape, dtype), filled with seeded data
+    "ring_reduce": {"in_ptr": ((4, 128), "f2"), "out_ptr": ((1, 128), "f2")},
+    "ring_reduce_inner_loop": {"in_ptr": ((4, 128), "f2"), "out_ptr": ((1, 128), "f2")},
 }
 
 CORPUS_HBM: dict[str, dict[int, tuple[tuple[int, ...], str]]] = {
@@ -56,7 +64,7 @@ def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None) ->
     """(function, keyword arguments of `interpret`, hbm preloads) to run a kernel
     file on seeded data; the keywords include `grid` where CORPUS_GRID gives one.
 
-    Arguments come from CORPUS_SCALARS plus what the kernel's views imply; a
+    Arguments come from CORPUS_SCALARS, CORPUS_ARRAYS and what the kernel's views imply; a
     kernel whose arguments cannot be derived is skipped, naming what to add."""
     import numpy as np
 
@@ -65,11 +73,15 @@ def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None) ->
     from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
 
     func_op = Interpreter(spyre_mlir.parse(path)).kernel(func_name)
-    try:
-        args = sample_arguments(func_op, CORPUS_SCALARS.get(path.stem, {}), seed)
-    except MissingArgument as exc:
-        pytest.skip(f"{path.name}: {exc} in test/unit/conftest.py CORPUS_SCALARS")
     rng = np.random.default_rng(seed)
+    given = dict(CORPUS_SCALARS.get(path.stem, {}))
+    given.update(
+        {name: rng.standard_normal(shape).astype(dtype) for name, (shape, dtype) in CORPUS_ARRAYS.get(path.stem, {}).items()}
+    )
+    try:
+        args = sample_arguments(func_op, given, seed)
+    except MissingArgument as exc:
+        pytest.skip(f"{path.name}: {exc} in test/unit/conftest.py CORPUS_SCALARS (or CORPUS_ARRAYS)")
     hbm = {a: rng.standard_normal(shape).astype(dtype) for a, (shape, dtype) in CORPUS_HBM.get(path.stem, {}).items()}
     if path.stem in CORPUS_GRID:
         args["grid"] = CORPUS_GRID[path.stem]

@@ -495,7 +495,7 @@ def test_values_of_the_wrong_kind_for_a_parameter_stay_located_errors():
 # -- 7. no NumPy warnings leak ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", corpus_params())
+@pytest.mark.parametrize("path", corpus_params(include_inter_tile=True))
 def test_corpus_kernels_run_without_numpy_warnings(path):
     name, args, hbm = kernel_arguments(path)
     with warnings.catch_warnings():

@@ -24,6 +24,9 @@ def kernels():
     if CORPUS.is_dir():
         # matmul_fwd_ktir (64x2048x8192 in f16) is left to the interpreter's own tests.
         out += [pytest.param(p, id=p.stem) for p in sorted(CORPUS.glob("*.mlir")) if p.stem != "matmul_fwd_ktir"]
+    inter_tile = CORPUS.parent / "ktir-inter-tile"
+    if inter_tile.is_dir():
+        out += [pytest.param(p, id=p.stem) for p in sorted(inter_tile.glob("*.mlir"))]
     return out
 
 
