@@ -1241,8 +1241,13 @@ def _check_delivery_sets(op: Operation, consumer: AffineSetAttr, dependency: Aff
         )
 
 
+ENUMERATION_LIMIT = 1 << 20
+"""Sets whose bounding box spans more points than this are not enumerated (treated as unbounded)."""
+
+
 def enumerate_groups(groups: AffineSetAttr) -> list[int] | None:
-    """The integer points of a groups set, or None if it is unbounded."""
+    """The integer points of a groups set, or None if it is unbounded (or spans
+    more than `ENUMERATION_LIMIT` points)."""
     import numpy as np
 
     from spyre_mlir.affine import contains
@@ -1253,13 +1258,16 @@ def enumerate_groups(groups: AffineSetAttr) -> list[int] | None:
     lo, hi = box[0]
     if hi < lo:
         return []
+    if hi - lo > ENUMERATION_LIMIT:
+        return None
     points = np.arange(lo, hi + 1, dtype=np.int64).reshape(-1, 1)
     return [int(p) for p in points[contains(groups.data, points)][:, 0]]
 
 
 def enumerate_tiles(tiles: AffineSetAttr, syms: Sequence[int], limit: int | None = None) -> list[int] | None:
     """The tile ids (>= 0) of `tiles` at symbols `syms`, or None if unbounded
-    (a `limit`, the number of cores, bounds it)."""
+    (a `limit`, the number of cores, bounds it: a huge range is then cut to
+    the tiles of the grid)."""
     import numpy as np
 
     from spyre_mlir.affine import contains
@@ -1271,8 +1279,10 @@ def enumerate_tiles(tiles: AffineSetAttr, syms: Sequence[int], limit: int | None
         lo, hi = 0, limit - 1
     else:
         lo, hi = max(box[0][0], 0), box[0][1]
-        if limit is None and hi - lo > 1 << 20:
-            return None
+        if hi - lo > ENUMERATION_LIMIT:
+            if limit is None:
+                return None
+            hi = min(hi, limit - 1)  # beyond the grid there are no tiles to find
     if hi < lo:
         return []
     points = np.arange(lo, hi + 1, dtype=np.int64).reshape(-1, 1)

@@ -35,6 +35,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import AffineSetAttr
 from xdsl.ir import Operation
 
+from spyre_mlir.affine import format_set
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
@@ -86,7 +87,8 @@ def _groups(produce: InterTileProduceOp, ncores: int) -> Groups:
     assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
     ids = enumerate_groups(future.groups)
     if ids is None:
-        raise error(produce, f"the groups set {future.groups} is unbounded: the interpreter cannot enumerate its groups")
+        raise error(produce, f"the groups set affine_set<{format_set(future.groups.data)}> has no constant bounds or spans more than 2^20 groups: "
+            "the interpreter cannot enumerate its groups")
     group_of = np.full(ncores, -1, np.int64)
     producers: dict[int, list[int]] = {}
     for g in ids:
