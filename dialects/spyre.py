@@ -10,16 +10,33 @@ three parallel arrays, one entry per physical dim, outermost first:
 
 A rank-2 `[M, N]` f16 view stored stick-major on N (64 elements a stick) is
 `phys_src = [1, 0, 1], phys_op = [1, 0, 2], phys_arg = [64, 0, 64]`, i.e.
-device `[N floordiv 64, M, N mod 64]`. The pass that consumes the marker
-(spyre-physicalize-layouts) is later work.
+device `[N floordiv 64, M, N mod 64]`. What a marker means for memory, and
+the layouts accepted, are in `spyre_mlir.layout`; `spyre-physicalize-layouts`
+rewrites marked kernels onto physical views and types.
+
+`spyre.relayout` converts a tensor from one layout of its logical value to
+another (a restickify): `from` and `to` are layouts given as their three
+arrays, `[phys_src, phys_op, phys_arg]`; the identity layout is the logical
+tensor itself.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, i64
-from xdsl.ir import Dialect
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, prop_def
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, MemRefType, TensorType, i64
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from spyre_mlir.layout import Layout, LayoutError
 
 PHYS_OPS = {0: "identity", 1: "floordiv", 2: "mod"}
 
@@ -58,4 +75,79 @@ class TensorLayoutOp(IRDLOperation):
                 raise VerifyException(f"phys_arg[{k}] = {a} must be positive for {PHYS_OPS[o]}")
 
 
-SPYRE = Dialect("spyre", [TensorLayoutOp], [])
+def layout_attr(layout: Layout) -> ArrayAttr:
+    """`[array<i64: phys_src...>, array<i64: phys_op...>, array<i64: phys_arg...>]`."""
+    return ArrayAttr([DenseArrayBase.from_list(i64, list(a)) for a in layout.arrays()])
+
+
+def layout_of_attr(attr: ArrayAttr) -> Layout:
+    """The layout an attribute of `layout_attr`'s form names; LayoutError if malformed."""
+    parts = attr.data
+    if len(parts) != 3 or not all(isinstance(p, DenseArrayBase) for p in parts):
+        raise LayoutError("a layout is [array<i64: phys_src...>, array<i64: phys_op...>, array<i64: phys_arg...>]")
+    src, op, arg = (p.get_values() for p in parts)  # pyright: ignore[reportAttributeAccessIssue]
+    return Layout.from_arrays(src, op, arg, len(set(src)))
+
+
+def logical_shape(physical: tuple[int, ...], layout: Layout) -> tuple[int, ...]:
+    """The logical shape whose `layout` has the physical shape `physical`."""
+    shape = [1] * layout.rank
+    for axis, extent in zip(layout.axes, physical):
+        shape[axis.dim] = extent if axis.part == "whole" else shape[axis.dim] * extent
+    return tuple(shape)
+
+
+@irdl_op_definition
+class RelayoutOp(IRDLOperation):
+    """Convert a tensor between two layouts of the same logical value (see module docstring)."""
+
+    name = "spyre.relayout"
+
+    input = operand_def(TensorType)
+    from_layout = prop_def(ArrayAttr, prop_name="from")
+    to_layout = prop_def(ArrayAttr, prop_name="to")
+    result = result_def(TensorType)
+
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue, source: Layout, target: Layout, result_type: TensorType):
+        super().__init__(
+            operands=[value],
+            result_types=[result_type],
+            properties={"from": layout_attr(source), "to": layout_attr(target)},
+        )
+
+    def layouts(self) -> tuple[Layout, Layout]:
+        return layout_of_attr(self.from_layout), layout_of_attr(self.to_layout)
+
+    def verify_(self) -> None:
+        try:
+            source, target = self.layouts()
+        except LayoutError as exc:
+            raise VerifyException(str(exc)) from None
+        if source.rank != target.rank:
+            raise VerifyException(f"'from' lays out rank {source.rank} and 'to' rank {target.rank}")
+        in_type, out_type = self.input.type, self.result.type
+        assert isinstance(in_type, TensorType) and isinstance(out_type, TensorType)
+        if in_type.get_element_type() != out_type.get_element_type():
+            raise VerifyException(f"element types differ: {in_type} and {out_type}")
+        in_shape = tuple(in_type.get_shape())
+        if len(in_shape) != len(source.axes):
+            raise VerifyException(f"the input {in_type} does not have the rank of the 'from' layout {source}")
+        logical = logical_shape(in_shape, source)
+        try:
+            expected = target.physical_shape(logical)
+            if source.physical_shape(logical) != in_shape:
+                raise LayoutError(f"the input {in_type} is not the 'from' layout {source} of a logical {list(logical)}")
+        except LayoutError as exc:
+            raise VerifyException(str(exc)) from None
+        if tuple(out_type.get_shape()) != expected:
+            raise VerifyException(
+                f"the result of laying out logical {list(logical)} by {target} has shape {list(expected)}, "
+                f"not {list(out_type.get_shape())}"
+            )
+
+
+SPYRE = Dialect("spyre", [TensorLayoutOp, RelayoutOp], [])
