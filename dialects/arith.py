@@ -297,3 +297,16 @@ IndexCastUIOp.__doc__ = "`arith.index_castui`, the zero-extending `index_cast` (
 
 ADDITIONS: list[type] = [RemFOp, IndexCastUIOp]
 """Ops of MLIR's arith dialect that xDSL 0.75 does not have, added to it."""
+
+
+def _mark_elementwise() -> None:
+    """Give every arith op but `arith.constant` MLIR's `Elementwise` trait."""
+    from spyre_mlir.traits import Elementwise
+
+    for cls in {*arith.Arith.operations, *REPLACEMENTS, *ADDITIONS}:
+        if cls.name != "arith.constant":
+            cls.traits.add_trait(Elementwise())
+    assert not arith.ConstantOp.has_trait(Elementwise), "arith.constant shares traits with an elementwise op"
+
+
+_mark_elementwise()

@@ -46,10 +46,17 @@ def _ktdp_normalize_memory_space() -> type[ModulePass]:
     return KtdpNormalizeMemorySpacePass
 
 
+def _spyre_physicalize_layouts() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_physicalize_layouts import SpyrePhysicalizeLayoutsPass
+
+    return SpyrePhysicalizeLayoutsPass
+
+
 SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "ktdp-check-inter-tile": _ktdp_check_inter_tile,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
     "spyre-fold-reshapes": _spyre_fold_reshapes,
+    "spyre-physicalize-layouts": _spyre_physicalize_layouts,
 }
 """Passes defined in this project."""
 

@@ -26,6 +26,10 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "ktdp-normalize-memory-space,spyre-fold-reshapes,cse,canonicalize",
         "clean up a KTIR kernel: one memory-space spelling, no no-op reshape pairs, CSE, canonicalize",
     ),
+    "physicalize": (
+        "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
+        "rewrite a kernel with spyre.tensor_layout markers onto physical (stick) layouts, then clean up",
+    ),
 }
 """Named pipelines (`spyre-opt --pipeline NAME`)."""
 
