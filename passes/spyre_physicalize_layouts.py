@@ -91,6 +91,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
 )
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
+from spyre_mlir.ir import upstream_op
 from spyre_mlir.layout import Axis, Layout, LayoutError
 from spyre_mlir.traits import is_elementwise
 
@@ -172,6 +173,7 @@ class Physicalizer:
         self.layout: dict[SSAValue, Lay] = {}
         self.demand: dict[tuple[Operation, int], Layout | None] = {}
         self.rule: dict[Operation, str] = {}
+        self.plan: dict[Operation, object] = {}  # what a rule's rewrite needs of the logical IR
         self.view_layout: dict[SSAValue, Layout] = {}
         self.markers: list[TensorLayoutOp] = []
         self.unhandled: list[tuple[Operation, str]] = []
@@ -415,7 +417,7 @@ class Physicalizer:
     # -- shape ops ---------------------------------------------------------
 
     def _a_transpose(self, op: TransposeOp) -> None:
-        layout = self.lay(op.input)
+        layout = self.lay(op.inputs[0])
         if not isinstance(layout, Layout):
             self.demand[(op, 0)] = None
             self.layout[op.results[0]] = None
@@ -427,8 +429,7 @@ class Physicalizer:
         self.rule[op] = "transpose"
 
     def _a_reduce(self, op: ReduceOp) -> None:
-        self._analyze_block(op.body.block)
-        inputs, inits = list(op.inputs), list(op.inits)
+        inputs, inits = [op.input], [op.init]
         target = self._reconcile(op, inputs)
         dims = [int(d) for d in op.dimensions.get_values()]
         if not isinstance(target, Layout):
@@ -474,6 +475,7 @@ class Physicalizer:
         self.layout[op.result] = _norm(result)
         self.demand[(op, 0)] = layout
         self.rule[op] = "reshape"
+        self.plan[op] = (_small_dims(op), list(op.result.type.get_shape()))  # pyright: ignore[reportAttributeAccessIssue]
 
     @staticmethod
     def _unit_change(op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> list[int] | None:
@@ -517,7 +519,7 @@ class Physicalizer:
             for r in op.results:
                 self.layout[r] = None
             return
-        maps = [m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
+        maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
         dims = [_projected(m) for m in maps]
         if any(d is None for d in dims):
             raise Refusal(op, f"'{op.name}' has indexing maps that are not projected permutations: cannot split its loops")
@@ -690,9 +692,9 @@ class Physicalizer:
             values = dense.get_values()
             new = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, [values[0]]))  # pyright: ignore[reportArgumentType]
         elif isinstance(producer, tensor.SplatOp):
-            new = tensor.SplatOp(producer.input, [], new_type)
+            new = upstream_op(tensor.SplatOp)(producer.input, [], new_type)
         elif isinstance(producer, tensor.EmptyOp):
-            new = tensor.EmptyOp([], new_type)
+            new = upstream_op(tensor.EmptyOp)([], new_type)
         elif isinstance(producer, BroadcastOp):
             new = self._materialize_broadcast(producer, target, new_type, before)
         else:  # an elementwise op over layout-invariant operands
@@ -850,10 +852,10 @@ class Physicalizer:
     def _r_transpose(self, op: TransposeOp) -> None:
         """The physical tensor does not move: an identity transpose of it, under new logical dims."""
         self._prepare(op)
-        rank = len(op.input.type.get_shape())  # pyright: ignore[reportAttributeAccessIssue]
+        rank = len(op.inputs[0].type.get_shape())  # pyright: ignore[reportAttributeAccessIssue]
         props = dict(op.properties)
         props["permutation"] = DenseArrayBase.from_list(i64, list(range(rank)))
-        self._retype(op, [op.input.type], props)
+        self._retype(op, [op.inputs[0].type], props)
         self.counts["transpose"] += 1
 
     def _r_reduce(self, op: ReduceOp) -> None:
@@ -862,7 +864,7 @@ class Physicalizer:
         assert isinstance(layout, Layout)
         dims = [int(d) for d in op.dimensions.get_values()]
         phys_dims = sorted(k for k, axis in enumerate(layout.axes) if axis.dim in dims)
-        x = op.inputs[0].type
+        x = op.input.type
         assert isinstance(x, TensorType)
         kept = [e for k, e in enumerate(x.get_shape()) if k not in phys_dims]
         types = [TensorType(r.type.get_element_type(), kept) for r in op.results]  # pyright: ignore[reportAttributeAccessIssue]
@@ -879,7 +881,7 @@ class Physicalizer:
         big, small = (src_layout, res_layout) if isinstance(op, tensor.CollapseShapeOp) else (res_layout, src_layout)
         big_axes = list(big.axes)
         # Which axis of the small side each axis of the big side is (unit axes: none).
-        small_dim_of = _small_dims(op)
+        small_dim_of, logical = self.plan[op]
         groups: list[list[int]] = [[] for _ in small.axes]
         pending: list[int] = []
         for k, axis in enumerate(big_axes):
@@ -899,11 +901,10 @@ class Physicalizer:
         src_phys = op.src.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         if isinstance(op, tensor.CollapseShapeOp):
             shape = [math.prod(src_phys[k] for k in g) for g in groups]
-            new = tensor.CollapseShapeOp(operands=[op.src], properties={"reassociation": reassociation}, result_types=[TensorType(elem, shape)])
+            new = upstream_op(tensor.CollapseShapeOp)(operands=[op.src], properties={"reassociation": reassociation}, result_types=[TensorType(elem, shape)])
         else:
-            logical = op.result.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
             shape = list(big.physical_shape(logical))
-            new = tensor.ExpandShapeOp(op.src, [], reassociation, shape, TensorType(elem, shape))
+            new = upstream_op(tensor.ExpandShapeOp)(op.src, [], reassociation, shape, TensorType(elem, shape))
         Rewriter.insert_op(new, InsertPoint.before(op))
         self.layout[new.result] = self.layout[op.result]
         self._agree(op.result, new.result.type)
@@ -926,7 +927,7 @@ class Physicalizer:
             elif axis.part == "inner":
                 i = _divmod(i, axis.stick, arith.RemSIOp, at)
             indices.append(i)
-        new = tensor.ExtractOp(op.tensor, indices, op.result.type)
+        new = upstream_op(tensor.ExtractOp)(op.tensor, indices, op.result.type)
         Rewriter.insert_op(new, at)
         op.result.replace_all_uses_with(new.result)
         op.detach()
@@ -960,7 +961,7 @@ class Physicalizer:
         n_in = len(op.inputs)  # pyright: ignore[reportAttributeAccessIssue]
         operands = [*op.inputs, *op.outputs]  # pyright: ignore[reportAttributeAccessIssue]
         layouts = [self.demand.get((op, i)) for i in range(len(operands))]
-        maps = [m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
+        maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
         dims = [_projected(m) for m in maps]
         n_loops = maps[0].num_dims
         split: dict[int, int] = {}
@@ -971,6 +972,7 @@ class Physicalizer:
         new_loop: dict[tuple[int, str], int] = {}
         iterators: list[Attribute] = []
         old_iters = op.get_iterator_types()  # pyright: ignore[reportAttributeAccessIssue]
+        old_iters = list(old_iters.data if isinstance(old_iters, ArrayAttr) else old_iters)
         for loop in range(n_loops):
             parts = ["outer", "inner"] if loop in split else ["whole"]
             for part in parts:
@@ -1003,7 +1005,7 @@ class Physicalizer:
             if len(expanded) != len(shape):
                 reassociation = ArrayAttr([ArrayAttr([IntegerAttr(k, i64) for k in g]) for g in groups])
                 new_ty = TensorType(ty.get_element_type(), expanded)
-                expand = tensor.ExpandShapeOp(v, [], reassociation, expanded, new_ty)
+                expand = upstream_op(tensor.ExpandShapeOp)(v, [], reassociation, expanded, new_ty)
                 Rewriter.insert_op(expand, at)
                 v = expand.result
                 if i >= n_in:
@@ -1012,7 +1014,7 @@ class Physicalizer:
             new_maps.append(AffineMap(len(iterators), 0, tuple(results)))
         body = op.detach_region(op.regions[0])
         _renumber_indices(body, split, new_loop, n_loops)
-        new = GenericOp(
+        new = upstream_op(GenericOp)(
             new_operands[:n_in],
             new_operands[n_in:],
             body,
@@ -1026,7 +1028,7 @@ class Physicalizer:
             value: SSAValue = fresh
             if k in expanded_out:
                 ty, reassociation = expanded_out[k]
-                collapse = tensor.CollapseShapeOp(operands=[fresh], properties={"reassociation": reassociation}, result_types=[ty])
+                collapse = upstream_op(tensor.CollapseShapeOp)(operands=[fresh], properties={"reassociation": reassociation}, result_types=[ty])
                 Rewriter.insert_op(collapse, after)
                 after = InsertPoint.after(collapse)
                 value = collapse.result
@@ -1150,11 +1152,11 @@ def _renumber_indices(body: Region, split: dict[int, int], new_loop: dict[tuple[
         loop = int(op.dim.value.data)
         at = InsertPoint.before(op)
         if loop not in split:
-            new = IndexOp(new_loop[(loop, "whole")])
+            new = upstream_op(IndexOp)(new_loop[(loop, "whole")])
             Rewriter.insert_op(new, at)
             op.result.replace_all_uses_with(new.result)
         else:
-            outer, inner = IndexOp(new_loop[(loop, "outer")]), IndexOp(new_loop[(loop, "inner")])
+            outer, inner = upstream_op(IndexOp)(new_loop[(loop, "outer")]), upstream_op(IndexOp)(new_loop[(loop, "inner")])
             stick = arith.ConstantOp(IntegerAttr(split[loop], IndexType()))
             mul = arith.MuliOp(outer.result, stick.result)
             add = arith.AddiOp(mul.result, inner.result)

@@ -77,6 +77,21 @@ swapped into them under the same names: upstream syntax and verifiers xDSL
 lacks; its `ADDITIONS`, if any, are upstream ops xDSL does not have."""
 
 
+def upstream_op(base: type[Operation]) -> type[Operation]:
+    """The class to build ops of upstream op `base` with: our replacement of the
+    same name (`UPSTREAM_EXTENSIONS`) if there is one, else `base` itself."""
+    import importlib
+
+    dialect = base.name.split(".", 1)[0]  # pyright: ignore[reportAttributeAccessIssue]
+    if dialect not in UPSTREAM_EXTENSIONS:
+        return base
+    module = importlib.import_module(UPSTREAM_EXTENSIONS[dialect])
+    for op in module.REPLACEMENTS:
+        if op.name == base.name:  # pyright: ignore[reportAttributeAccessIssue]
+            return op
+    return base
+
+
 def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
     """Load xDSL's dialect `name` with our op subclasses swapped in, lazily."""
     if name not in UPSTREAM_EXTENSIONS:
