@@ -193,6 +193,20 @@ class Physicalizer:
         self._collect_markers()
         for op in self.module.ops:
             self._analyze_op(op)
+        self._check_demands()
+
+    def _check_demands(self) -> None:
+        """Refuse conversions that would have to guess: a non-splat dense constant
+        demanded at a physical layout (where its elements go is not known)."""
+        for (op, i), target in self.demand.items():
+            value = op.operands[i]
+            if isinstance(target, Layout) and self.rule.get(value.owner) == "dense-constant":  # pyright: ignore[reportArgumentType]
+                raise Refusal(
+                    op,
+                    f"'{op.name}' needs operand #{i}, a dense constant that is not a splat (logical), in layout "
+                    f"{target}: the placement of its elements is not known; write it as a splat, or load it from "
+                    "a marked view",
+                )
 
     def _collect_markers(self) -> None:
         for op in self.module.walk():
@@ -262,6 +276,7 @@ class Physicalizer:
             (tensor.CollapseShapeOp, self._a_reshape),
             (tensor.ExpandShapeOp, self._a_reshape),
             (tensor.ExtractOp, self._a_extract),
+            (tensor.ReshapeOp, self._a_runtime_reshape),
             (scf.ForOp, self._a_for),
             (scf.IfOp, self._a_if),
             (scf.YieldOp, lambda op: None),  # its parent decides
@@ -496,6 +511,15 @@ class Physicalizer:
         if small_rank == 0:
             units = list(range(len(shape)))
         return sorted(units)
+
+    def _a_runtime_reshape(self, op: tensor.ReshapeOp) -> None:
+        layout = self.lay(op.source)
+        if isinstance(layout, Layout):
+            raise Refusal(
+                op,
+                f"'tensor.reshape' takes its shape at run time and receives a value of layout {layout}: "
+                "the physical shape cannot be derived (reshape it with tensor.expand_shape/collapse_shape)",
+            )
 
     def _a_extract(self, op: tensor.ExtractOp) -> None:
         layout = self.lay(op.tensor)
@@ -1191,6 +1215,7 @@ class SpyrePhysicalizeLayoutsPass(ModulePass):
             return
         for unhandled, message in physicalizer.unhandled:
             warning(unhandled, message)
+
         physicalizer.rewrite()
         _record_host_layouts(physicalizer)
         LAST_RUN.append(physicalizer)
