@@ -786,8 +786,10 @@ class Physicalizer:
         if derived != expected:
             raise internal_error(
                 old.owner if isinstance(old.owner, Operation) else None,
-                f"spyre-physicalize-layouts: the analysis recorded {expected} ({_show(lay)}) for a result the "
-                f"rewrite types {derived}",
+                "checking that spyre-physicalize-layouts' analysis and rewrite agree",
+                AssertionError(
+                    f"the analysis recorded {expected} ({_show(lay)}) for a result the rewrite types {derived}"
+                ),
             )
 
     def _r_plain(self, op: Operation) -> None:

@@ -200,3 +200,22 @@ func.func @pointwise_conflict(%x: index, %y: index, %out: index) {
   ktdp.store %s, %ot : tensor<32x128xf32>, !ktdp.access_tile<32x128xindex>
   return
 }
+
+#one = affine_set<(d0) : (d0 == 0)>
+
+// out[0] = x[1, 65]     x: [32, 128] stick2 (a physical tensor.extract); out: [1] logical
+func.func @extract_element(%x: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c65 = arith.constant 65 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [1], strides: [1] {coordinate_set = #one, memory_space = #ktdp.memory_space<global>} : memref<1xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  %xd = ktdp.load %xt : !ktdp.access_tile<32x128xindex> -> tensor<32x128xf32>
+  %v = tensor.extract %xd[%c1, %c65] : tensor<32x128xf32>
+  %s = tensor.splat %v : tensor<1xf32>
+  %ot = ktdp.construct_access_tile %ov[%c0] {access_tile_set = #one, access_tile_order = #id1} : memref<1xf32> -> !ktdp.access_tile<1xindex>
+  ktdp.store %s, %ot : tensor<1xf32>, !ktdp.access_tile<1xindex>
+  return
+}

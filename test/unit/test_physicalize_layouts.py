@@ -1,0 +1,303 @@
+"""spyre-physicalize-layouts: translation validation, oracles, and the pass's own checks.
+
+A `spyre.tensor_layout` marker is a statement about memory, honored by the
+interpreter: the marked kernel and the physicalized kernel run on the *same*
+HBM bytes and must leave the same HBM bytes. Both must also equal the logical
+kernel (markers stripped) on the host arrays, read through the layouts, and a
+NumPy oracle. Inputs are small integers so that reductions and contractions
+are exact whatever their order (the pass reorders reduction loops).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CORPUS, kernel_arguments
+
+import spyre_mlir
+from spyre_mlir import ir
+from spyre_mlir.interpreter import InterpreterOptions
+from spyre_mlir.layout import Layout, from_device, to_device
+from spyre_mlir.passes.spyre_physicalize_layouts import LAST_RUN, Physicalizer
+
+RULES = Path(__file__).parent / "kernels" / "layout" / "rules.mlir"
+S2, S1 = Layout.stick_last(2), Layout.stick_last(1)
+Y_ON_M = Layout.from_arrays([0, 1, 0], [1, 0, 2], [32, 0, 32], 2)
+
+
+def ints(rng, shape) -> np.ndarray:
+    return rng.integers(-4, 5, shape).astype(np.float32)
+
+
+def strip_markers(text: str) -> str:
+    return re.sub(r"^\s*spyre\.tensor_layout .*$", "", text, flags=re.M)
+
+
+def physicalize(module, options: str = "") -> object:
+    spyre_mlir.PassManager.parse(f"spyre-physicalize-layouts{options}").run(module)
+    return module
+
+
+# Per kernel: the host arrays' (shape, layout) and the NumPy oracle of its outputs.
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+CASES = {
+    "broadcast_row_and_column": (
+        {"x": ((32, 128), S2), "w": ((128,), S1), "c": ((32,), None), "out": ((32, 128), S2)},
+        lambda a: {"out": a["x"] * a["w"][None, :] + a["c"][:, None]},
+    ),
+    "reduce_both_axes": (
+        {"x": ((32, 128), S2), "row_sum": ((32,), None), "col_max": ((128,), S1)},
+        lambda a: {"row_sum": a["x"].sum(axis=1), "col_max": a["x"].max(axis=0)},
+    ),
+    "transpose_into_stick_layout": (
+        {"x": ((64, 128), S2), "out": ((128, 64), S2)},
+        lambda a: {"out": a["x"].T},
+    ),
+    "transpose_into_logical": (
+        {"x": ((64, 128), S2), "out": ((128, 64), None)},
+        lambda a: {"out": a["x"].T},
+    ),
+    "matmul_sticks_agree": (
+        {"a": ((32, 128), S2), "b": ((128, 64), S2), "c": ((32, 64), S2)},
+        lambda a: {"c": a["a"] @ a["b"]},
+    ),
+    "loop_carried_physical": (
+        {"x": ((32, 128), S2), "out": ((4, 128), S2)},
+        lambda a: {"out": a["x"].reshape(8, 4, 128).sum(axis=0)},
+    ),
+    "softmax_rows": (
+        {"x": ((32, 128), S2), "out": ((32, 128), S2)},
+        lambda a: {"out": _softmax(a["x"])},
+    ),
+    "extract_element": (
+        {"x": ((32, 128), S2), "out": ((1,), None)},
+        lambda a: {"out": a["x"][1, 65:66]},
+    ),
+    "pointwise_conflict": (
+        {"x": ((32, 128), S2), "y": ((32, 128), Y_ON_M), "out": ((32, 128), S2)},
+        lambda a: {"out": a["x"] + a["y"]},
+    ),
+}
+
+
+def host_and_device(spec, seed):
+    rng = np.random.default_rng(seed)
+    host = {name: ints(rng, shape) for name, (shape, _) in spec.items()}
+    device = {name: to_device(host[name], layout) if layout else host[name] for name, (_, layout) in spec.items()}
+    return host, device
+
+
+@pytest.fixture(scope="module")
+def modules():
+    text = RULES.read_text()
+    marked = spyre_mlir.parse(text)
+    physical = physicalize(spyre_mlir.parse(text))
+    logical = spyre_mlir.parse(strip_markers(text))
+    return marked, physical, logical
+
+
+@pytest.mark.parametrize("func", sorted(CASES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_marked_and_physical_kernels_leave_the_same_bytes(modules, func, seed):
+    marked, physical, logical = modules
+    spec, oracle = CASES[func]
+    host, device = host_and_device(spec, seed)
+    before = spyre_mlir.interpret(marked, func, **device)
+    after = spyre_mlir.interpret(physical, func, **device)
+    for name in spec:
+        np.testing.assert_array_equal(after[name], before[name], err_msg=f"@{func} {name}")
+    # ... and both are the logical kernel on the host arrays, read through the layouts.
+    reference = spyre_mlir.interpret(logical, func, **host)
+    expected = oracle(host)
+    for name, (shape, layout) in spec.items():
+        got = from_device(after[name], shape, layout) if layout else after[name]
+        np.testing.assert_array_equal(got, reference[name], err_msg=f"@{func} {name} vs the logical kernel")
+        if name in expected:
+            np.testing.assert_allclose(got, expected[name], rtol=1e-6, atol=1e-6, err_msg=f"@{func} {name} vs NumPy")
+
+
+@pytest.mark.parametrize("func", sorted(CASES))
+def test_host_layout_option_reads_through_the_recorded_layouts(modules, func):
+    """After the pass the pointers keep `spyre.host_layout`: host arrays in, host arrays out."""
+    _, physical, logical = modules
+    spec, _ = CASES[func]
+    host, _ = host_and_device(spec, 3)
+    out = spyre_mlir.interpret(physical, func, options=InterpreterOptions(host_layout=True), **host)
+    reference = spyre_mlir.interpret(logical, func, **host)
+    for name in spec:
+        np.testing.assert_array_equal(out[name], reference[name], err_msg=f"@{func} {name}")
+
+
+def test_the_rules_kernels_exercise_every_rule():
+    physicalize(spyre_mlir.parse(RULES.read_text()))
+    counts = LAST_RUN[-1].counts
+    for rule in ("view", "access-tile", "load", "elementwise", "splat", "broadcast", "reshape", "reduce",
+                 "transpose", "contraction", "extract", "loop"):
+        assert counts[rule] > 0, f"no kernel exercises the {rule} rule"
+    assert LAST_RUN[-1].relayouts >= 3  # the transpose into a stick layout, the conflict, stores into logical views
+
+
+def test_output_verifies_round_trips_and_parses_in_real_mlir(modules, tmp_path):
+    _, physical, _ = modules
+    text = ir.print_ir(physical)
+    assert "spyre.tensor_layout" not in text
+    assert ir.print_ir(spyre_mlir.parse(text)) == text
+    generic = ir.print_ir(physical, generic_dialects=("ktdp", "spyre"))
+    iree = Path(subprocess.run(["which", "iree-opt"], capture_output=True, text=True).stdout.strip() or "iree-opt")
+    proc = subprocess.run([str(iree), "--allow-unregistered-dialect", "-"], input=generic, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[:2000]
+
+
+# -- the pass's own checks -------------------------------------------------------
+
+
+def test_the_agreement_check_catches_a_broken_rule(monkeypatch):
+    """An analysis that records the wrong layout for an elementwise result is
+    caught when the rewrite derives another type (internal error, not wrong IR)."""
+    original = Physicalizer._a_elementwise
+
+    def broken(self, op):
+        original(self, op)
+        for r in op.results:
+            if isinstance(self.layout.get(r), Layout):
+                self.layout[r] = None  # claims logical; the rewrite will derive physical
+
+    monkeypatch.setattr(Physicalizer, "_a_elementwise", broken)
+    with pytest.raises(spyre_mlir.DiagnosticError, match="the analysis recorded .* for a result the rewrite types"):
+        physicalize(spyre_mlir.parse(RULES.read_text()))
+
+
+def test_the_agreement_check_catches_an_over_claim(monkeypatch):
+    """The other direction: the analysis claims physical where the rewrite stays logical."""
+    original = Physicalizer._a_reduce
+
+    def broken(self, op):
+        original(self, op)
+        if list(op.results[0].type.get_shape()) == [32]:  # logical in truth
+            self.layout[op.results[0]] = Layout.stick_last(1, 32)
+
+    monkeypatch.setattr(Physicalizer, "_a_reduce", broken)
+    with pytest.raises(spyre_mlir.DiagnosticError, match="the analysis recorded"):
+        physicalize(spyre_mlir.parse(RULES.read_text()))
+
+
+UNHANDLED = """
+#s = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 63 >= 0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @no_rule(%x: index) -> tensor<1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [1, 64], strides: [64, 1] {coordinate_set = #s, memory_space = #ktdp.memory_space<global>} : memref<1x64xf32>
+  spyre.tensor_layout %v {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<1x64xf32>
+  %t = ktdp.construct_access_tile %v[%c0, %c0] {access_tile_set = #s, access_tile_order = #id} : memref<1x64xf32> -> !ktdp.access_tile<1x64xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf32>
+  %s = tensor.extract_slice %d[0, 0] [1, 32] [1, 1] : tensor<1x64xf32> to tensor<1x32xf32>
+  return %s : tensor<1x32xf32>
+}
+"""
+
+
+def test_an_op_without_a_rule_is_reported_not_skipped():
+    with pytest.raises(spyre_mlir.DiagnosticError, match="'tensor.extract_slice' has no physicalization rule") as info:
+        physicalize(spyre_mlir.parse(UNHANDLED))
+    assert info.value.diagnostic.location.line == 10
+    # Measurement mode: counted, warned, and still correct (the op gets a logical value).
+    from spyre_mlir.diagnostics import collect
+    from spyre_mlir.passes.spyre_physicalize_layouts import SpyrePhysicalizeLayoutsPass
+
+    module = spyre_mlir.parse(UNHANDLED)
+    with collect() as diagnostics:
+        SpyrePhysicalizeLayoutsPass(report_unhandled=True).apply(None, module)  # type: ignore[arg-type]
+    assert [d.message.split(" has")[0] for d in diagnostics] == ["'tensor.extract_slice'"]
+    assert len(LAST_RUN[-1].unhandled) == 1
+    x = np.arange(64, dtype=np.float32)[None]
+    out = spyre_mlir.interpret(module, x=x)
+    np.testing.assert_array_equal(out["return_0"], x[:, :32])
+
+
+# -- the corpus, with generated markers -------------------------------------------
+
+
+def add_markers(text: str, stick: int = 64) -> tuple[str, dict[int, tuple[tuple[int, ...], Layout]]]:
+    """Mark every global, row-major (contiguous), statically sized view whose last
+    dim is a stick multiple with the default stick layout; returns the marked
+    text and, by the line of each marked view, its sizes and layout."""
+    module = spyre_mlir.parse(text)
+    from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp, normalized_memory_space
+
+    lines = text.splitlines()
+    insert: dict[int, str] = {}
+    marked: dict[int, tuple[tuple[int, ...], Layout]] = {}
+    for op in module.walk():
+        if not isinstance(op, ConstructMemoryViewOp):
+            continue
+        sizes = tuple(int(s) for s in op.result.type.get_shape())
+        strides = tuple(int(s) for s in op.static_strides.get_values())
+        contiguous = tuple(int(np.prod(sizes[k + 1 :])) for k in range(len(sizes)))
+        space = normalized_memory_space(op.memory_space)
+        if space is None or not space.is_global or any(s <= 0 for s in sizes):
+            continue
+        if strides != contiguous or sizes[-1] % stick:
+            continue
+        layout = Layout.stick_last(len(sizes), stick)
+        src, ops, args = layout.arrays()
+        line = op.location.line.data  # the view's first line; the marker goes after the op's last line
+        end = line - 1
+        while not re.search(r":\s*memref<[^>]*>\s*$", lines[end]):
+            end += 1
+        name = lines[line - 1].split("=")[0].strip()
+        ty = re.search(r"memref<[^>]*>\s*$", lines[end]).group(0).strip()
+        insert[end] = (
+            f"  spyre.tensor_layout {name} {{phys_src = array<i64: {', '.join(map(str, src))}>, "
+            f"phys_op = array<i64: {', '.join(map(str, ops))}>, phys_arg = array<i64: {', '.join(map(str, args))}>}} : {ty}"
+        )
+        marked[line] = (sizes, layout)
+    out = []
+    for k, line in enumerate(lines):
+        out.append(line)
+        if k in insert:
+            out.append(insert[k])
+    return "\n".join(out) + "\n", marked
+
+
+def corpus_cases():
+    if not CORPUS.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason="../shared/corpus/ktir not present"))]
+    return [pytest.param(p, id=p.stem) for p in sorted(CORPUS.glob("*.mlir")) if p.stem != "matmul_fwd_ktir"]
+
+
+@pytest.mark.parametrize("path", corpus_cases())
+def test_corpus_kernels_with_generated_markers(path):
+    """Every corpus kernel with a markable view: marked = physicalized on the same
+    bytes (or a located refusal), and = the logical kernel read through the layouts."""
+    text, marked = add_markers(path.read_text())
+    if not marked:
+        pytest.skip(f"{path.name}: no global row-major view with a stick-multiple last dim")
+    name, args, hbm = kernel_arguments(path, seed=0)
+    # Small integers: exact whatever the reduction order.
+    rng = np.random.default_rng(0)
+    args = {k: (rng.integers(-3, 4, v.shape).astype(v.dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
+            for k, v in args.items()}
+    module = spyre_mlir.parse(text, verify=True)
+    try:
+        physical = physicalize(spyre_mlir.parse(text))
+    except spyre_mlir.DiagnosticError as exc:
+        assert exc.diagnostic.location is not None, exc.diagnostic.render()
+        pytest.skip(f"refused with a located error: {exc.diagnostic.render()}")
+    before = spyre_mlir.interpret(module, name, hbm=hbm, **args)
+    after = spyre_mlir.interpret(physical, name, hbm=hbm, **args)
+    for key in before:
+        np.testing.assert_array_equal(after[key], before[key], err_msg=f"{path.name} {key}")
+    # Through the layouts: host arrays in and out (pointer parameters that are
+    # exactly a marked view's base), against the logical kernel.
+    logical = spyre_mlir.interpret(strip_markers(text), name, hbm=hbm, **args)
+    through = spyre_mlir.interpret(physical, name, options=InterpreterOptions(host_layout=True), hbm=hbm, **args)
+    for key in logical:
+        np.testing.assert_array_equal(through[key], logical[key], err_msg=f"{path.name} {key} (host layout)")
