@@ -54,6 +54,7 @@ from spyre_mlir.interpreter.runtime import (
     Runtime,
     normalize_grid,
 )
+from spyre_mlir.layout import Layout, LayoutError, from_device, host_layouts, to_device
 from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
 
 DEEP_NESTING = 40
@@ -73,12 +74,14 @@ class ArgumentInfo:
     shape: tuple[int, ...] | None = None
     dtype: np.dtype | None = None
     address: int | None = None  # element address, in units of `dtype`
+    host_layout: str | None = None  # the layout its host (logical) array was placed in (`host_layout` option)
 
     def __str__(self) -> str:
         if self.address is None:
             return "tensor" if isinstance(self.value, np.ndarray) else repr(self.value)
         shape = "x".join(map(str, self.shape or ())) or "scalar"
-        return f"{shape} {self.dtype} at element address {self.address}"
+        placed = f" (host array, placed in layout {self.host_layout})" if self.host_layout else ""
+        return f"{shape} {self.dtype} at element address {self.address}{placed}"
 
 
 @dataclass
@@ -104,6 +107,8 @@ class RunReport:
     # Inter-tile bytes by linear core id: "sent", "received" (logical volumes)
     # and "ring" (ktir-cpu's ring charge); empty without inter-tile ops.
     communication: dict[str, list[int]] = field(default_factory=dict)
+    # `spyre.relayout` bytes (read + written) by linear core id; empty without relayouts.
+    relayout_bytes: list[int] = field(default_factory=list)
 
     @property
     def lx_peak(self) -> int:
@@ -130,6 +135,10 @@ class RunReport:
                 for what, per_core in self.communication.items()
             ]
             lines.append("inter-tile bytes per core: " + ", ".join(parts))
+        if self.relayout_bytes:
+            lines.append(
+                f"relayout bytes per core: max {max(self.relayout_bytes)} (total {sum(self.relayout_bytes)})"
+            )
         for name, desc in self.arguments.items():
             lines.append(f"arg {name}: {desc}")
         lines.append(f"time: decode {self.decode_seconds * 1e3:.1f} ms, run {self.run_seconds * 1e3:.1f} ms")
@@ -158,6 +167,7 @@ class _Placed:
     byte_address: int
     shape: tuple[int, ...]
     dtype: np.dtype
+    layout: Layout | None = None  # placed as `to_device(array, layout)`; `shape` is the logical shape
 
 
 def _load_module(source) -> tuple[ModuleOp, dict[str, str]]:
@@ -281,6 +291,7 @@ class Interpreter:
         self._tile_id_ops: dict[str, Operation | None] = {}  # kernel -> first tile id read (callees too)
         self._names: dict[str, list[str]] = {}  # kernel -> parameter names
         self._collective: dict[str, bool] = {}  # kernel -> holds inter-tile ops (callees too)
+        self._layouts: dict[str, dict] = {}  # kernel -> host layouts of its parameters (host_layout option)
 
     # -- selection ---------------------------------------------------------
 
@@ -397,7 +408,11 @@ class Interpreter:
 
         out: dict[str, np.ndarray] = {}
         for p in [*placed, *preloads]:
-            out[p.name] = runtime.hbm.contents(p.byte_address, p.shape, p.dtype)
+            if p.layout is None:
+                out[p.name] = runtime.hbm.contents(p.byte_address, p.shape, p.dtype)
+            else:  # a host array: back in logical form
+                device = runtime.hbm.contents(p.byte_address, (math.prod(p.shape),), p.dtype)
+                out[p.name] = from_device(device, p.shape, p.layout)
         for i, value in enumerate(returned):
             out[f"return_{i}"] = value
 
@@ -422,6 +437,7 @@ class Interpreter:
             arguments=described,
             warnings=diagnostics,
             communication={k: v.tolist() for k, v in (runtime.stats.comm or {}).items()},
+            relayout_bytes=runtime.stats.relayout_bytes.tolist() if runtime.stats.relayout_bytes is not None else [],
         )
         return InterpretResult(out, report, runtime)
 
@@ -609,6 +625,16 @@ class Interpreter:
             self._names[kernel] = names
         return names
 
+    def _host_layouts(self, func_op: func.FuncOp) -> dict[int, tuple[Layout, tuple[int, ...]]]:
+        """The host layouts of the kernel's pointer parameters (`host_layout` option), computed once."""
+        kernel = func_op.sym_name.data
+        if kernel not in self._layouts:
+            try:
+                self._layouts[kernel] = host_layouts(func_op)
+            except LayoutError as exc:
+                raise error(func_op, f"cannot place host arrays (host_layout option): {exc}") from None
+        return self._layouts[kernel]
+
     def _marshal(self, func_op: func.FuncOp, runtime: Runtime, args: dict[str, object]):
         entry = func_op.body.blocks[0]
         kernel = func_op.sym_name.data
@@ -629,18 +655,25 @@ class Interpreter:
             if not (kind is int or kind is float or (kind is np.ndarray and value.dtype.kind in "biuf")):
                 _check_value(name, value)
         next_byte = max(ARG_BASE, runtime.hbm.end_of_fixed() + ARG_GAP)
+        layouts = self._host_layouts(func_op) if self.options.host_layout else {}
         values, placed, described = [], [], {}
-        for name, block_arg in zip(names, entry.args):
+        for index, (name, block_arg) in enumerate(zip(names, entry.args)):
             value = args[name]
             ty = block_arg.type
             try:
                 if isinstance(ty, IndexType) and isinstance(value, np.ndarray):
                     next_byte += (-next_byte) % ARG_ALIGNMENT
-                    runtime.hbm.place(next_byte, value, f"argument '{name}'")
+                    host = layouts.get(index)
+                    if host is None:
+                        runtime.hbm.place(next_byte, value, f"argument '{name}'")
+                    else:
+                        _place_host_array(runtime, next_byte, value, name, *host)
                     address = next_byte // value.dtype.itemsize
                     runtime.array_args[name] = (address, value.dtype)
-                    placed.append(_Placed(name, next_byte, value.shape, value.dtype))
-                    described[name] = ArgumentInfo(shape=value.shape, dtype=value.dtype, address=address)
+                    placed.append(_Placed(name, next_byte, value.shape, value.dtype, host[0] if host else None))
+                    described[name] = ArgumentInfo(
+                        shape=value.shape, dtype=value.dtype, address=address, host_layout=str(host[0]) if host else None
+                    )
                     next_byte += value.nbytes + ARG_GAP
                     values.append(address)
                 else:
@@ -649,6 +682,22 @@ class Interpreter:
             except InterpreterError as exc:
                 raise error(func_op, f"argument '{name}': {exc.message}") from None
         return values, placed, described
+
+
+def _place_host_array(
+    runtime: Runtime, byte_address: int, array: np.ndarray, name: str, layout: Layout, shape: tuple[int, ...]
+) -> None:
+    """Place the device form of host (logical) array `array` of parameter `name` (host_layout option)."""
+    if array.shape != shape:
+        raise InterpreterError(
+            f"its host layout {layout} lays out a logical {'x'.join(map(str, shape))} array, but a "
+            f"{'x'.join(map(str, array.shape)) or 'scalar'} array was passed"
+        )
+    runtime.budget.reserve(array.nbytes, f"the device layout of argument '{name}'")
+    device = to_device(array, layout)
+    segment = runtime.hbm.place(byte_address, device, f"argument '{name}'")
+    segment.data = device.reshape(-1).view(np.uint8)  # our own copy: written in place, never copied again
+    segment.shared = False
 
 
 @lru_cache(maxsize=16)

@@ -368,22 +368,21 @@ class AddressSpace:
             self.high_water = hi
         seg = self.find(lo, hi)
         if seg is not None:
+            if anchor is not None and not seg.start <= anchor < seg.end:
+                self.check_home(anchor, lo, hi)
             if write and seg.shared:
                 self._own(seg)
             return [(seg, slice(None))]
         idx, inside = self._assign(byte_lo, itemsize)
+        if anchor is not None:
+            # A view over a placed array must stay inside it (as a contiguous access must).
+            home = self.find(anchor, anchor + 1)
+            if home is not None and home.fixed:
+                stray = ~inside | (idx != bisect.bisect_right(self._starts, anchor) - 1)
+                if stray.any():
+                    self._off_home(home, lo, hi, int(byte_lo[np.argmax(stray)]))
         unmapped = None
         if not inside.all():
-            # A view over a placed array must stay inside it (as a contiguous access must).
-            if anchor is not None:
-                home = self.find(anchor, anchor + 1)
-                if home is not None and home.fixed:
-                    stray = int(byte_lo[np.argmin(inside)])
-                    where = "starts before" if stray < home.start else "runs past the end of"
-                    raise InterpreterError(
-                        f"access to {self.name} bytes [{lo}, {hi}) {where} {home.owner} "
-                        f"(bytes [{home.start}, {home.end})), which holds the view's base"
-                    )
             outside = np.unique(byte_lo[~inside])
             if write:
                 breaks = np.flatnonzero(np.diff(outside) > PAGE) + 1
@@ -431,6 +430,22 @@ class AddressSpace:
         if unmapped is not None and unmapped.size:
             groups.append((None, unmapped))
         return groups
+
+    def check_home(self, anchor: int, lo: int, hi: int) -> None:
+        """Bytes [lo, hi) of an access through a view whose base is at byte
+        `anchor`: when the base lies in a placed array, the access must stay in
+        it (never a silent read or write of a neighbour); the caller found them
+        outside the segment holding `anchor`."""
+        home = self.find(anchor, anchor + 1)
+        if home is not None and home.fixed:
+            self._off_home(home, lo, hi, lo if lo < home.start else hi - 1)
+
+    def _off_home(self, home: Segment, lo: int, hi: int, stray: int) -> None:
+        where = "starts before" if stray < home.start else "runs past the end of"
+        raise InterpreterError(
+            f"access to {self.name} bytes [{lo}, {hi}) {where} {home.owner} "
+            f"(bytes [{home.start}, {home.end})), which holds the view's base"
+        )
 
     # -- host access ----------------------------------------------------
 

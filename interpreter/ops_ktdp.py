@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import BlockArgument, Operation
 
 from spyre_mlir.affine import permutation_of
+from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
     ConstructAccessTileOp,
@@ -26,8 +27,9 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.dialects.spyre import TensorLayoutOp
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles, walk_ops
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
@@ -35,6 +37,7 @@ from spyre_mlir.interpreter.views import (
     BoxTile,
     DistributedView,
     MemoryView,
+    Placement,
     PointTile,
     TileGeometry,
     gather_points,
@@ -42,6 +45,7 @@ from spyre_mlir.interpreter.views import (
     store,
     view_geometry,
 )
+from spyre_mlir.layout import Layout, LayoutError
 
 
 @handles(GetComputeTileIdOp, varying=always_varying)
@@ -72,7 +76,18 @@ def _resolve(entries: list, frame: list) -> tuple[int, ...]:
     return tuple(int(frame[e[1]]) if isinstance(e, tuple) else e for e in entries)
 
 
-@handles(ConstructMemoryViewOp)
+def _view_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """A view varies with its operands, and a `ct_local` view without `ct_id` always:
+    it is each core's own LX, so what is loaded through it differs between cores."""
+    assert isinstance(op, ConstructMemoryViewOp)
+    space = normalized_memory_space(op.memory_space)
+    own_lx = space is not None and not space.is_global and space.tile is None
+    if own_lx or any(fc.is_varying(v) for v in op.operands):
+        return fc.mark(op.results)
+    return False
+
+
+@handles(ConstructMemoryViewOp, varying=_view_varying)
 def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ConstructMemoryViewOp)
     ty = op.result.type
@@ -103,12 +118,19 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
         arg_name = op.offset.name_hint
     program = fc.program
 
+    # A `spyre.tensor_layout` marker places the view's elements by its layout.
+    marker, placement = _placement(fc, op, sizes, dynamic_sizes)
+    contiguous = _contiguous_strides(sizes) if marker is not None else None
+
     # The geometry of a view of static sizes whose set has no symbols is fixed.
     static_geometry = None if dynamic_sizes or n_syms else view_geometry(cset, (), tuple(sizes))
     dynamic_strides = any(isinstance(e, tuple) for e in strides)
     static_span = None if dynamic_sizes or dynamic_strides else _span(tuple(sizes), tuple(strides))
     limit = ADDRESS_LIMIT // fmt.itemsize
     static_bounds = (-limit - static_span[0], limit - static_span[1]) if static_span else None
+    if marker is not None and not dynamic_strides and tuple(strides) != contiguous:
+        raise _strides_error(marker, contiguous, tuple(strides))
+    check_strides = marker is not None and dynamic_strides  # checked when the view is built
 
     def out_of_range(offset, span) -> InterpreterError:
         low = int(np.min(offset)) + span[0]
@@ -144,9 +166,70 @@ def _memory_view(fc: FunctionCompiler, op: Operation) -> Step:
         lx = None
         if local:
             lx = explicit_core if explicit_core is not None else frame[0].linear
-        frame[r] = MemoryView(fmt, offset, view_sizes, _resolve(strides, frame), cset, syms, lx, op, static_geometry)
+        view_strides = _resolve(strides, frame)
+        if check_strides and view_strides != contiguous:
+            raise _strides_error(marker, contiguous, view_strides)
+        frame[r] = MemoryView(
+            fmt, offset, view_sizes, view_strides, cset, syms, lx, op, static_geometry, placement
+        )
 
     return step
+
+
+def _layout_of_marker(marker: TensorLayoutOp, rank: int) -> Layout:
+    """The layout a marker names on a rank-`rank` view; a located error at the marker if unsupported."""
+    try:
+        return Layout.from_arrays(
+            marker.phys_src.get_values(), marker.phys_op.get_values(), marker.phys_arg.get_values(), rank
+        )
+    except LayoutError as exc:
+        raise error(marker, f"unsupported layout: {exc}") from None
+
+
+def _placement(fc: FunctionCompiler, op: ConstructMemoryViewOp, sizes: list, dynamic_sizes: bool):
+    """(the `spyre.tensor_layout` marking the view, where its elements are) or (None, None).
+    Located errors at the marker: a layout we cannot represent, two markers
+    that disagree, sizes that are not static or cut a stick."""
+    markers = [use.operation for use in op.result.uses if isinstance(use.operation, TensorLayoutOp)]
+    if not markers:
+        return None, None
+    if len(markers) > 1:  # in the order of the function's text
+        order = {id(o): i for i, o in enumerate(walk_ops(fc.func_op))}
+        markers.sort(key=lambda m: order.get(id(m), 0))
+    rank = len(sizes)
+    layouts = [_layout_of_marker(m, rank) for m in markers]
+    first, layout = markers[0], layouts[0]
+    for other, other_layout in zip(markers[1:], layouts[1:]):
+        if other_layout != layout:
+            raise error(
+                other,
+                f"the view is marked with two layouts: {other_layout} here and {layout} by an earlier marker",
+                (first, "the earlier marker"),
+            )
+    if dynamic_sizes:
+        shown = ", ".join("?" if isinstance(s, tuple) else str(s) for s in sizes)
+        raise error(first, f"a marked view must have static sizes (its layout places them), got [{shown}]")
+    try:
+        placement = Placement(layout, tuple(sizes))
+    except LayoutError as exc:
+        raise error(first, f"the layout {layout} cannot place the view's sizes {list(sizes)}: {exc}") from None
+    return first, placement
+
+
+def _contiguous_strides(sizes) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(sizes):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _strides_error(marker: TensorLayoutOp, contiguous: tuple[int, ...], got: tuple[int, ...]):
+    return error(
+        marker,
+        f"a marked view's elements are placed by its layout; its strides must be the contiguous row-major "
+        f"strides {list(contiguous)} of its sizes, got {list(got)}",
+    )
 
 
 def _span(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, int]:

@@ -111,6 +111,12 @@ class InterpreterOptions:
       of HBM and LX it creates, tensors, the grid's bookkeeping); an
       allocation that would exceed it is refused before it is made.
       Default: 8 GiB, or half of the machine's memory when that is less.
+    - `host_layout`: an array passed for a pointer parameter that has a host
+      layout (`spyre_mlir.layout.host_layouts`: its `spyre.host_layout` arg
+      attribute, or the marker of a view directly on it) is the host
+      (logical) array: the interpreter places its device form (`to_device`)
+      and returns the argument in logical form (`from_device`). Default
+      False: arrays are raw device memory, placed and returned as given.
 
     Every option is type-checked on construction (`TypeError`) and checked
     for range (`ValueError`).
@@ -126,13 +132,14 @@ class InterpreterOptions:
     grid: tuple[int, ...] | None = None
     timeout: float | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    host_layout: bool = False
 
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
         """Check (and normalize `grid` to a tuple): TypeError for a wrong type, ValueError for a bad value."""
-        for name in ("check_lx", "check_uninitialized", "mask_out_of_bounds", "verify"):
+        for name in ("check_lx", "check_uninitialized", "mask_out_of_bounds", "verify", "host_layout"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise TypeError(f"InterpreterOptions.{name} must be a bool, not {type(value).__name__} {value!r}")
@@ -170,12 +177,19 @@ class RunStats:
     fallback_reason: str | None = None
     counters: dict[str, int] = field(default_factory=dict)
     comm: dict[str, np.ndarray] | None = None  # inter-tile bytes per core id: "sent", "received", "ring"
+    relayout_bytes: np.ndarray | None = None  # `spyre.relayout` bytes read + written, per core id
 
     def communication(self, ncores: int) -> dict[str, np.ndarray]:
         """The per-core inter-tile byte counters, created on first use (docs/inter-tile.md §4.8)."""
         if self.comm is None:
             self.comm = {k: np.zeros(ncores, np.int64) for k in ("sent", "received", "ring")}
         return self.comm
+
+    def relayout_counter(self, ncores: int) -> np.ndarray:
+        """The per-core `spyre.relayout` byte counter (read + written), created on first use."""
+        if self.relayout_bytes is None:
+            self.relayout_bytes = np.zeros(ncores, np.int64)
+        return self.relayout_bytes
 
 
 class Runtime:

@@ -19,6 +19,13 @@ Loads and stores take one of two paths:
   out-of-bounds or masked access ends up here, so the error names the exact
   coordinate and core.
 
+A view marked by `spyre.tensor_layout` carries a `Placement`: its logical
+element at local coordinates c sits at `base + layout.element_offsets(c,
+sizes)` (the physical tensor of its layout, contiguous from the base). The
+point path computes those offsets; the fast path takes a box that is also a
+strided box of the physical tensor (every split dim inside one stick, or
+whole sticks), and leaves any other box to the point path.
+
 Bounds follow KTDP-SEMANTICS §4: an access outside the view is an error by
 default; with `mask_out_of_bounds` it loads 0 and the store skips it. Holes of
 a non-box tile set load 0 and are skipped by stores.
@@ -149,7 +156,9 @@ def _lane(x, lane: int):
 class MemoryView:
     """A strided view of one memory space (`ktdp.construct_memory_view`)."""
 
-    __slots__ = ("fmt", "base", "sizes", "strides", "lo", "valid_hi", "exact", "cset", "cset_syms", "lx_core", "op")
+    __slots__ = (
+        "fmt", "base", "sizes", "strides", "lo", "valid_hi", "exact", "cset", "cset_syms", "lx_core", "op", "placement"
+    )
 
     def __init__(
         self,
@@ -162,6 +171,7 @@ class MemoryView:
         lx_core,
         op: Operation | None,
         geometry: tuple | None = None,
+        placement: Placement | None = None,
     ):
         self.fmt = fmt
         self.base = base  # element offset: int, or an int64 lane array
@@ -172,6 +182,13 @@ class MemoryView:
         self.lx_core = lx_core  # None for global memory; else an int or a lane array
         self.op = op
         self.lo, self.valid_hi, self.exact = geometry or view_geometry(cset, cset_syms, sizes)
+        self.placement = placement  # None: element c at base + c . strides; else placed by a layout
+
+    def element_offsets(self, coords: np.ndarray) -> np.ndarray:
+        """Element addresses of local coordinates [N, rank] (base included)."""
+        if self.placement is None:
+            return self.base + coords @ np.asarray(self.strides, np.int64)
+        return self.base + self.placement.offsets(coords)
 
     def _with(self, base, lx_core) -> MemoryView:
         view = object.__new__(MemoryView)
@@ -214,6 +231,85 @@ class MemoryView:
     def describe(self) -> str:
         shape = "x".join(str(s) for s in self.sizes)
         return f"{shape}x{self.fmt.name} view"
+
+
+class Placement:
+    """Where the elements of a view marked with a layout are: the physical
+    tensor of `layout` over the view's (static) `sizes`, stored contiguously
+    from the view's base (see `spyre_mlir.layout`)."""
+
+    __slots__ = ("layout", "sizes", "dims", "_expanded")
+
+    def __init__(self, layout, sizes: tuple[int, ...]):
+        self.layout = layout
+        self.sizes = sizes
+        strides = layout.physical_strides(sizes)  # LayoutError for a partial stick
+        dims = []
+        for d in range(layout.rank):
+            ks = layout.axes_of(d)
+            if len(ks) == 1:
+                dims.append((0, strides[ks[0]], 0))  # whole: (no stick, stride, -)
+            else:
+                outer, inner = ks
+                dims.append((layout.axes[outer].stick, strides[outer], strides[inner]))
+        self.dims = tuple(dims)  # per logical dim: (stick or 0, outer stride, inner stride)
+        self._expanded: dict[int, tuple] = {}
+
+    def offsets(self, coords: np.ndarray) -> np.ndarray:
+        """Element offsets from the base of local coordinates [..., rank]."""
+        coords = np.asarray(coords, np.int64)
+        total = np.zeros(coords.shape[:-1], np.int64)
+        for d, (stick, outer, inner) in enumerate(self.dims):
+            c = coords[..., d]
+            if stick:
+                total += (c // stick) * outer + (c % stick) * inner
+            else:
+                total += c * outer
+        return total
+
+    def box(self, first: tuple, extents: tuple[int, ...]):
+        """The box `first + [0, extents)` (per dim an int or a lane array) as a
+        strided box of memory: (offset of its first element from the base, int
+        or lane array; its extents; its element strides), with a split dim
+        that spans whole sticks as two axes (sticks, stick); None when some
+        lane's box cuts a stick without staying inside it."""
+        start = 0
+        ext: list[int] = []
+        strides: list[int] = []
+        for f, e, (stick, outer, inner) in zip(first, extents, self.dims):
+            if not stick:
+                start = start + f * outer
+                ext.append(e)
+                strides.append(outer)
+                continue
+            lanes = type(f) is np.ndarray
+            q, r = (f // stick, f % stick) if lanes else divmod(f, stick)
+            if e <= stick:  # inside one stick
+                if (r + e > stick).any() if lanes else r + e > stick:
+                    return None
+                start = start + q * outer + r * inner
+                ext.append(e)
+                strides.append(inner)
+            else:  # whole sticks
+                if e % stick or ((r != 0).any() if lanes else r):
+                    return None
+                start = start + q * outer
+                ext += [e // stick, stick]
+                strides += [outer, inner]
+        return start, tuple(ext), tuple(strides)
+
+    def expanded(self, geom: TileGeometry, ext: tuple[int, ...]) -> TileGeometry:
+        """A geometry (set order) of the box `ext` that `box` returned for `geom`'s
+        extents when they differ (a split dim as two axes): the box's members."""
+        cached = self._expanded.get(id(geom))
+        if cached is not None and cached[0] is geom:
+            return cached[1]
+        mask = None if geom.box_mask is None else geom.box_mask.reshape(ext)
+        expanded = TileGeometry(geom.lo, ext, tuple(range(len(ext))), mask, mask)
+        if len(self._expanded) > 256:
+            self._expanded.clear()
+        self._expanded[id(geom)] = (geom, expanded)
+        return expanded
 
 
 class DistributedView:
@@ -438,10 +534,10 @@ def _partition_holding(view: DistributedView, tile: BoxTile) -> BoxTile | None:
     return None
 
 
-def _box_span(view: MemoryView, extents: tuple[int, ...]) -> tuple[int, int]:
+def _box_span(strides: tuple[int, ...], extents: tuple[int, ...]) -> tuple[int, int]:
     """Element offsets of the box's lowest and highest element relative to its first."""
-    low = sum((e - 1) * s for e, s in zip(extents, view.strides) if s < 0 and e > 0)
-    high = sum((e - 1) * s for e, s in zip(extents, view.strides) if s > 0 and e > 0)
+    low = sum((e - 1) * s for e, s in zip(extents, strides) if s < 0 and e > 0)
+    high = sum((e - 1) * s for e, s in zip(extents, strides) if s > 0 and e > 0)
     return low, high
 
 
@@ -463,6 +559,41 @@ def _start(view: MemoryView, first: tuple):
     return start
 
 
+def _memory_box(view: MemoryView, tile: BoxTile):
+    """(first element address, the box's geometry in memory, its element strides)
+    of a box tile: the tile's own geometry and the view's strides for a plain
+    view; for a placed view, the strided box of memory holding it (a split dim
+    over whole sticks as two axes, see `Placement.box`), or None when the box
+    is not one (the point path takes it)."""
+    placement = view.placement
+    geom = tile.geom
+    if placement is None:
+        return _start(view, tile.first), geom, view.strides
+    placed = placement.box(tile.first, geom.extents)
+    if placed is None:
+        return None
+    rel, ext, strides = placed
+    return view.base + rel, geom if ext == geom.extents else placement.expanded(geom, ext), strides
+
+
+def _stay_home(space: AddressSpace, seg: Segment, base, itemsize: int, first: int, end: int) -> None:
+    """An access of elements [first, end) found in `seg` through a view based at
+    element `base` (int or lane array): when the base lies in another placed
+    array, the access left it (a view over a placed array must stay inside it)."""
+    if type(base) is np.ndarray:
+        values = base.tolist()
+        low, high = min(values) * itemsize, max(values) * itemsize
+        if seg.start <= low and high < seg.end:
+            return
+        for b in sorted(set(values)):
+            if not seg.start <= b * itemsize < seg.end:
+                space.check_home(b * itemsize, first * itemsize, end * itemsize)
+        return
+    byte = base * itemsize
+    if not seg.start <= byte < seg.end:
+        space.check_home(byte, first * itemsize, end * itemsize)
+
+
 def _spacing(starts: list[int]) -> int | None:
     """The common difference of `starts` if they form an arithmetic progression."""
     if len(starts) == 1:
@@ -481,19 +612,25 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
     geom = tile.geom
     if geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
         return None
+    located = _memory_box(view, tile)
+    if located is None:
+        return None
+    start, box, strides = located  # `box` is `geom` unless a split dim spans whole sticks
     fmt = view.fmt
     dtype = fmt.storage
     size = dtype.itemsize
-    start = _start(view, tile.first)
-    low, high = _box_span(view, geom.extents)
+    low, high = _box_span(strides, box.extents)
     space = access.space(view)
     if type(start) is not np.ndarray:
         seg = space.locate((start + low) * size, (start + high + 1) * size, False, size, geom.size * size)
         if seg is None:
             return None
-        data = seg.view(dtype, start, geom.extents, view.strides)
+        _stay_home(space, seg, view.base, size, start + low, start + high + 1)
+        data = seg.view(dtype, start, box.extents, strides)
         if seg.init is not None:
-            _check_written(seg, space, fmt, seg.init_view(size, start, geom.extents, view.strides), start + low)
+            _check_written(seg, space, fmt, seg.init_view(size, start, box.extents, strides), start + low)
+        if box is not geom:
+            data = data.reshape(geom.extents)
         if not geom.identity:
             data = data.transpose(geom.perm)
         out = fmt.from_storage(data.copy(order="C"))
@@ -506,33 +643,36 @@ def _load_box(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
         )
         if seg is None:
             return None
-        data = _gather_lanes(seg, dtype, starts, geom, view)
+        _stay_home(space, seg, view.base, size, min(starts) + low, max(starts) + high + 1)
+        data = _gather_lanes(seg, dtype, starts, box, strides)
         if seg.init is not None:
             for s in set(starts):
-                _check_written(seg, space, fmt, seg.init_view(size, s, geom.extents, view.strides), s + low)
+                _check_written(seg, space, fmt, seg.init_view(size, s, box.extents, strides), s + low)
+        if box is not geom:
+            data = data.reshape(len(starts), *geom.extents)
         out = fmt.from_storage(data if geom.identity else np.ascontiguousarray(data.transpose(geom.lane_perm)))
     if geom.tile_mask is not None:
         out = np.where(geom.tile_mask, out, np.zeros((), out.dtype))
     return out
 
 
-def _gather_lanes(seg: Segment, dtype: np.dtype, starts: list[int], geom: TileGeometry, view: MemoryView):
+def _gather_lanes(seg: Segment, dtype: np.dtype, starts: list[int], geom: TileGeometry, strides: tuple[int, ...]):
     """[lanes, *extents] elements (set order) of boxes starting at `starts`, one per lane."""
     lanes = len(starts)
     step = _spacing(starts)
     if step is not None:
-        return seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *view.strides)).copy(order="C")
+        return seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *strides)).copy(order="C")
     distinct = sorted(set(starts))
     if geom.size >= LARGE_TILE:
         boxes = np.empty((len(distinct), *geom.extents), dtype)
         for i, s in enumerate(distinct):
-            boxes[i] = seg.view(dtype, s, geom.extents, view.strides)
+            boxes[i] = seg.view(dtype, s, geom.extents, strides)
         if len(distinct) == lanes and distinct == starts:
             return boxes
         position = {s: i for i, s in enumerate(distinct)}
         return boxes[[position[s] for s in starts]]
     typed, first_elem = seg.typed(dtype)
-    offsets = _box_offsets(geom.extents, view.strides)
+    offsets = _box_offsets(geom.extents, strides)
     rel = np.asarray(starts, np.int64) - first_elem
     return typed[rel[:, None] + offsets[None, :]].reshape(lanes, *geom.extents)
 
@@ -550,24 +690,35 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
     geom = tile.geom
     if geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
         return False
+    located = _memory_box(view, tile)
+    if located is None:
+        return False
+    start, box, strides = located
+    lanes_in_data = data.ndim == len(geom.shape) + 1
+    if box is not geom:  # the data in set order, split dims as (sticks, stick): `box`'s identity order
+        lead = 1 if lanes_in_data else 0
+        if not geom.identity:
+            inverse = tuple(np.argsort(geom.perm).tolist())
+            data = data.transpose((0, *(k + 1 for k in inverse)) if lead else inverse)
+        data = data.reshape(data.shape[:lead] + box.extents)
+        geom = box
     fmt = view.fmt
     dtype = fmt.storage
     size = dtype.itemsize
-    start = _start(view, tile.first)
-    low, high = _box_span(view, geom.extents)
+    low, high = _box_span(strides, geom.extents)
     space = access.space(view)
     raw = fmt.to_storage(data)
-    lanes_in_data = data.ndim == len(geom.shape) + 1
     if type(start) is not np.ndarray:
         if lanes_in_data:  # every lane writes the same elements: the last lane wins
             raw = raw[-1]
         seg = space.locate((start + low) * size, (start + high + 1) * size, True, size, geom.size * size)
         if seg is None:
             return False
-        dst = seg.view(dtype, start, geom.extents, view.strides)
+        _stay_home(space, seg, view.base, size, start + low, start + high + 1)
+        dst = seg.view(dtype, start, geom.extents, strides)
         _write(dst if geom.identity else dst.transpose(geom.perm), raw, geom.tile_mask)
         if seg.init is not None:
-            init = seg.init_view(size, start, geom.extents, view.strides)
+            init = seg.init_view(size, start, geom.extents, strides)
             _write(init if geom.identity else init.transpose(geom.perm), np.iinfo(init.dtype).max, geom.tile_mask)
         return True
     starts = start.tolist()
@@ -575,28 +726,23 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
     seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, True, size, lanes * geom.size * size)
     if seg is None:
         return False
+    _stay_home(space, seg, view.base, size, min(starts) + low, max(starts) + high + 1)
     if not lanes_in_data:
         raw = np.broadcast_to(raw, (lanes, *raw.shape))
     step = _spacing(starts)
-    if lanes > 1 and step is not None and step > 0 and _disjoint_lanes(step, view, geom):
-        dst = seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *view.strides))
+    if lanes > 1 and step is not None and step > 0 and step > high - low:  # lanes disjoint: one strided write
+        dst = seg.view(dtype, starts[0], (lanes, *geom.extents), (step, *strides))
         _write(dst if geom.identity else dst.transpose(geom.lane_perm), raw, geom.tile_mask)
     else:  # lane by lane, in lane order, so that the last lane wins where lanes overlap
         for lane, s in enumerate(starts):
-            dst = seg.view(dtype, s, geom.extents, view.strides)
+            dst = seg.view(dtype, s, geom.extents, strides)
             _write(dst if geom.identity else dst.transpose(geom.perm), raw[lane], geom.tile_mask)
     if seg.init is not None:
         full = np.iinfo(np.dtype(f"u{size}")).max
         for s in set(starts):
-            init = seg.init_view(size, s, geom.extents, view.strides)
+            init = seg.init_view(size, s, geom.extents, strides)
             _write(init if geom.identity else init.transpose(geom.perm), full, geom.tile_mask)
     return True
-
-
-def _disjoint_lanes(step: int, view: MemoryView, geom: TileGeometry) -> bool:
-    """Whether boxes `step` elements apart never share an element (so one strided write is exact)."""
-    low, high = _box_span(view, geom.extents)
-    return step > high - low
 
 
 def _write(dst: np.ndarray, src, mask: np.ndarray | None) -> None:
@@ -680,7 +826,7 @@ def _gather(view, coords: np.ndarray, tile, ctx, lane, access: Access) -> np.nda
         coords = coords[valid]
     values = np.zeros(coords.shape[0], fmt.compute)
     if coords.shape[0]:
-        offsets = view.base + coords @ np.asarray(view.strides, np.int64)
+        offsets = view.element_offsets(coords)
         space = access.space(view)
         size = fmt.storage.itemsize
         for seg, sel in space.locate_points(offsets, size, False, _anchor(view, size)):
@@ -722,7 +868,7 @@ def _scatter(view, coords: np.ndarray, values: np.ndarray, tile, ctx, lane, acce
         coords, values = coords[valid], values[valid]
     if not coords.shape[0]:
         return
-    offsets = view.base + coords @ np.asarray(view.strides, np.int64)
+    offsets = view.element_offsets(coords)
     space = access.space(view)
     size = fmt.storage.itemsize
     raw = fmt.to_storage(np.asarray(values, fmt.compute))

@@ -486,6 +486,16 @@ class Physicalizer:
             result = layout.without_dims(units)
         else:
             result = layout.with_unit_dims(units, res_rank)
+            undone = op.src.owner
+            if (
+                isinstance(undone, tensor.CollapseShapeOp)
+                and undone.reassociation == op.reassociation
+                and undone.src.type == op.result.type
+                and isinstance(self.lay(undone.src), Layout)
+            ):
+                # Expanding what a collapse dropped: the unit axes go back where
+                # they were, so the pair is an exact round trip (spyre-fold-reshapes).
+                result = self.lay(undone.src)  # type: ignore[assignment]
         assert result.rank == (res_rank if not collapsing else src_rank - len(units))
         self.layout[op.result] = _norm(result)
         self.demand[(op, 0)] = layout
@@ -688,6 +698,14 @@ class Physicalizer:
             out_type = TensorType(ty.get_element_type(), dst.physical_shape(logical))
         except LayoutError as exc:
             raise error(before, f"cannot convert a {_show(source)} value to layout {_show(target)}: {exc}") from None
+        runs = _runs(src, logical)
+        if runs == _runs(dst, logical):
+            # Only axes of extent 1 move (or a split with one stick merges): the
+            # physical elements are in the same order, a reshape converts.
+            result = _reshape_through(value, [extent for _, extent in runs], out_type, before)
+            self.layout[result] = target
+            self.counts["reshape-conversion"] += 1
+            return result
         conv = RelayoutOp(value, src, dst, out_type)
         Rewriter.insert_op(conv, InsertPoint.before(before))
         self.layout[conv.result] = target
@@ -1064,6 +1082,69 @@ class Physicalizer:
         op.detach()
         op.erase()
         self.counts["contraction"] += 1
+
+
+def _runs(layout: Layout, shape: Sequence[int]) -> list[tuple[int, int]]:
+    """The physical axes as (logical dim, extent), axes of extent 1 dropped and a
+    dim's outer part followed directly by its inner part merged: two layouts with
+    equal runs hold the elements in the same order."""
+    runs: list[tuple[int, int, str]] = []
+    for axis in layout.axes:
+        extent = axis.extent(shape)
+        if extent == 1:
+            continue
+        if runs and axis.part == "inner" and runs[-1][0] == axis.dim and runs[-1][2] == "outer":
+            runs[-1] = (axis.dim, runs[-1][1] * extent, "whole")
+            continue
+        runs.append((axis.dim, extent, axis.part))
+    return [(d, e) for d, e, _ in runs]
+
+
+def _reshape_through(value: SSAValue, middle: Sequence[int], target: TensorType, before: Operation) -> SSAValue:
+    """`value` reshaped to `target`, both refining `middle` (the shape of `_runs`):
+    one collapse or one expand when one shape refines the other, else a collapse
+    to `middle` and an expand from it. No data moves."""
+    at = InsertPoint.before(before)
+    source = value.type
+    assert isinstance(source, TensorType)
+    src, dst = list(source.get_shape()), list(target.get_shape())
+    if (down := _reassociation(src, dst)) is not None:
+        op = upstream_op(tensor.CollapseShapeOp)(operands=[value], properties={"reassociation": down}, result_types=[target])
+    elif (up := _reassociation(dst, src)) is not None:
+        op = upstream_op(tensor.ExpandShapeOp)(value, [], up, dst, target)
+    else:
+        mid = TensorType(source.get_element_type(), list(middle))
+        down, up = _reassociation(src, middle), _reassociation(dst, middle)
+        assert down is not None and up is not None, f"{src} and {dst} do not refine {list(middle)}"
+        collapse = upstream_op(tensor.CollapseShapeOp)(
+            operands=[value], properties={"reassociation": down}, result_types=[mid]
+        )
+        Rewriter.insert_op(collapse, at)
+        op = upstream_op(tensor.ExpandShapeOp)(collapse.result, [], up, dst, target)
+    Rewriter.insert_op(op, at)
+    return op.results[0]
+
+
+def _reassociation(fine: Sequence[int], coarse: Sequence[int]) -> ArrayAttr | None:
+    """The reassociation collapsing `fine` into `coarse` (each coarse extent the
+    product of a run of consecutive fine ones; trailing extent-1 axes join the
+    last run), or None if `coarse` is no such collapse of `fine`."""
+    groups: list[list[int]] = []
+    k = 0
+    for target in coarse:
+        group, product = [], 1
+        while k < len(fine) and (not group or product < target):
+            group.append(k)
+            product *= fine[k]
+            k += 1
+        if product != target:
+            return None
+        groups.append(group)
+    if any(e != 1 for e in fine[k:]) or (not groups and k < len(fine) and any(e != 1 for e in fine)):
+        return None
+    if groups:
+        groups[-1] += list(range(k, len(fine)))
+    return ArrayAttr([ArrayAttr([IntegerAttr(x, i64) for x in g]) for g in groups])
 
 
 def _projected(amap: AffineMap) -> list[int] | None:

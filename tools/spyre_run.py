@@ -4,7 +4,7 @@
               [--out DIR] [--grid 32|2x16] [--grid-order row-major|col-major]
               [--lx-limit 2MiB] [--check-lx] [--allow-uninitialized]
               [--mask-out-of-bounds] [--execution auto|batched|per-core]
-              [--timeout SECONDS] [--memory-limit 8GiB]
+              [--timeout SECONDS] [--memory-limit 8GiB] [--host-layout]
               [--print-summary] [--print-outputs]
 
 VALUE is one of
@@ -21,6 +21,10 @@ at the end of `spyre-run --help`).
 Arrays given for `index` parameters are placed in HBM and their address is
 passed (see docs/interpreter.md). With --out, every array argument and every
 --hbm region is written to DIR/NAME.npy (DIR/hbm@ADDR.npy) after the run.
+With --host-layout, an array for a pointer parameter that has a host layout
+(its `spyre.host_layout` arg attribute, or a `spyre.tensor_layout` marker on
+a view directly over it) is the logical array: its device form is placed in
+HBM, and it is written back (--out, --print-outputs) in logical form.
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
@@ -135,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help=f"refuse allocations beyond this many bytes (default {_size_text(MEMORY_LIMIT_CAP)}, "
         "or half the machine's memory if less)",
+    )
+    parser.add_argument(
+        "--host-layout",
+        action="store_true",
+        help="arrays of parameters with a host layout (spyre.host_layout, or a marked view on them) are logical "
+        "(host) arrays: placed in their device layout, written back logical",
     )
     parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
     parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
@@ -280,6 +290,7 @@ def run(args: argparse.Namespace) -> int:
         grid=parse_grid(args.grid) if args.grid else None,
         timeout=timeout,
         memory_limit=memory_limit,
+        host_layout=args.host_layout,
     )
     try:
         text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")

@@ -4,8 +4,9 @@
 // The issue's example: a marked 128x128 f32 view becomes memref<2x128x64xf32>
 // with strides [8192, 64, 1]; the tile's anchors are divsi/remsi of the logical
 // ones; the load yields the physical tensor; elementwise ops take its type; a
-// store into an unmarked view converts back to logical. The pointer keeps its
-// layout as an argument attribute.
+// store into an unmarked view converts back to logical (a spyre.relayout; a
+// plain reshape where only axes of extent 1 move, see @one_stick). The pointer
+// keeps its layout as an argument attribute.
 // CHECK-LABEL: func.func @copy
 // CHECK-SAME: %x: index {spyre.host_layout = {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>, shape = array<i64: 128, 128>}}, %out: index, %i: index, %j: index
 // CHECK: %v = ktdp.construct_memory_view %x, sizes: [2, 128, 64], strides: [8192, 64, 1] {coordinate_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 127 >= 0, d2 >= 0, -d2 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x128x64xf32>
@@ -13,24 +14,24 @@
 // CHECK: %[[Q:.*]] = arith.divsi %j, %[[C64]] : index
 // CHECK: %[[C64B:.*]] = arith.constant 64 : index
 // CHECK: %[[R:.*]] = arith.remsi %j, %[[C64B]] : index
-// CHECK: %t = ktdp.construct_access_tile %v[%[[Q]], %i, %[[R]]] {access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 63 >= 0)>} : memref<2x128x64xf32> -> !ktdp.access_tile<1x4x64xindex>
-// CHECK: %d = ktdp.load %t : !ktdp.access_tile<1x4x64xindex> -> tensor<1x4x64xf32>
-// CHECK: %e = math.exp %d : tensor<1x4x64xf32>
-// CHECK: %[[L:.*]] = spyre.relayout %e {from = [array<i64: 1, 0, 1>, array<i64: 1, 0, 2>, array<i64: 64, 0, 64>], to = [array<i64: 0, 1>, array<i64: 0, 0>, array<i64: 0, 0>]} : tensor<1x4x64xf32> -> tensor<4x64xf32>
-// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
+// CHECK: %t = ktdp.construct_access_tile %v[%[[Q]], %i, %[[R]]] {access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 63 >= 0)>} : memref<2x128x64xf32> -> !ktdp.access_tile<2x4x64xindex>
+// CHECK: %d = ktdp.load %t : !ktdp.access_tile<2x4x64xindex> -> tensor<2x4x64xf32>
+// CHECK: %e = math.exp %d : tensor<2x4x64xf32>
+// CHECK: %[[L:.*]] = spyre.relayout %e {from = [array<i64: 1, 0, 1>, array<i64: 1, 0, 2>, array<i64: 64, 0, 64>], to = [array<i64: 0, 1>, array<i64: 0, 0>, array<i64: 0, 0>]} : tensor<2x4x64xf32> -> tensor<4x128xf32>
+// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x128xf32>, !ktdp.access_tile<4x128xindex>
 // CHECK-NOT: spyre.tensor_layout
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 127 >= 0)>
-#blk = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>
+#blk = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @copy(%x: index, %out: index, %i: index, %j: index) {
   %v = ktdp.construct_memory_view %x, sizes: [128, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<128x128xf32>
   spyre.tensor_layout %v {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<128x128xf32>
   %o = ktdp.construct_memory_view %out, sizes: [128, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<128x128xf32>
-  %t = ktdp.construct_access_tile %v[%i, %j] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x64xindex>
-  %d = ktdp.load %t : !ktdp.access_tile<4x64xindex> -> tensor<4x64xf32>
-  %e = math.exp %d : tensor<4x64xf32>
-  %ot = ktdp.construct_access_tile %o[%i, %j] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x64xindex>
-  ktdp.store %e, %ot : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
+  %t = ktdp.construct_access_tile %v[%i, %j] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x128xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<4x128xindex> -> tensor<4x128xf32>
+  %e = math.exp %d : tensor<4x128xf32>
+  %ot = ktdp.construct_access_tile %o[%i, %j] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x128xindex>
+  ktdp.store %e, %ot : tensor<4x128xf32>, !ktdp.access_tile<4x128xindex>
   return
 }
 
@@ -183,5 +184,30 @@ func.func @conflicts(%x: index, %y: index, %out: index) {
   %t = linalg.transpose ins(%s2 : tensor<64x128xf32>) outs(%e : tensor<128x64xf32>) permutation = [1, 0]
   %ot = ktdp.construct_access_tile %ov[%c0, %c0] {access_tile_set = #t2, access_tile_order = #id2} : memref<128x64xf32> -> !ktdp.access_tile<128x64xindex>
   ktdp.store %t, %ot : tensor<128x64xf32>, !ktdp.access_tile<128x64xindex>
+  return
+}
+
+// -----
+
+// A tile one stick wide: its physical elements are in logical order, so the
+// conversion back to logical is a reshape (no data moves), not a relayout.
+// CHECK-LABEL: func.func @one_stick
+// CHECK: %e = math.exp %d : tensor<1x4x64xf32>
+// CHECK: %[[L:.*]] = tensor.collapse_shape %e {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<1x4x64xf32> into tensor<4x64xf32>
+// CHECK-NOT: spyre.relayout
+// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 127 >= 0)>
+#blk = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @one_stick(%x: index, %out: index, %i: index) {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [128, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<128x128xf32>
+  spyre.tensor_layout %v {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<128x128xf32>
+  %o = ktdp.construct_memory_view %out, sizes: [128, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<128x128xf32>
+  %t = ktdp.construct_access_tile %v[%i, %c0] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x64xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<4x64xindex> -> tensor<4x64xf32>
+  %e = math.exp %d : tensor<4x64xf32>
+  %ot = ktdp.construct_access_tile %o[%i, %c0] {access_tile_set = #blk, access_tile_order = #id2} : memref<128x128xf32> -> !ktdp.access_tile<4x64xindex>
+  ktdp.store %e, %ot : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
   return
 }
