@@ -1,10 +1,13 @@
 """spyre-fold-reshapes: fold no-op expand/collapse pairs.
 
 A `tensor.collapse_shape` of a `tensor.expand_shape` (or the other way
-round) with the same reassociation, whose result has the type of the pair's
-source, is the source itself. Only such exact pairs are folded; this is
-targeted cleanup, not general reshape composition, so nothing about shapes
-is guessed.
+round) whose result has the type of the pair's source is the source itself:
+reshapes keep elements in row-major order, so going back to the same shape
+is the identity, whatever the two reassociations (physicalized values leave
+pairs that move an extent-1 axis out and back in through different groups).
+Only such round trips are folded, and with dynamic dims only when both
+reassociations are the same; this is targeted cleanup, not general reshape
+composition, so nothing about shapes is guessed.
 
 Before:
 
@@ -46,9 +49,9 @@ class FoldCollapseOfExpand(RewritePattern):
         expand = op.src.owner
         if not isinstance(expand, tensor.ExpandShapeOp):
             return
-        if expand.reassociation != op.reassociation:
-            return
         if op.result.type != expand.src.type:
+            return
+        if expand.reassociation != op.reassociation and not _static(op.result.type):
             return
         rewriter.replace(op, [], [expand.src])
 
@@ -58,8 +61,6 @@ class FoldExpandOfCollapse(RewritePattern):
     def match_and_rewrite(self, op: tensor.ExpandShapeOp, rewriter: PatternRewriter) -> None:
         collapse = op.src.owner
         if not isinstance(collapse, tensor.CollapseShapeOp):
-            return
-        if collapse.reassociation != op.reassociation:
             return
         # With dynamic dims the output_shape operands would have to be proven
         # equal to the source's sizes; only fold fully static pairs.

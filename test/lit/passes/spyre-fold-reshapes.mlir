@@ -40,3 +40,28 @@ func.func @dynamic(%x: tensor<?x4xf16>, %n: index) -> tensor<?x4xf16> {
   %e = tensor.expand_shape %c [[0, 1]] output_shape [%n, 4] : tensor<?xf16> into tensor<?x4xf16>
   return %e : tensor<?x4xf16>
 }
+
+// A round trip through different reassociations (an extent-1 axis leaves with
+// one neighbour and comes back with another, as physicalized values do) is
+// still the identity: row-major order never changes.
+// CHECK-LABEL: func.func @unit_axis_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<2x1x64xf32>)
+// CHECK: %[[Y:.*]] = math.exp %[[X]] : tensor<2x1x64xf32>
+func.func @unit_axis_round_trip(%x: tensor<2x1x64xf32>) -> tensor<2x1x64xf32> {
+  %c = tensor.collapse_shape %x [[0], [1, 2]] : tensor<2x1x64xf32> into tensor<2x64xf32>
+  %e = tensor.expand_shape %c [[0, 1], [2]] output_shape [2, 1, 64] : tensor<2x64xf32> into tensor<2x1x64xf32>
+  %y = math.exp %e : tensor<2x1x64xf32>
+  return %y : tensor<2x1x64xf32>
+}
+
+// The other direction, through different groups.
+// CHECK-LABEL: func.func @expand_collapse_different_groups
+// CHECK-SAME: (%[[X:.*]]: tensor<1x128xf32>)
+// CHECK: func.return %[[X]]
+func.func @expand_collapse_different_groups(%x: tensor<1x128xf32>) -> tensor<1x128xf32> {
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [1, 2, 64] : tensor<1x128xf32> into tensor<1x2x64xf32>
+  %c = tensor.collapse_shape %e [[0, 1], [2]] : tensor<1x2x64xf32> into tensor<2x64xf32>
+  %f = tensor.expand_shape %c [[0, 1], [2]] output_shape [1, 2, 64] : tensor<2x64xf32> into tensor<1x2x64xf32>
+  %g = tensor.collapse_shape %f [[0], [1, 2]] : tensor<1x2x64xf32> into tensor<1x128xf32>
+  return %g : tensor<1x128xf32>
+}
