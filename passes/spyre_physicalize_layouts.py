@@ -56,6 +56,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from xdsl.context import Context
@@ -130,7 +131,13 @@ def _nbytes(ty: Attribute) -> int:
 def _physical_type(ty: TensorType, layout: Layout | None) -> TensorType:
     if layout is None:
         return ty
-    return TensorType(ty.get_element_type(), layout.physical_shape(ty.get_shape()))
+    return _tensor_type(ty.get_element_type(), layout.physical_shape(ty.get_shape()))
+
+
+@lru_cache(maxsize=4096)
+def _tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    """Types are built (and verified) once per element type and shape."""
+    return TensorType(element, shape)
 
 
 def _index_const(rewriter_at: InsertPoint, value: int) -> SSAValue:
@@ -180,9 +187,10 @@ class Physicalizer:
         self.counts: Counter[str] = Counter()
         self.relayouts = 0
         self.relayout_bytes = 0
-        self._materialized: dict[tuple[int, object], SSAValue] = {}
+        self._materialized: dict[tuple[SSAValue, object], SSAValue] = {}
         self._new_view: dict[SSAValue, SSAValue] = {}
         self._dead: list[Operation] = []
+        self._rule_table = self._rules()
 
     # ================================================================ analysis
 
@@ -252,7 +260,7 @@ class Physicalizer:
                 self.layout.pop(r, None)
 
     def _analyze_op(self, op: Operation) -> None:
-        for kind, handler in self._rules():
+        for kind, handler in self._rule_table:
             if isinstance(kind, type) and isinstance(op, kind) or (callable(kind) and not isinstance(kind, type) and kind(op)):
                 handler(op)
                 return
@@ -715,7 +723,7 @@ class Physicalizer:
 
     def materialize(self, value: SSAValue, target: Layout, before: Operation) -> SSAValue:
         """`value` (layout-invariant) built at `target`, right before `before`."""
-        key = (id(value), target)
+        key = (value, target)
         found = self._materialized.get(key)
         if found is not None and _dominates(found, before):
             return found
@@ -775,25 +783,17 @@ class Physicalizer:
     # -- per rule ----------------------------------------------------------
 
     def _retype(self, op: Operation, types: Sequence[Attribute], properties: dict | None = None) -> Operation:
-        """`op` rebuilt with result types `types` (regions moved), its results replaced."""
-        new = type(op).create(
-            operands=list(op.operands),
-            result_types=list(types),
-            properties=properties if properties is not None else dict(op.properties),
-            attributes=dict(op.attributes),
-            successors=list(op.successors),
-            regions=[op.detach_region(r) for r in list(op.regions)],
-        )
-        Rewriter.insert_op(new, InsertPoint.before(op))
-        for old, fresh in zip(op.results, new.results):
-            fresh.name_hint = old.name_hint
+        """`op` with result types `types` (and `properties` updated), in place."""
+        if properties:
+            op.properties.update(properties)
+        for old, ty in zip(list(op.results), types):
+            self._agree(old, ty)
+            if old.type == ty:
+                continue
+            fresh = Rewriter.replace_value_with_new_type(old, ty)
             if old in self.layout:
                 self.layout[fresh] = self.layout[old]
-            self._agree(old, fresh.type)
-            old.replace_all_uses_with(fresh)
-        op.detach()
-        op.erase()
-        return new
+        return op
 
     def _agree(self, old: SSAValue, derived: Attribute) -> None:
         """The rewrite derived `derived` for `old`: it must be the type the analysis recorded."""
@@ -887,7 +887,7 @@ class Physicalizer:
         self._prepare(op)
         shaped = next(v.type for v in op.operands if isinstance(v.type, TensorType))
         types = [
-            TensorType(r.type.get_element_type(), shaped.get_shape()) if isinstance(r.type, TensorType) else r.type  # pyright: ignore[reportAttributeAccessIssue]
+            _tensor_type(r.type.get_element_type(), tuple(shaped.get_shape())) if isinstance(r.type, TensorType) else r.type  # pyright: ignore[reportAttributeAccessIssue]
             for r in op.results
         ]
         self._retype(op, types)
@@ -984,12 +984,9 @@ class Physicalizer:
         for k, arg in enumerate(list(body.args[1:])):
             lay = self.layout.get(op.results[k])
             if isinstance(lay, Layout):
-                fresh = body.insert_arg(_physical_type(arg.type, lay), arg.index)  # pyright: ignore[reportArgumentType]
+                fresh = Rewriter.replace_value_with_new_type(arg, _physical_type(arg.type, lay))  # pyright: ignore[reportArgumentType]
                 self.layout[fresh] = lay
-                arg.replace_all_uses_with(fresh)
-                body.erase_arg(arg)
-        types = [v.type for v in op.operands[3:]]
-        self._retype(op, types)
+        self._retype(op, [v.type for v in op.operands[3:]])
         self.counts["loop"] += 1
 
     def _r_if(self, op: scf.IfOp) -> None:
