@@ -25,7 +25,8 @@ Every input runs in a worker process (a pool of `--jobs`, each input with a
 UTF-8 with replacement, as `spyre-opt` reads a file):
 
 1. `parse`: `parse_text(text)` (parse + verify the text, on a deep stack, as `spyre_mlir.parse` does);
-2. `pipeline`: `PassManager.from_pipeline("default").run(module)`, then
+2. `pipeline`: `PassManager.parse(PIPELINE).run(module)` (the default
+   pipeline with layout physicalization, a no-op without markers), then
    printing the result (as `spyre-opt` does) and reading the print back;
 3. `interpret`: every function whose parameters are index / integer / float
    / small static tensors / `!ktdp.runtime_arg`, with seeded small arguments
@@ -1163,7 +1164,7 @@ def evaluate(
     if "pipeline" in stages:
 
         def pipeline():
-            PassManager.from_pipeline("default").run(holder["module"])
+            PassManager.parse(PIPELINE).run(holder["module"])
             printed = ir.print_ir(holder["module"])
             try:
                 parse_text(printed)
@@ -1525,6 +1526,10 @@ def our_verdict(result: dict) -> str | None:
 # ---------------------------------------------------------------------------
 # The campaign
 # ---------------------------------------------------------------------------
+
+
+PIPELINE = "ktdp-normalize-memory-space,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize"
+"""What the `pipeline` stage runs: the `default` pipeline with spyre-physicalize-layouts."""
 
 
 @dataclass
@@ -2081,7 +2086,7 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
                 from spyre_mlir.passes.pipelines import PassManager
 
                 if bad[0] == "pipeline" or result.get("pipeline", {}).get("category") == "accepted":
-                    PassManager.from_pipeline("default").run(module)
+                    PassManager.parse(PIPELINE).run(module)
             if bad[0] == "interpret":
                 from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 

@@ -63,6 +63,7 @@
 // LIST-NEXT: {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
 // LIST-NEXT: {{^}}  ktdp-normalize-memory-space  Rewrite {{.+}}
 // LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
+// LIST-NEXT: {{^}}  spyre-physicalize-layouts {{ +}}Rewrite marked views {{.+}}
 // LIST-EMPTY:
 // LIST-NEXT: {{^}}Upstream passes (xDSL), admitted on KTIR:
 // LIST-NEXT: {{^}}  canonicalize {{ +}}Applies all canonicalization patterns.

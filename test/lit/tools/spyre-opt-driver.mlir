@@ -23,6 +23,7 @@
 // LIST-DAG: cse
 // RUN: %spyre-opt --list-pipelines | %FileCheck %s --check-prefix=PIPES
 // PIPES: default: ktdp-normalize-memory-space,spyre-fold-reshapes,cse,canonicalize
+// PIPES: physicalize: spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize
 
 // The default pipeline CSEs duplicate pure index math.
 // RUN: %spyre-opt %s --split-input-file --pipeline default | %FileCheck %s --check-prefix=CSE
