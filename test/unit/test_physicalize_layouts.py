@@ -81,11 +81,31 @@ CASES = {
         {"x": ((32, 128), S2), "out": ((1,), None)},
         lambda a: {"out": a["x"][1, 65:66]},
     ),
+    "if_results": (
+        {"x": ((32, 128), S2), "out": ((32, 128), S2)},
+        lambda a: {"out": np.exp(a["x"])},  # run with c = 1
+    ),
+    "generic_row_sum_of_squares": (
+        {"x": ((32, 128), S2), "row_sum": ((32,), None)},
+        lambda a: {"row_sum": (a["x"] * a["x"]).sum(axis=1)},
+    ),
+    "broadcast_conflict": (
+        {"x": ((32, 128), S2), "w": ((128,), None), "out": ((32, 128), S2)},
+        lambda a: {"out": a["x"] * a["w"][None, :]},
+    ),
+    "matmul_sticks_disagree": (
+        {"a": ((64, 128), S2), "b": ((128, 64), Layout.from_arrays([0, 1, 0], [1, 0, 2], [32, 0, 32], 2)),
+         "c": ((64, 64), S2)},
+        lambda a: {"c": a["a"] @ a["b"]},
+    ),
     "pointwise_conflict": (
         {"x": ((32, 128), S2), "y": ((32, 128), Y_ON_M), "out": ((32, 128), S2)},
         lambda a: {"out": a["x"] + a["y"]},
     ),
 }
+
+
+SCALARS = {"if_results": {"c": 1}}
 
 
 def host_and_device(spec, seed):
@@ -110,12 +130,13 @@ def test_marked_and_physical_kernels_leave_the_same_bytes(modules, func, seed):
     marked, physical, logical = modules
     spec, oracle = CASES[func]
     host, device = host_and_device(spec, seed)
-    before = spyre_mlir.interpret(marked, func, **device)
-    after = spyre_mlir.interpret(physical, func, **device)
+    scalars = SCALARS.get(func, {})
+    before = spyre_mlir.interpret(marked, func, **device, **scalars)
+    after = spyre_mlir.interpret(physical, func, **device, **scalars)
     for name in spec:
         np.testing.assert_array_equal(after[name], before[name], err_msg=f"@{func} {name}")
     # ... and both are the logical kernel on the host arrays, read through the layouts.
-    reference = spyre_mlir.interpret(logical, func, **host)
+    reference = spyre_mlir.interpret(logical, func, **host, **scalars)
     expected = oracle(host)
     for name, (shape, layout) in spec.items():
         got = from_device(after[name], shape, layout) if layout else after[name]
@@ -130,8 +151,9 @@ def test_host_layout_option_reads_through_the_recorded_layouts(modules, func):
     _, physical, logical = modules
     spec, _ = CASES[func]
     host, _ = host_and_device(spec, 3)
-    out = spyre_mlir.interpret(physical, func, options=InterpreterOptions(host_layout=True), **host)
-    reference = spyre_mlir.interpret(logical, func, **host)
+    scalars = SCALARS.get(func, {})
+    out = spyre_mlir.interpret(physical, func, options=InterpreterOptions(host_layout=True), **host, **scalars)
+    reference = spyre_mlir.interpret(logical, func, **host, **scalars)
     for name in spec:
         np.testing.assert_array_equal(out[name], reference[name], err_msg=f"@{func} {name}")
 
@@ -140,9 +162,11 @@ def test_the_rules_kernels_exercise_every_rule():
     physicalize(spyre_mlir.parse(RULES.read_text()))
     counts = LAST_RUN[-1].counts
     for rule in ("view", "access-tile", "load", "elementwise", "splat", "broadcast", "reshape", "reduce",
-                 "transpose", "contraction", "extract", "loop"):
+                 "transpose", "contraction", "extract", "loop", "if"):
         assert counts[rule] > 0, f"no kernel exercises the {rule} rule"
-    assert LAST_RUN[-1].relayouts >= 3  # the transpose into a stick layout, the conflict, stores into logical views
+    # Real conversions (the transposes, the pointwise and matmul conflicts) and
+    # free ones (a logical row vector is already its one-dim stick layout).
+    assert LAST_RUN[-1].relayouts >= 4 and counts["reshape-conversion"] > 0
 
 
 def test_output_verifies_round_trips_and_parses_in_real_mlir(modules, tmp_path):

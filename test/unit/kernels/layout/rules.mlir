@@ -219,3 +219,98 @@ func.func @extract_element(%x: index, %out: index) {
   ktdp.store %s, %ot : tensor<1xf32>, !ktdp.access_tile<1xindex>
   return
 }
+
+// out = c > 0 ? exp(x) : x * 2   (a uniform branch: scf.if results carry the physical layout)
+func.func @if_results(%x: index, %out: index, %c: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %ov {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  %xd = ktdp.load %xt : !ktdp.access_tile<32x128xindex> -> tensor<32x128xf32>
+  %pos = arith.cmpi sgt, %c, %c0 : index
+  %r = scf.if %pos -> (tensor<32x128xf32>) {
+    %e = math.exp %xd : tensor<32x128xf32>
+    scf.yield %e : tensor<32x128xf32>
+  } else {
+    %two = arith.constant dense<2.0> : tensor<32x128xf32>
+    %m = arith.mulf %xd, %two : tensor<32x128xf32>
+    scf.yield %m : tensor<32x128xf32>
+  }
+  %ot = ktdp.construct_access_tile %ov[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  ktdp.store %r, %ot : tensor<32x128xf32>, !ktdp.access_tile<32x128xindex>
+  return
+}
+
+// row_sum = (x * x).sum(1), written as a reducing linalg.generic over the stick axis
+func.func @generic_row_sum_of_squares(%x: index, %row_sum: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %rv = ktdp.construct_memory_view %row_sum, sizes: [32], strides: [1] {coordinate_set = #c1, memory_space = #ktdp.memory_space<global>} : memref<32xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  %xd = ktdp.load %xt : !ktdp.access_tile<32x128xindex> -> tensor<32x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%xd : tensor<32x128xf32>) outs(%init : tensor<32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %n = arith.addf %acc, %sq : f32
+    linalg.yield %n : f32
+  } -> tensor<32xf32>
+  %rt = ktdp.construct_access_tile %rv[%c0] {access_tile_set = #c1, access_tile_order = #id1} : memref<32xf32> -> !ktdp.access_tile<32xindex>
+  ktdp.store %s, %rt : tensor<32xf32>, !ktdp.access_tile<32xindex>
+  return
+}
+
+// out = x * w[None, :]   w: [128] logical (unmarked): the broadcast's carried axis is split
+// in the consumer's layout but not in w, so w is converted (128 elements, not 32 x 128)
+func.func @broadcast_conflict(%x: index, %w: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %wv = ktdp.construct_memory_view %w, sizes: [128], strides: [1] {coordinate_set = #v1, memory_space = #ktdp.memory_space<global>} : memref<128xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [32, 128], strides: [128, 1] {coordinate_set = #x2, memory_space = #ktdp.memory_space<global>} : memref<32x128xf32>
+  spyre.tensor_layout %ov {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<32x128xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  %wt = ktdp.construct_access_tile %wv[%c0] {access_tile_set = #v1, access_tile_order = #id1} : memref<128xf32> -> !ktdp.access_tile<128xindex>
+  %xd = ktdp.load %xt : !ktdp.access_tile<32x128xindex> -> tensor<32x128xf32>
+  %wd = ktdp.load %wt : !ktdp.access_tile<128xindex> -> tensor<128xf32>
+  %e = tensor.empty() : tensor<32x128xf32>
+  %wb = linalg.broadcast ins(%wd : tensor<128xf32>) outs(%e : tensor<32x128xf32>) dimensions = [0]
+  %m = arith.mulf %xd, %wb : tensor<32x128xf32>
+  %ot = ktdp.construct_access_tile %ov[%c0, %c0] {access_tile_set = #x2, access_tile_order = #id2} : memref<32x128xf32> -> !ktdp.access_tile<32x128xindex>
+  ktdp.store %m, %ot : tensor<32x128xf32>, !ktdp.access_tile<32x128xindex>
+  return
+}
+
+#w_a = affine_set<(d0, d1) : (d0 >= 0, -d0 + 63 >= 0, d1 >= 0, -d1 + 127 >= 0)>
+#w_b = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 63 >= 0)>
+#w_c = affine_set<(d0, d1) : (d0 >= 0, -d0 + 63 >= 0, d1 >= 0, -d1 + 63 >= 0)>
+
+// c = a @ b with sticks of two sizes on K: a [64, 128] sticks of 64 on K,
+// b [128, 64] sticks of 32 on K ([K/32, N, 32]); b is converted to agree
+func.func @matmul_sticks_disagree(%a: index, %b: index, %c: index) {
+  %c0 = arith.constant 0 : index
+  %av = ktdp.construct_memory_view %a, sizes: [64, 128], strides: [128, 1] {coordinate_set = #w_a, memory_space = #ktdp.memory_space<global>} : memref<64x128xf32>
+  spyre.tensor_layout %av {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<64x128xf32>
+  %bv = ktdp.construct_memory_view %b, sizes: [128, 64], strides: [64, 1] {coordinate_set = #w_b, memory_space = #ktdp.memory_space<global>} : memref<128x64xf32>
+  spyre.tensor_layout %bv {phys_src = array<i64: 0, 1, 0>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<128x64xf32>
+  %cv = ktdp.construct_memory_view %c, sizes: [64, 64], strides: [64, 1] {coordinate_set = #w_c, memory_space = #ktdp.memory_space<global>} : memref<64x64xf32>
+  spyre.tensor_layout %cv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<64x64xf32>
+  %at = ktdp.construct_access_tile %av[%c0, %c0] {access_tile_set = #w_a, access_tile_order = #id2} : memref<64x128xf32> -> !ktdp.access_tile<64x128xindex>
+  %bt = ktdp.construct_access_tile %bv[%c0, %c0] {access_tile_set = #w_b, access_tile_order = #id2} : memref<128x64xf32> -> !ktdp.access_tile<128x64xindex>
+  %ad = ktdp.load %at : !ktdp.access_tile<64x128xindex> -> tensor<64x128xf32>
+  %bd = ktdp.load %bt : !ktdp.access_tile<128x64xindex> -> tensor<128x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%ad, %bd : tensor<64x128xf32>, tensor<128x64xf32>) outs(%init : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %ct = ktdp.construct_access_tile %cv[%c0, %c0] {access_tile_set = #w_c, access_tile_order = #id2} : memref<64x64xf32> -> !ktdp.access_tile<64x64xindex>
+  ktdp.store %r, %ct : tensor<64x64xf32>, !ktdp.access_tile<64x64xindex>
+  return
+}
