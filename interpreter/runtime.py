@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -169,6 +171,21 @@ class InterpreterOptions:
 
 
 @dataclass
+class StageRecord:
+    """One execution of a schedule-IR stage (`ktdf.stage`, interpreter/ops_ktdf.py)
+    by the cores `lanes`: the pipeline it belongs to, which instance of that
+    pipeline (one per execution of the `ktdf.pipeline` op), and the stage's
+    position in it. The cost model fills `cycles` (per lane) when it runs."""
+
+    pipeline: object  # the ktdf.pipeline op
+    instance: int
+    index: int
+    stage: object  # the ktdf.stage op
+    lanes: np.ndarray  # linear core ids that ran it
+    cycles: np.ndarray | None = None
+
+
+@dataclass
 class RunStats:
     """What happened during a run (printed by `spyre-run --print-summary`)."""
 
@@ -178,6 +195,7 @@ class RunStats:
     counters: dict[str, int] = field(default_factory=dict)
     comm: dict[str, np.ndarray] | None = None  # inter-tile bytes per core id: "sent", "received", "ring"
     relayout_bytes: np.ndarray | None = None  # `spyre.relayout` bytes read + written, per core id
+    stages: list[StageRecord] = field(default_factory=list)  # schedule-IR stage executions, in order
 
     def communication(self, ncores: int) -> dict[str, np.ndarray]:
         """The per-core inter-tile byte counters, created on first use (docs/inter-tile.md §4.8)."""
@@ -210,6 +228,22 @@ class Runtime:
         self.call_depth = 0
         self.timeout = options.timeout
         self.deadline: float | None = None  # time.monotonic() at which the run times out
+        self.stage_hooks: list = []  # objects with enter(record) / exit(record), e.g. the cost model
+
+    @contextmanager
+    def stage(self, pipeline, instance: int, index: int, stage, lanes) -> Iterator[StageRecord]:
+        """Bracket one execution of a schedule-IR stage: recorded in `stats.stages`,
+        so that what runs inside it (its ops' cycles, when the cost model
+        counts) is attributed to it."""
+        record = StageRecord(pipeline, instance, index, stage, np.atleast_1d(np.asarray(lanes)))
+        self.stats.stages.append(record)
+        for hook in self.stage_hooks:
+            hook.enter(record)
+        try:
+            yield record
+        finally:
+            for hook in reversed(self.stage_hooks):
+                hook.exit(record)
 
     def start_clock(self) -> None:
         if self.timeout is not None:
