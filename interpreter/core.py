@@ -287,13 +287,18 @@ def capture_summaries(root: Region, memo: dict[int, dict[SSAValue, None]] | None
 
 
 def functions_of(module: ModuleOp) -> dict[str, func.FuncOp]:
-    """The `func.func`s of a module (and of modules nested in it), by name."""
+    """The `func.func`s of a module (and of modules nested in it), by name; a
+    definition wins over a declaration of the same name (a kernel calls an
+    outlined group through a private declaration, the definition lives in a
+    sibling module: ktdp-extract-compute-groups)."""
     found: dict[str, func.FuncOp] = {}
     stack: list[Operation] = [module]
     while stack:
         op = stack.pop()
         if isinstance(op, func.FuncOp):
-            found.setdefault(op.sym_name.data, op)
+            name = op.sym_name.data
+            if name not in found or (not found[name].body.blocks and op.body.blocks):
+                found[name] = op
             continue
         for region in op.regions:
             for block in region.blocks:
