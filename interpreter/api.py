@@ -247,6 +247,22 @@ def _check_value(name: str, value) -> None:
     )
 
 
+SCRATCH_ATTR = "spyre.scratch_bytes"
+"""Argument attribute of a pointer parameter the compiler added for HBM scratch
+(ktdp-hbm-roundtrip): its size in bytes. The runtime allocates it when the
+caller passes nothing for it, and leaves it out of the results."""
+
+
+def _scratch_parameters(func_op: func.FuncOp) -> dict[int, int]:
+    """Parameter index -> bytes, for the parameters marked `spyre.scratch_bytes`."""
+    found = {}
+    for index, attrs in enumerate(func_op.arg_attrs.data if func_op.arg_attrs else ()):
+        value = attrs.data.get(SCRATCH_ATTR)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(value, IntegerAttr):
+            found[index] = int(value.value.data)
+    return found
+
+
 def _quietly(fn, *args):
     """`fn(*args)` with NumPy's floating-point warnings off (errstate is per thread)."""
     with np.errstate(all="ignore"):
@@ -408,6 +424,8 @@ class Interpreter:
 
         out: dict[str, np.ndarray] = {}
         for p in [*placed, *preloads]:
+            if p.name in runtime.internal_args:
+                continue
             if p.layout is None:
                 out[p.name] = runtime.hbm.contents(p.byte_address, p.shape, p.dtype)
             else:  # a host array: back in logical form
@@ -646,6 +664,10 @@ class Interpreter:
                 f"unknown argument(s) {', '.join(unknown)} for @{kernel}"
                 f" (parameters: {', '.join(names) or 'none'})",
             )
+        for index, nbytes in _scratch_parameters(func_op).items():
+            if names[index] not in args:  # HBM scratch the compiler asked for: the runtime provides it
+                args[names[index]] = np.zeros(nbytes, np.uint8)
+                runtime.internal_args.add(names[index])
         missing = [n for n in names if n not in args]
         if missing:
             raise error(func_op, f"missing argument(s) {', '.join(missing)} for @{kernel}")

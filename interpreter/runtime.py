@@ -224,6 +224,7 @@ class Runtime:
             self.hbm, self.lx_space, options.mask_out_of_bounds, options.check_uninitialized, options.memory_limit
         )
         self.array_args: dict[str, tuple[int, object]] = {}  # name -> (element address, dtype)
+        self.internal_args: set[str] = set()  # arguments the runtime allocated itself (compiler scratch)
         self.stats = RunStats()
         self.call_depth = 0
         self.timeout = options.timeout
