@@ -52,6 +52,12 @@ def _spyre_physicalize_layouts() -> type[ModulePass]:
     return SpyrePhysicalizeLayoutsPass
 
 
+def _ktdp_hbm_roundtrip() -> type[ModulePass]:
+    from spyre_mlir.passes.ktdp_hbm_roundtrip import KtdpHbmRoundtripPass
+
+    return KtdpHbmRoundtripPass
+
+
 def _ktdp_extract_compute_groups() -> type[ModulePass]:
     from spyre_mlir.passes.ktdp_extract_compute_groups import KtdpExtractComputeGroupsPass
 
@@ -61,6 +67,7 @@ def _ktdp_extract_compute_groups() -> type[ModulePass]:
 SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "ktdp-check-inter-tile": _ktdp_check_inter_tile,
     "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
+    "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
     "spyre-fold-reshapes": _spyre_fold_reshapes,
     "spyre-physicalize-layouts": _spyre_physicalize_layouts,

@@ -15,14 +15,18 @@ body is extracted in turn (groups inside `scf.for` nests).
 
 Each group becomes `func.func @local_schedule_N` inside `module
 @local_schedule_N`; the kernel's module keeps a private declaration and
-calls the groups in order, each at the place of its last member. Moving a
-group's earlier members down to that place must not reorder memory accesses
-that may alias (an author-written HBM round trip: a store to a view and a
-later load of it); aliasing is decided conservatively from the views'
-address ranges (same base or constant bases and disjoint element ranges, or
-different memory spaces, prove independence; anything else may alias). A
-reordering that could change what is read is a located error naming the
-access, as is an op that cannot be outlined.
+calls the groups in order, each at the place of its last member. The calls keep
+every pair of memory accesses that may alias (one of them a store) in their
+original order — an author-written HBM round trip (a store to a view and a
+later load of it) orders its two groups; loops that stay in the block keep
+their order; otherwise groups run in the order of their last members.
+Aliasing is decided conservatively from the views' address ranges: two
+different memory spaces, two different kernel pointer parameters (separate
+buffers, by the runtime's calling convention; compiler scratch is separate
+from everything), or disjoint byte ranges from one base prove independence;
+anything else may alias. When no order of whole groups keeps the program's
+meaning, or an op cannot be outlined, it is a located error naming the
+accesses.
 
 Before:
 
@@ -61,7 +65,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
@@ -163,9 +167,20 @@ class Extractor:
         groups = sorted(components.values(), key=lambda g: position[g[-1]])
         if not groups:
             return
-        self._check_order(groups, structural, position)
-        for group in groups:
-            self._outline(group, block, kernel)
+        order = self._schedule(groups, structural, position)
+        calls: dict[int, Operation] = {}
+        for k, group in enumerate(groups):
+            calls[k] = self._outline(group, block, kernel)
+        # Emit the units in their order, after everything else of the block
+        # (the re-materializable ops they use stay where they are, before them).
+        terminator = block.last_op if block.last_op is not None and block.last_op.has_trait(IsTerminator) else None
+        for kind, k in order:
+            unit = calls[k] if kind == "group" else structural[k]
+            unit.detach()
+            if terminator is not None:
+                Rewriter.insert_op(unit, InsertPoint.before(terminator))
+            else:
+                block.add_op(unit)
         # Re-materializable ops left without users (their clones live in the groups).
         for op in reversed(list(block.ops)):
             if op in self.remat and not any(r.uses for r in op.results):
@@ -174,30 +189,55 @@ class Extractor:
 
     # -- memory order ----------------------------------------------------------
 
-    def _check_order(self, groups: list[list[Operation]], structural: list[Operation], position) -> None:
-        """Each group runs at the place of its last member: its earlier members
-        move down past other groups and structural ops. Refuse when that moves a
-        memory access across another that may alias it (one of them a store)."""
-        units = [(position[g[-1]], g) for g in groups] + [(position[s], [s]) for s in structural]
-        units.sort(key=lambda u: u[0])
-        accesses = []  # (unit index, original position, op, kind, view)
-        for u, (_, members) in enumerate(units):
+    def _schedule(self, groups: list[list[Operation]], structural: list[Operation], position) -> list[tuple[str, int]]:
+        """An order of the groups and the loops that stay in the block: whenever
+        two of their memory accesses may alias (one of them a store), the one
+        written first runs first; loops keep their order; otherwise groups run
+        in the order of their last members. Refuses (located) when the accesses
+        ask for a cycle: no order of whole groups keeps the program's meaning."""
+        units: list[tuple[str, int, list[Operation]]] = [("group", k, g) for k, g in enumerate(groups)]
+        units += [("loop", k, [s]) for k, s in enumerate(structural)]
+        key = {i: position[units[i][2][-1]] for i in range(len(units))}
+        accesses = []  # (unit, original position of its member, op, kind, view)
+        for i, (_, _, members) in enumerate(units):
             for member in members:
                 for inner in _walk(member):
                     if isinstance(inner, LoadOp | StoreOp):
                         tile = inner.operands[0] if isinstance(inner, LoadOp) else inner.operands[1]
                         kind = "load" if isinstance(inner, LoadOp) else "store"
-                        accesses.append((u, position[member], inner, kind, _view_of(tile)))
+                        accesses.append((i, position[member], inner, kind, _view_of(tile)))
+        before: dict[int, set[int]] = {i: set() for i in range(len(units))}  # i -> units that must run before i
+        why: dict[tuple[int, int], tuple] = {}
         for a in accesses:
             for b in accesses:
-                # a now runs before b (earlier unit) but b was written before a.
-                if a[0] < b[0] and b[1] < a[1] and "store" in (a[3], b[3]) and _may_alias(a[4], b[4]):
-                    raise error(
-                        b[2],
-                        f"cannot extract compute groups: this {b[3]} would move after a {a[3]} of another group "
-                        "that may touch the same memory (their views' address ranges are not provably disjoint)",
-                        (a[2], f"the {a[3]} it would move past"),
-                    )
+                if a[0] != b[0] and a[1] < b[1] and "store" in (a[3], b[3]) and _may_alias(a[4], b[4]):
+                    before[b[0]].add(a[0])
+                    why.setdefault((a[0], b[0]), (a, b))
+        loops = sorted((i for i in range(len(units)) if units[i][0] == "loop"), key=lambda i: key[i])
+        for x, y in zip(loops, loops[1:]):
+            before[y].add(x)
+        order: list[int] = []
+        done: set[int] = set()
+        while len(order) < len(units):
+            ready = [i for i in range(len(units)) if i not in done and before[i] <= done]
+            if not ready:
+                stuck = [i for i in range(len(units)) if i not in done]
+                for x in stuck:
+                    for y in stuck:
+                        if (x, y) in why and (y, x) in why:
+                            a, b = why[(x, y)]
+                            raise error(
+                                b[2],
+                                f"cannot extract compute groups: this {b[3]} must follow a {a[3]} of another group, "
+                                "which must itself follow an access of this one (their views' address ranges are not "
+                                "provably disjoint): no order of whole groups keeps the program's meaning",
+                                (a[2], f"the {a[3]} it must follow"),
+                            )
+                raise error(units[stuck[0]][2][-1], "cannot extract compute groups: their memory accesses form a cycle")
+            pick = min(ready, key=lambda i: key[i])
+            order.append(pick)
+            done.add(pick)
+        return [(units[i][0], units[i][1]) for i in order]
 
     # -- outlining ---------------------------------------------------------------
 
@@ -209,7 +249,7 @@ class Extractor:
         self.taken.add(name)
         return name
 
-    def _outline(self, group: list[Operation], block: Block, kernel: func.FuncOp) -> None:
+    def _outline(self, group: list[Operation], block: Block, kernel: func.FuncOp) -> Operation:
         members = set(group)
         inside: set[SSAValue] = set()
         for op in group:
@@ -260,7 +300,7 @@ class Extractor:
             copy.operands = [mapping.get(v, v) for v in copy.operands]
         last = group[-1]
         call = func.CallOp(name, [p for p in params], [r.type for r in escaping])
-        Rewriter.insert_op(call, InsertPoint.after(last))
+        Rewriter.insert_op(call, InsertPoint.after(last))  # moved to its place in the order by the caller
         for op in group:
             op.detach()
             body.add_op(op)
@@ -280,6 +320,7 @@ class Extractor:
             definition.attributes["grid"] = kernel.attributes["grid"]
         declaration = func.FuncOp.external(name, [p.type for p in params], [r.type for r in escaping])
         self.groups.append((name, definition, declaration))
+        return call
 
     # -- module --------------------------------------------------------------------
 
@@ -317,16 +358,82 @@ def _inside(op: Operation, members: set[Operation]) -> bool:
 
 @dataclass(frozen=True)
 class View:
-    """What alias analysis knows of a view: its memory space, base and element range in bytes."""
+    """What alias analysis knows of a view: its memory space and the bytes it
+    may touch, as `anchor + [low, high]` in allocation `root`: a kernel
+    parameter (each pointer parameter is its own buffer: the runtime's
+    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`."""
 
     space: str | None
-    base: object  # an SSAValue, an int (constant base), or None (unknown)
-    low: int | None
-    high: int | None
+    root: object
+    anchor: object
+    low: float
+    high: float
+
+
+UNKNOWN = object()
+ABSOLUTE = object()
+
+
+def _byte_address(value: SSAValue, width: int) -> tuple[object, object, float, float]:
+    """The first byte of a view whose base (in its own `width`-byte elements)
+    is `value`, as (allocation, anchor, low, high): `anchor + [low, high]`
+    bytes in the allocation, `anchor` the SSA value of the variable part of
+    the address (None: a constant offset)."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and _constant(owner.operands[1]) == width:
+        alloc, anchor, low, high = _offset(owner.operands[0], 1)
+        if _is_scratch(alloc) and low == high and low % width == 0:
+            return alloc, anchor, low, high  # scratch is aligned (ktdp-hbm-roundtrip): the division is exact
+        return alloc, anchor, low - (width - 1), high
+    return _offset(value, width)
+
+
+def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
+    """`value` (an address in `unit`-byte units) as (allocation, anchor, low,
+    high): constants are absolute, `x + c` shifts, `x + y` with one side in a
+    kernel parameter's buffer stays in it, anchored at the sum."""
+    c = _constant(value)
+    if c is not None:
+        return ABSOLUTE, None, c * unit, c * unit
+    if isinstance(value, BlockArgument):
+        if isinstance(value.block.parent_op(), func.FuncOp):
+            return value, None, 0, 0
+        return UNKNOWN, value, 0, 0
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.addi":
+        x, y = owner.operands
+        for a, b in ((x, y), (y, x)):
+            k = _constant(b)
+            if k is not None:
+                alloc, anchor, low, high = _offset(a, unit)
+                return alloc, anchor, low + k * unit, high + k * unit
+        allocs = [r for r in (_offset(x, unit)[0], _offset(y, unit)[0]) if r is not UNKNOWN and r is not ABSOLUTE]
+        if len(allocs) == 1:
+            return allocs[0], value, 0, 0
+    return UNKNOWN, value, 0, 0
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        attr = owner.properties.get("value", owner.attributes.get("value"))
+        if isinstance(attr, IntegerAttr):
+            return int(attr.value.data)
+    return None
+
+
+def _is_scratch(root: object) -> bool:
+    """A kernel parameter the compiler added for HBM scratch (ktdp-hbm-roundtrip)."""
+    if not isinstance(root, BlockArgument):
+        return False
+    parent = root.block.parent_op()
+    if not isinstance(parent, func.FuncOp) or not parent.arg_attrs:
+        return False
+    return "spyre.scratch_bytes" in parent.arg_attrs.data[root.index].data  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _view_of(tile: SSAValue) -> View:
-    """The view a load/store's tile reads, as an address range (conservative)."""
+    """The bytes a load/store's tile may touch: its whole view (conservative)."""
     from spyre_mlir.dialects.ktdp import ConstructAccessTileOp
 
     owner = tile.owner
@@ -339,21 +446,13 @@ def _view_of(tile: SSAValue) -> View:
             assert isinstance(ty, MemRefType)
             sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
             strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
-            width = max(1, _element_bytes(ty.get_element_type()))
+            width = _element_bytes(ty.get_element_type())
             if any(s < 0 for s in sizes) or any(s < 0 for s in strides) or len(strides) != len(sizes):
-                return View(kind, None, None, None)
-            high = sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0)
-            base_value = view.offset
-            base: object = base_value
-            const = base_value.owner
-            if isinstance(const, Operation) and const.name == "arith.constant":
-                value = const.properties.get("value") or const.attributes.get("value")
-                if isinstance(value, IntegerAttr):
-                    base = int(value.value.data) * width
-            return View(kind, base, 0, (high + 1) * width - 1) if not isinstance(base, int) else View(
-                kind, 0, base, base + (high + 1) * width - 1
-            )
-    return View(None, None, None, None)
+                return View(kind, _byte_address(view.offset, _element_bytes(ty.get_element_type()))[0], object(), 0, 0)
+            span = (sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0) + 1) * width - 1
+            root, anchor, low, high = _byte_address(view.offset, width)
+            return View(kind, root, anchor, low, high + span)
+    return View(None, UNKNOWN, None, 0, 0)
 
 
 def _element_bytes(elem) -> int:
@@ -364,11 +463,15 @@ def _element_bytes(elem) -> int:
 def _may_alias(a: View, b: View) -> bool:
     if a.space is not None and b.space is not None and a.space != b.space:
         return False
-    if a.base is None or b.base is None or a.low is None or b.low is None:
+    if a.root is UNKNOWN or b.root is UNKNOWN:
         return True
-    if a.base is not b.base and not (a.base == 0 and b.base == 0):
-        return True  # different (unknown) bases: anything may overlap
-    assert a.high is not None and b.high is not None
+    if a.root is not b.root:
+        # Two parameters are two buffers; a constant address may be anywhere but in scratch.
+        if a.root is ABSOLUTE or b.root is ABSOLUTE:
+            return not (_is_scratch(a.root) or _is_scratch(b.root))
+        return False
+    if a.anchor is not b.anchor:
+        return True  # two variable offsets in one buffer: anything may overlap
     return not (a.high < b.low or b.high < a.low)
 
 

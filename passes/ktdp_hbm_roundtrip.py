@@ -1,0 +1,273 @@
+"""ktdp-hbm-roundtrip: route compute→compute tensor edges through HBM scratch.
+
+On Spyre each compute template owns the whole register file, so a tensor one
+compute produces cannot stay in registers for the next: it goes to HBM and
+comes back. This pass makes that explicit: for every tensor that a compute op
+produces and another compute op in the same block consumes, the producer's
+result is stored to a scratch slot and the consumer loads it back. The
+stores and loads then separate the computes into their own compute groups
+(ktdp-extract-compute-groups orders them by the round trip).
+
+Scratch placement is explicit and cannot overlap the kernel's own buffers:
+the kernel gets one more pointer parameter, `%hbm_scratch`, marked
+`{spyre.scratch_bytes = N}`; the runtime allocates it like any buffer (the
+interpreter does so when the caller passes nothing). Every edge has its own
+slot, and every core its own copy of all slots (at `linear core id *
+bytes per core`), so cores never share scratch. With `chain-in-lx=true`
+(targets that chain computes in LX) the pass changes nothing.
+
+A compute is an op with a tensor result that is neither a load, nor a
+reshape (`tensor.expand_shape`/`collapse_shape` move no data), nor
+re-materializable (side-effect-free and built only from constants and
+block arguments). A consumer may sit in a loop or branch nested in the
+producer's block (the value is loaded back before it); edges through
+loop-carried values and region results are left alone.
+
+Before:
+
+    %d = ktdp.load %t : ... -> tensor<4x32xf32>
+    %e = math.exp %d : tensor<4x32xf32>
+    %s = math.sqrt %e : tensor<4x32xf32>
+
+After:
+
+    %e = math.exp %d : tensor<4x32xf32>
+    %v0 = ktdp.construct_memory_view %a0, sizes: [4, 32], strides: [32, 1] {...} : memref<4x32xf32>
+    %t0 = ktdp.construct_access_tile %v0[%c0, %c0] {...} : ... -> !ktdp.access_tile<4x32xindex>
+    ktdp.store %e, %t0 : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
+    %e_hbm = ktdp.load %t0 : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
+    %s = math.sqrt %e_hbm : tensor<4x32xf32>
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, tensor
+from xdsl.dialects.builtin import (
+    AffineSetAttr,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator, is_side_effect_free
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
+    ConstructAccessTileOp,
+    ConstructMemoryViewOp,
+    GetComputeTileIdOp,
+    LoadOp,
+    MemorySpaceAttr,
+    StoreOp,
+)
+
+SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
+ALIGNMENT = 64  # bytes; every slot starts on it (the runtime aligns buffers to at least this)
+
+
+def _box(shape) -> AffineSetAttr:
+    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
+
+    return _box_set([(0, e - 1) for e in shape])
+
+
+def _element_bytes(elem) -> int:
+    if isinstance(elem, IndexType):
+        return 8
+    width = getattr(getattr(elem, "width", None), "data", None) or getattr(elem, "bitwidth", None)
+    if width is None:
+        raise ValueError(f"no byte width for {elem}")
+    return max(1, int(width) // 8)
+
+
+class RoundTrips:
+    """The compute→compute edges of one kernel and their scratch slots."""
+
+    def __init__(self, kernel: func.FuncOp):
+        self.kernel = kernel
+        self.remat: set[Operation] = set()
+        self.edges: list[tuple[SSAValue, list[Operation]]] = []  # (value, consumers)
+        self.slot: dict[SSAValue, int] = {}  # value -> byte offset in a core's scratch
+        self.per_core = 0
+
+    def _is_compute(self, op: Operation) -> bool:
+        if op in self.remat or isinstance(op, LoadOp) or op.has_trait(IsTerminator):
+            return False
+        if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp) or op.regions and op.name.startswith("scf."):
+            return False
+        return any(isinstance(r.type, TensorType) for r in op.results)
+
+    def find(self) -> None:
+        for op in self.kernel.walk():
+            if op is self.kernel or op.regions and op.name.startswith("scf."):
+                continue
+            if is_side_effect_free(op) and all(
+                not isinstance(v.owner, Operation) or v.owner in self.remat for v in op.operands
+            ):
+                self.remat.add(op)
+        for op in self.kernel.walk():
+            if not self._is_compute(op):
+                continue
+            for r in op.results:
+                if not isinstance(r.type, TensorType):
+                    continue
+                consumers = [
+                    use.operation
+                    for use in r.uses
+                    if self._is_compute(use.operation) and _within(use.operation, op.parent_block())
+                ]
+                if consumers:
+                    shape = r.type.get_shape()
+                    if any(d < 0 for d in shape):
+                        raise error(op, "cannot route a dynamically shaped tensor through HBM scratch")
+                    self.edges.append((r, consumers))
+        for value, _ in self.edges:
+            ty = value.type
+            assert isinstance(ty, TensorType)
+            nbytes = math.prod(ty.get_shape()) * _element_bytes(ty.get_element_type())
+            self.slot[value] = self.per_core
+            self.per_core += -(-nbytes // ALIGNMENT) * ALIGNMENT
+
+    def rewrite(self) -> None:
+        if not self.edges:
+            return
+        block = self.kernel.body.block
+        scratch = block.insert_arg(IndexType(), len(block.args))
+        scratch.name_hint = "hbm_scratch"
+        grid = self.kernel.attributes.get("grid")
+        dims = [int(d.value.data) for d in grid.data] if isinstance(grid, ArrayAttr) else [1]  # pyright: ignore[reportAttributeAccessIssue]
+        cores = math.prod(dims)
+        total = self.per_core * cores
+        attrs = list(self.kernel.arg_attrs.data) if self.kernel.arg_attrs else [DictionaryAttr({})] * (len(block.args) - 1)
+        attrs.append(DictionaryAttr({SCRATCH_ATTR: IntegerAttr(total, i64)}))
+        self.kernel.arg_attrs = ArrayAttr(attrs)
+        inputs = list(self.kernel.function_type.inputs.data) + [IndexType()]
+        self.kernel.function_type = func.FunctionType.from_lists(inputs, list(self.kernel.function_type.outputs.data))
+        # One base for all slots (`scratch + core * bytes per core`), so that the
+        # slots visibly share it (alias analysis compares offsets from one root).
+        entry = InsertPoint.at_start(block)
+        core = self._core_offset(entry, dims)
+        base = arith.AddiOp(scratch, core)
+        base.result.name_hint = "hbm_scratch_core"
+        Rewriter.insert_op(base, InsertPoint.after(core.owner) if isinstance(core.owner, Operation) else entry)  # pyright: ignore[reportArgumentType]
+        for value, consumers in self.edges:
+            self._route(value, consumers, base.result)
+
+    def _core_offset(self, at: InsertPoint, dims: list[int]) -> SSAValue:
+        """`linear core id * bytes per core`, built before `at` (row-major over the grid)."""
+        ops: list[Operation] = []
+        if len(dims) == 1 and dims[0] == 1:
+            c = arith.ConstantOp(IntegerAttr(0, IndexType()))
+            Rewriter.insert_op(c, at)
+            return c.result
+        tile = GetComputeTileIdOp(len(dims))
+        ops.append(tile)
+        linear: SSAValue = tile.results[0]
+        for k in range(1, len(dims)):
+            size = arith.ConstantOp(IntegerAttr(dims[k], IndexType()))
+            mul = arith.MuliOp(linear, size.result)
+            add = arith.AddiOp(mul.result, tile.results[k])
+            ops += [size, mul, add]
+            linear = add.result
+        per_core = arith.ConstantOp(IntegerAttr(self.per_core, IndexType()))
+        offset = arith.MuliOp(linear, per_core.result)
+        ops += [per_core, offset]
+        Rewriter.insert_op(ops, at)
+        return offset.result
+
+    def _route(self, value: SSAValue, consumers: list[Operation], scratch_core: SSAValue) -> None:
+        producer = value.owner
+        assert isinstance(producer, Operation)
+        ty = value.type
+        assert isinstance(ty, TensorType)
+        shape = list(ty.get_shape())
+        width = _element_bytes(ty.get_element_type())
+        slot = arith.ConstantOp(IntegerAttr(self.slot[value], IndexType()))
+        byte = arith.AddiOp(scratch_core, slot.result)
+        size = arith.ConstantOp(IntegerAttr(width, IndexType()))
+        base = arith.DivUIOp(byte.result, size.result)  # the view's unit: its own elements
+        strides = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
+        view = ConstructMemoryViewOp(
+            base.result, shape, strides, _box(shape), MemorySpaceAttr("global"), MemRefType(ty.get_element_type(), shape)
+        )
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        rank = len(shape)
+        tile = ConstructAccessTileOp(
+            view.result,
+            AffineMap.identity(rank),
+            [zero.result] * rank,
+            _box(shape),
+            AffineMap.identity(rank),
+            AccessTileType(shape),
+        )
+        store = StoreOp(value, tile.result)
+        new = [slot, byte, size, base, view, zero, tile, store]
+        for op in new:  # diagnostics about the round trip point at the value's producer
+            op.location = producer.location
+        Rewriter.insert_op(new, InsertPoint.after(producer))
+        # One load per consumer (an op of the producer's block, or the loop or
+        # branch of it holding the consumer), right before it: consumers that
+        # share nothing else stay in separate groups.
+        loads: dict[Operation, SSAValue] = {}
+        for consumer in consumers:
+            holder = _ancestor_in(consumer, producer.parent_block())
+            if holder not in loads:
+                load = LoadOp(tile.result, ty)
+                load.location = producer.location
+                load.results[0].name_hint = (value.name_hint or "v") + "_hbm"
+                Rewriter.insert_op(load, InsertPoint.before(holder))
+                loads[holder] = load.results[0]
+            consumer.operands = [loads[holder] if v is value else v for v in consumer.operands]
+
+
+def _ancestor_in(op: Operation, block) -> Operation:
+    """The op of `block` that is `op` or holds it."""
+    node = op
+    while node.parent_block() is not block:
+        parent = node.parent_op()
+        assert parent is not None
+        node = parent
+    return node
+
+
+def _within(op: Operation, block) -> bool:
+    """Whether `op` is in `block` or nested in an op of it."""
+    node: Operation | None = op
+    while node is not None:
+        if node.parent_block() is block:
+            return True
+        node = node.parent_op()
+    return False
+
+
+@dataclass(frozen=True)
+class KtdpHbmRoundtripPass(ModulePass):
+    """Route compute→compute tensor edges through HBM scratch (see module docstring)."""
+
+    name = "ktdp-hbm-roundtrip"
+    changes_ir: ClassVar[bool] = True
+
+    chain_in_lx: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.chain_in_lx:
+            return
+        for kernel in [k for k in op.walk() if isinstance(k, func.FuncOp) and k.body.blocks]:
+            trips = RoundTrips(kernel)
+            trips.find()
+            trips.rewrite()
+
