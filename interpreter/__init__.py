@@ -10,13 +10,16 @@ import importlib as _importlib
 import pkgutil as _pkgutil
 
 from spyre_mlir.interpreter.api import Interpreter, InterpretResult, RunReport, interpret
+from spyre_mlir.interpreter.cost import CostEstimate, HardwareConfig
 from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
 from spyre_mlir.interpreter.errors import InterpreterWarning
 from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, DEFAULT_MEMORY_LIMIT, MAX_CALL_DEPTH, InterpreterOptions
 
 __all__ = [
+    "CostEstimate",
     "DEFAULT_LX_BYTES",
     "DEFAULT_MEMORY_LIMIT",
+    "HardwareConfig",
     "MAX_CALL_DEPTH",
     "InterpretResult",
     "Interpreter",

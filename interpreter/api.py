@@ -42,6 +42,8 @@ from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, RuntimeArgType
 from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of, nesting_depth, walk_ops
+from spyre_mlir.interpreter.cost import CostCounter, CostEstimate, CostModel
+from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, InterpreterWarning, NotBatchable
 from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
@@ -109,6 +111,8 @@ class RunReport:
     communication: dict[str, list[int]] = field(default_factory=dict)
     # `spyre.relayout` bytes (read + written) by linear core id; empty without relayouts.
     relayout_bytes: list[int] = field(default_factory=list)
+    # The modeled time on Spyre (InterpreterOptions.cost_model; docs/cost-model.md), else None.
+    estimate: CostEstimate | None = None
 
     @property
     def lx_peak(self) -> int:
@@ -456,6 +460,7 @@ class Interpreter:
             warnings=diagnostics,
             communication={k: v.tolist() for k, v in (runtime.stats.comm or {}).items()},
             relayout_bytes=runtime.stats.relayout_bytes.tolist() if runtime.stats.relayout_bytes is not None else [],
+            estimate=runtime.cost.estimate(grid) if runtime.cost is not None else None,
         )
         return InterpretResult(out, report, runtime)
 
@@ -463,12 +468,16 @@ class Interpreter:
         """Decode (or reuse) the kernel and run it: (program, returned values, mode, why not batched, decode end)."""
         options = self.options
         name = func_op.sym_name.data
-        key = (name, grid, options.grid_order, options.execution, options.memory_limit)
+        cost = resolve_cost_model(options.cost_model)
+        key = (name, grid, options.grid_order, options.execution, options.memory_limit, cost)
         if key not in self._decoded:
-            self._decoded[key] = self._decode(func_op, grid, cores, estimate)
+            self._decoded[key] = self._decode(func_op, grid, cores, estimate, cost)
         program, compiled, mode, reason = self._decoded[key]
         decoded = time.perf_counter()
         program.runtime = runtime
+        if program.cost_model is not None:  # counts the cycles of this run (and of its stages)
+            runtime.cost = CostCounter(program.cost_model, len(cores))
+            runtime.stage_hooks.append(runtime.cost)
         runtime.start_clock()
         try:
             returned = self._execute(compiled, mode, cores, values, runtime, func_op)
@@ -552,16 +561,21 @@ class Interpreter:
             self._tile_id_ops[name] = found
         return self._tile_id_ops[name]
 
-    def _decode(self, func_op: func.FuncOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...], estimate):
-        """(program, decoded kernel, mode, why not batched)."""
+    def _decode(
+        self, func_op: func.FuncOp, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...], estimate, cost=None
+    ):
+        """(program, decoded kernel, mode, why not batched); `cost`: a HardwareConfig to charge ops' cycles."""
         n_args = len(func_op.body.blocks[0].args) if func_op.body.blocks else 0
         no_varying_args = (False,) * n_args
         name = func_op.sym_name.data
         execution = self.options.execution
         limit = self.options.memory_limit
 
+        def model() -> CostModel | None:
+            return CostModel(cost, len(cores)) if cost is not None else None
+
         def per_core(reason: str | None):
-            program = Program(self.module, grid, cores, batched=False, memory_limit=limit)
+            program = Program(self.module, grid, cores, batched=False, memory_limit=limit, cost_model=model())
             return program, program.function(name, no_varying_args), "per-core", reason
 
         # Inter-tile communication needs the cores together: never per-core unless asked
@@ -581,7 +595,7 @@ class Interpreter:
                 raise error(func_op, f"cannot run the cores batched: {reason}{why_batch}")
             return per_core(reason)
         try:
-            program = Program(self.module, grid, cores, batched=True, memory_limit=limit)
+            program = Program(self.module, grid, cores, batched=True, memory_limit=limit, cost_model=model())
             return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
             if must_batch:

@@ -393,12 +393,14 @@ class Program:
         cores: tuple[tuple[int, ...], ...],
         batched: bool,
         memory_limit: int | None = None,
+        cost_model=None,
     ):
         self.module = module
         self.grid = grid
         self.cores = cores  # grid coordinates by linear core id
         self.batched = batched
         self.memory_limit = memory_limit  # results above it are refused when their op runs
+        self.cost_model = cost_model  # a cost.CostModel: every op's step also charges its cycles
         # Memory and statistics of the current run (a `Runtime`), read by the
         # steps when they execute, so that decoded functions serve many runs.
         self.runtime = None
@@ -541,6 +543,8 @@ class FunctionCompiler:
                 result_slots = [self.slot(v) for v in op.operands]
                 continue
             step = overrides[op] if overrides and op in overrides else self.compile_op(op)
+            if self.program.cost_model is not None:  # charges the op's cycles (interpreter/cost.py)
+                step = self.program.cost_model.instrument(self, op, step)
             step = self._check_defined(op, step)
             if step is not None:
                 steps.append(step)

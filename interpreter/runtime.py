@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
 from spyre_mlir.interpreter.views import Access
@@ -113,6 +114,10 @@ class InterpreterOptions:
       of HBM and LX it creates, tensors, the grid's bookkeeping); an
       allocation that would exceed it is refused before it is made.
       Default: 8 GiB, or half of the machine's memory when that is less.
+    - `cost_model`: estimate the kernel's time on Spyre while it runs
+      (docs/cost-model.md): True for the default hardware, or a
+      `spyre_mlir.interpreter.cost.HardwareConfig`; the estimate is
+      `result.report.estimate`. Default None: off, no overhead.
     - `host_layout`: an array passed for a pointer parameter that has a host
       layout (`spyre_mlir.layout.host_layouts`: its `spyre.host_layout` arg
       attribute, or the marker of a view directly on it) is the host
@@ -135,6 +140,7 @@ class InterpreterOptions:
     timeout: float | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     host_layout: bool = False
+    cost_model: object = None  # None, a bool, or a cost.HardwareConfig
 
     def __post_init__(self) -> None:
         self.validate()
@@ -168,6 +174,7 @@ class InterpreterOptions:
             if not self.timeout > 0 or math.isnan(self.timeout):
                 raise ValueError(f"InterpreterOptions.timeout must be positive, not {self.timeout!r}")
         self.grid = normalize_grid(self.grid, "InterpreterOptions.grid")
+        resolve_cost_model(self.cost_model)  # TypeError for anything but None, a bool or a HardwareConfig
 
 
 @dataclass
@@ -230,6 +237,7 @@ class Runtime:
         self.timeout = options.timeout
         self.deadline: float | None = None  # time.monotonic() at which the run times out
         self.stage_hooks: list = []  # objects with enter(record) / exit(record), e.g. the cost model
+        self.cost = None  # the cost.CostCounter of the run, when the cost model is on
 
     @contextmanager
     def stage(self, pipeline, instance: int, index: int, stage, lanes) -> Iterator[StageRecord]:

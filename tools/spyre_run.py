@@ -6,6 +6,7 @@
               [--mask-out-of-bounds] [--execution auto|batched|per-core]
               [--timeout SECONDS] [--memory-limit 8GiB] [--host-layout]
               [--print-summary] [--print-outputs]
+              [--estimate] [--estimate-json PATH] [--trace PATH] [--hw KEY=VALUE|FILE.json ...]
 
 VALUE is one of
     FILE.npy                  an array saved with numpy.save
@@ -25,6 +26,13 @@ With --host-layout, an array for a pointer parameter that has a host layout
 (its `spyre.host_layout` arg attribute, or a `spyre.tensor_layout` marker on
 a view directly over it) is the logical array: its device form is placed in
 HBM, and it is written back (--out, --print-outputs) in logical form.
+With --estimate, --estimate-json or --trace, the run also models the
+kernel's time on Spyre (docs/cost-model.md): --estimate prints a table
+(sequential cycles per core and component, the pipelined figure for
+schedule IR, the bottleneck), --estimate-json writes it as JSON, --trace
+writes a Chrome trace of the modeled timeline (open it in
+https://ui.perfetto.dev). --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
+--hw FILE.json changes the modeled hardware.
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
@@ -149,7 +157,39 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="base seed of random: values without their own")
     parser.add_argument("--print-summary", action="store_true", help="print grid, mode, LX use, timings")
     parser.add_argument("--print-outputs", action="store_true", help="print every output array")
+    parser.add_argument(
+        "--estimate", action="store_true", help="print the modeled time on Spyre (cost model, docs/cost-model.md)"
+    )
+    parser.add_argument("--estimate-json", metavar="PATH", help="write the cost estimate as JSON ('-': stdout)")
+    parser.add_argument(
+        "--trace", metavar="PATH", help="write the modeled timeline as a Chrome trace (open in ui.perfetto.dev)"
+    )
+    parser.add_argument(
+        "--hw",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE|FILE.json",
+        help="a hardware parameter of the cost model (or a JSON file of them), e.g. hbm_bandwidth_tb_s=1.0",
+    )
     return parser
+
+
+def parse_hardware(items: Sequence[str]):
+    """The cost model's HardwareConfig: the defaults, then each --hw in order (KEY=VALUE or a JSON file)."""
+    from spyre_mlir.interpreter.cost import HardwareConfig
+
+    config = HardwareConfig()
+    for item in items:
+        try:
+            if "=" in item:
+                config = config.with_overrides([item])
+            else:  # a JSON file: it changes the parameters it names
+                config = HardwareConfig.from_json(item, base=config)
+        except OSError as exc:
+            raise UsageError(f"bad --hw '{item}': cannot read it: {exc.strerror or exc}") from None
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"bad --hw '{item}': {exc}") from None
+    return config
 
 
 def parse_size(text: str) -> int:
@@ -264,6 +304,7 @@ def run(args: argparse.Namespace) -> int:
     if memory_limit <= 0:
         raise UsageError(f"bad --memory-limit '{args.memory_limit}': it must be positive")
     timeout = parse_seconds(args.timeout) if args.timeout is not None else None
+    hardware = parse_hardware(args.hw)
     kernel_args = {}
     for item in args.arg:
         key, value = _split(item, "--arg")
@@ -291,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=timeout,
         memory_limit=memory_limit,
         host_layout=args.host_layout,
+        cost_model=hardware if (args.estimate or args.estimate_json or args.trace) else None,
     )
     try:
         text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")
@@ -320,6 +362,16 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write outputs to '{out_dir}': {exc.strerror or exc}") from None
     if args.print_summary:
         print(result.report.render())
+    estimate = result.report.estimate
+    if estimate is not None:
+        if args.estimate:
+            print(estimate.render())
+        for path, write in ((args.estimate_json, estimate.write_json), (args.trace, estimate.write_trace)):
+            if path:
+                try:
+                    write(path)
+                except OSError as exc:
+                    raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
     if args.print_outputs:
         with np.printoptions(threshold=4096, linewidth=120):
             for key, array in result.items():
