@@ -61,7 +61,9 @@
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
 // LIST: {{^}}Passes of spyre-mlir:
 // LIST-NEXT: {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
-// LIST-NEXT: {{^}}  ktdp-normalize-memory-space  Rewrite {{.+}}
+// LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
+// LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
+// LIST-NEXT: {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
 // LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
 // LIST-NEXT: {{^}}  spyre-physicalize-layouts {{ +}}Rewrite marked views {{.+}}
 // LIST-EMPTY:
