@@ -52,6 +52,12 @@ def _spyre_physicalize_layouts() -> type[ModulePass]:
     return SpyrePhysicalizeLayoutsPass
 
 
+def _ktdf_build_pipelines() -> type[ModulePass]:
+    from spyre_mlir.passes.ktdf_build_pipelines import KtdfBuildPipelinesPass
+
+    return KtdfBuildPipelinesPass
+
+
 def _ktdp_hbm_roundtrip() -> type[ModulePass]:
     from spyre_mlir.passes.ktdp_hbm_roundtrip import KtdpHbmRoundtripPass
 
@@ -65,6 +71,7 @@ def _ktdp_extract_compute_groups() -> type[ModulePass]:
 
 
 SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "ktdf-build-pipelines": _ktdf_build_pipelines,
     "ktdp-check-inter-tile": _ktdp_check_inter_tile,
     "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
     "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,

@@ -16,6 +16,9 @@ slot, and every core its own copy of all slots (at `linear core id *
 bytes per core`), so cores never share scratch. With `chain-in-lx=true`
 (targets that chain computes in LX) the pass changes nothing.
 
+A tile loaded once and used by several computes is loaded again for each,
+unless a store in between may write it.
+
 A compute is an op with a tensor result that is neither a load, nor a
 reshape (`tensor.expand_shape`/`collapse_shape` move no data), nor
 re-materializable (side-effect-free and built only from constants and
@@ -141,6 +144,37 @@ class RoundTrips:
             nbytes = math.prod(ty.get_shape()) * _element_bytes(ty.get_element_type())
             self.slot[value] = self.per_core
             self.per_core += -(-nbytes // ALIGNMENT) * ALIGNMENT
+
+    def split_shared_loads(self) -> None:
+        """A loaded tile that several computes use is loaded again for each (a
+        compute template reads its own inputs), unless a store in between may
+        write what it reads: then the computes share the load."""
+        from spyre_mlir.passes.ktdp_extract_compute_groups import _may_alias, _view_of
+
+        for load in [op for op in self.kernel.walk() if isinstance(op, LoadOp)]:
+            block = load.parent_block()
+            holders: dict[Operation, list[Operation]] = {}
+            for use in list(load.results[0].uses):
+                if self._is_compute(use.operation) and _within(use.operation, block):
+                    holders.setdefault(_ancestor_in(use.operation, block), []).append(use.operation)
+            if len(holders) < 2:
+                continue
+            ops = list(block.ops)
+            start = ops.index(load)
+            reads = _view_of(load.operands[0])
+            for holder, consumers in list(holders.items())[1:]:
+                between = ops[start + 1 : ops.index(holder)]
+                written = [
+                    inner for op in between for inner in op.walk() if isinstance(inner, StoreOp)
+                ]
+                if any(_may_alias(reads, _view_of(store.operands[1])) for store in written):
+                    continue
+                again = LoadOp(load.operands[0], load.results[0].type)
+                again.location = load.location
+                again.results[0].name_hint = load.results[0].name_hint
+                Rewriter.insert_op(again, InsertPoint.before(holder))
+                for consumer in consumers:
+                    consumer.operands = [again.results[0] if v is load.results[0] else v for v in consumer.operands]
 
     def rewrite(self) -> None:
         if not self.edges:
@@ -269,5 +303,6 @@ class KtdpHbmRoundtripPass(ModulePass):
         for kernel in [k for k in op.walk() if isinstance(k, func.FuncOp) and k.body.blocks]:
             trips = RoundTrips(kernel)
             trips.find()
+            trips.split_shared_loads()
             trips.rewrite()
 

@@ -26,6 +26,12 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "ktdp-normalize-memory-space,spyre-fold-reshapes,cse,canonicalize",
         "clean up a KTIR kernel: one memory-space spelling, no no-op reshape pairs, CSE, canonicalize",
     ),
+    "ktir-to-schedule": (
+        "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-hbm-roundtrip,"
+        "ktdp-extract-compute-groups,ktdf-build-pipelines",
+        "lower a kernel to the schedule IR: physical layouts, HBM round trips between computes, one "
+        "outlined function per compute group, load/compute/store ktdf pipelines",
+    ),
     "physicalize": (
         "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
         "rewrite a kernel with spyre.tensor_layout markers onto physical (stick) layouts, then clean up",

@@ -132,6 +132,12 @@ def corpus_cases():
     return [pytest.param(p, id=p.stem) for p in sorted(CORPUS.glob("*.mlir")) if p.stem != "matmul_fwd_ktir"]
 
 
+def corpus_all():
+    if not CORPUS.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason="../shared/corpus/ktir not present"))]
+    return [pytest.param(p, id=p.stem) for p in sorted(CORPUS.glob("*.mlir"))]
+
+
 @pytest.mark.parametrize("path", corpus_cases())
 @pytest.mark.parametrize("cse", [False, True])
 def test_corpus_kernels_after_each_pass(path, cse):
@@ -139,7 +145,7 @@ def test_corpus_kernels_after_each_pass(path, cse):
     name, args, hbm = kernel_arguments(path, seed=0)
     module = spyre_mlir.parse(path)
     reference = spyre_mlir.interpret(module, name, hbm=hbm, **args)
-    passes = (["cse"] if cse else []) + ["ktdp-hbm-roundtrip", "ktdp-extract-compute-groups"]
+    passes = (["cse"] if cse else []) + ["ktdp-hbm-roundtrip", "ktdp-extract-compute-groups", "ktdf-build-pipelines"]
     for p in passes:
         run_pipeline(module, p)
         out = spyre_mlir.interpret(module, name, hbm=hbm, **args)
@@ -147,6 +153,23 @@ def test_corpus_kernels_after_each_pass(path, cse):
         for key in reference:
             np.testing.assert_array_equal(out[key], reference[key], err_msg=f"{path.name} {key} after {p}")
     assert outlined(module), "no group was extracted"
+
+
+@pytest.mark.parametrize("path", corpus_all())
+def test_corpus_kernels_through_ktir_to_schedule(path):
+    """The named pipeline: every corpus kernel lowers to the schedule IR (groups, and
+    ktdf pipelines where a group body is one load -> compute -> store pass) and
+    runs equal to its source."""
+    name, args, hbm = kernel_arguments(path, seed=0)
+    module = spyre_mlir.parse(path)
+    reference = spyre_mlir.interpret(module, name, hbm=hbm, **args)
+    spyre_mlir.PassManager.from_pipeline("ktir-to-schedule").run(module)
+    out = spyre_mlir.interpret(module, name, hbm=hbm, **args)
+    for key in reference:
+        np.testing.assert_array_equal(out[key], reference[key], err_msg=f"{path.name} {key}")
+    assert any(op.name == "ktdf.pipeline" for op in module.walk()) or path.stem == "matmul_fwd_ktir"
+    text = ir.print_ir(module)
+    assert ir.print_ir(spyre_mlir.parse(text)) == text  # round-trips
 
 
 # -- alias analysis -----------------------------------------------------------------
