@@ -1,0 +1,86 @@
+// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,ktdf-build-pipelines | %FileCheck %s
+
+// The public three-stage case (dataflow-scheduler's
+// construct-three-stage-pipeline-basic): C = A + B on a row of 64 f16 per
+// iteration. The loop stays in the kernel and calls the group, whose body
+// becomes a pipeline: a load stage moving both tiles into FIFO slots, a
+// compute stage on the SFU, a store stage.
+// CHECK-LABEL: func.func @add()
+// CHECK:         scf.for %i = %c0 to %tile_size step %c1 {
+// CHECK-NEXT:      func.call @local_schedule_0(%i) : (index) -> ()
+// CHECK-LABEL: builtin.module @local_schedule_0 {
+// CHECK:         ktdf.pipeline {
+// CHECK-NEXT:        %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[T0:.*]], %[[T1:.*]], %[[T2:.*]] = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
+// CHECK:             ktdf.private_yield
+// CHECK-NEXT:        }
+// CHECK-NEXT:        ktdf.stage depends_in(none) depends_out(%[[T0]]) {
+// CHECK-NEXT:          ktdf.data_transfer from %A_view[%[[ROW:.*]], %{{.*}}] size [1, 64] to %[[S0]] size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:          ktdf.data_transfer from %B_view[%[[ROW]], %{{.*}}] size [1, 64] to %[[S1]] size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:        }
+// CHECK-NEXT:        ktdf.stage depends_in(%[[T0]]) depends_out(%[[T1]]) {
+// CHECK-NEXT:          %A_data_tile = ktdf.read_from_fifo %[[S0]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:          %B_data_tile = ktdf.read_from_fifo %[[S1]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:          %C_data_tile = tensor.empty() : tensor<1x64xf16>
+// CHECK-NEXT:          %result = linalg.add ins(%A_data_tile, %B_data_tile : tensor<1x64xf16>, tensor<1x64xf16>) outs(%C_data_tile : tensor<1x64xf16>) -> tensor<1x64xf16>
+// CHECK-NEXT:          ktdf.write_to_fifo %result, %[[S2]] : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+// CHECK-NEXT:        } {applicable_units = ["SFU"]}
+// CHECK-NEXT:        ktdf.stage depends_in(%[[T1]]) depends_out(%[[T2]]) {
+// CHECK-NEXT:          ktdf.data_transfer from %[[S2]] size [1, 64] to %C_view[%[[ROW]], %{{.*}}] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<96x64xf16>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+func.func @add() attributes {grid = [32]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile_size = arith.constant 3 : index
+  %A_start_address = arith.constant 1024 : index
+  %B_start_address = arith.constant 12288 : index
+  %C_start_address = arith.constant 18432 : index
+  %id = ktdp.get_compute_tile_id : index
+  %start_row = arith.muli %id, %tile_size : index
+  %A_view = ktdp.construct_memory_view %A_start_address, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
+  %B_view = ktdp.construct_memory_view %B_start_address, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
+  %C_view = ktdp.construct_memory_view %C_start_address, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
+  scf.for %i = %c0 to %tile_size step %c1 {
+    %start_row_i = arith.addi %start_row, %i : index
+    %A_access_tile = ktdp.construct_access_tile %A_view[%start_row_i, %c0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 0 >= 0, d1 >= 0, -d1 + 63 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
+    %B_access_tile = ktdp.construct_access_tile %B_view[%start_row_i, %c0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 0 >= 0, d1 >= 0, -d1 + 63 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
+    %A_data_tile = ktdp.load %A_access_tile : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+    %B_data_tile = ktdp.load %B_access_tile : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+    %C_data_tile = tensor.empty() : tensor<1x64xf16>
+    %result = linalg.add ins(%A_data_tile, %B_data_tile : tensor<1x64xf16>, tensor<1x64xf16>) outs(%C_data_tile: tensor<1x64xf16>) -> tensor<1x64xf16>
+    %C_access_tile = ktdp.construct_access_tile %C_view[%start_row_i, %c0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 0 >= 0, d1 >= 0, -d1 + 63 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
+    ktdp.store %result, %C_access_tile : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+  }
+  return
+}
+
+// -----
+
+// Bodies that are not one load -> compute -> store pass stay KTIR: a loop
+// carrying a value (the reduction), and a load whose tile needs loaded data.
+// CHECK-LABEL: builtin.module @local_schedule_0 {
+// CHECK-NOT:     ktdf.pipeline
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK-NOT:     ktdf.pipeline
+#all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>
+#one = affine_set<(d0) : (d0 == 0)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @reduction(%x: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [256], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 255 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<256xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [64], strides: [1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %zero) -> (tensor<64xf32>) {
+    %c64 = arith.constant 64 : index
+    %off = arith.muli %i, %c64 : index
+    %t = ktdp.construct_access_tile %xv[%off] {access_tile_set = #all, access_tile_order = #id1} : memref<256xf32> -> !ktdp.access_tile<64xindex>
+    %d = ktdp.load %t : !ktdp.access_tile<64xindex> -> tensor<64xf32>
+    %n = arith.addf %a, %d : tensor<64xf32>
+    scf.yield %n : tensor<64xf32>
+  }
+  %ot = ktdp.construct_access_tile %ov[%c0] {access_tile_set = #all, access_tile_order = #id1} : memref<64xf32> -> !ktdp.access_tile<64xindex>
+  ktdp.store %s, %ot : tensor<64xf32>, !ktdp.access_tile<64xindex>
+  return
+}
