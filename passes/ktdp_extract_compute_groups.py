@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -90,6 +91,10 @@ def _walk(op: Operation) -> Iterator[Operation]:
                 stack.extend(reversed(list(block.ops)))
 
 
+SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math", "scf", "spyre", "tensor"}
+"""Dialects whose ops a group may hold (what the interpreter and the later stages know)."""
+
+
 class Extractor:
     """Finds and outlines the compute groups of one module's kernels."""
 
@@ -106,9 +111,9 @@ class Extractor:
         """Ops that can be cloned into any group: side-effect-free, without
         control flow, and computed only from block arguments and such ops."""
         for op in _walk(root):
-            if op is root or op.has_trait(IsTerminator) or isinstance(op, scf.ForOp | scf.IfOp | scf.WhileOp):
+            if op is root or _terminates(op) or isinstance(op, scf.ForOp | scf.IfOp | scf.WhileOp):
                 continue
-            if not is_side_effect_free(op):
+            if not rematerializable(op):
                 continue
             if any(self._defined_by_non_remat(v) for v in self._reads(op)):
                 continue
@@ -135,7 +140,15 @@ class Extractor:
     # -- per block ---------------------------------------------------------------
 
     def process(self, block: Block, kernel: func.FuncOp) -> None:
-        ops = [op for op in block.ops if not op.has_trait(IsTerminator) and op not in self.remat]
+        ops = [op for op in block.ops if not _terminates(op) and op not in self.remat]
+        for op in ops:
+            name = _op_name(op)
+            if name.split(".", 1)[0] not in SUPPORTED_DIALECTS:
+                raise error(
+                    op,
+                    f"cannot extract compute groups: '{name}' is outside the supported set "
+                    f"(ops of {', '.join(sorted(SUPPORTED_DIALECTS))})",
+                )
         position = {op: k for k, op in enumerate(block.ops)}
         defining: dict[SSAValue, Operation] = {r: op for op in ops for r in op.results}
         parent = {op: op for op in ops}
@@ -173,7 +186,7 @@ class Extractor:
             calls[k] = self._outline(group, block, kernel)
         # Emit the units in their order, after everything else of the block
         # (the re-materializable ops they use stay where they are, before them).
-        terminator = block.last_op if block.last_op is not None and block.last_op.has_trait(IsTerminator) else None
+        terminator = block.last_op if block.last_op is not None and _terminates(block.last_op) else None
         for kind, k in order:
             unit = calls[k] if kind == "group" else structural[k]
             unit.detach()
@@ -345,6 +358,30 @@ class Extractor:
         top.add_op(inner)
         for name, definition, _ in self.groups:
             top.add_op(ModuleOp([definition], sym_name=StringAttr(name)))
+
+
+CHEAP_TENSORS = {"tensor.empty", "arith.constant", "tensor.splat"}
+"""Tensor producers cheap enough to clone into every group that uses them."""
+
+
+def rematerializable(op: Operation) -> bool:
+    """Side-effect-free and cheap: index and view arithmetic, constants,
+    `tensor.empty`, splats (not tensor computes, which run once, in a group).
+    Whether its operands allow cloning is the caller's question."""
+    if not is_side_effect_free(op):
+        return False
+    return op.name in CHEAP_TENSORS or not any(isinstance(r.type, TensorType) for r in op.results)
+
+
+def _terminates(op: Operation) -> bool:
+    """The terminator of its block (an unregistered op claims every trait)."""
+    return op.has_trait(IsTerminator) and op.parent_block() is not None and op is op.parent_block().last_op
+
+
+def _op_name(op: Operation) -> str:
+    """The op's name, also for an unregistered op."""
+    name = getattr(op, "op_name", None)
+    return name.data if name is not None and hasattr(name, "data") else op.name
 
 
 def _inside(op: Operation, members: set[Operation]) -> bool:

@@ -65,7 +65,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.traits import IsTerminator
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
@@ -77,6 +77,7 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
 
 SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
 ALIGNMENT = 64  # bytes; every slot starts on it (the runtime aligns buffers to at least this)
@@ -118,7 +119,7 @@ class RoundTrips:
         for op in self.kernel.walk():
             if op is self.kernel or op.regions and op.name.startswith("scf."):
                 continue
-            if is_side_effect_free(op) and all(
+            if rematerializable(op) and all(
                 not isinstance(v.owner, Operation) or v.owner in self.remat for v in op.operands
             ):
                 self.remat.add(op)

@@ -1,4 +1,4 @@
-// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups --verify-diagnostics
+// RUN: %spyre-opt %s --split-input-file --allow-unregistered-dialect -p ktdp-extract-compute-groups --verify-diagnostics
 
 // Two groups that each read what the other writes later: A reads %p before B
 // writes it, B reads %q before A writes it. No order of whole groups keeps
@@ -28,5 +28,13 @@ func.func @two_blocks(%p: index) {
 // expected-error @-1 {{cannot extract compute groups from a function with more than one block}}
   cf.br ^bb1
 ^bb1:
+  return
+}
+
+// -----
+
+func.func @unknown(%p: index) {
+  // expected-error @+1 {{cannot extract compute groups: 'vendor.magic' is outside the supported set (ops of affine, arith, func, ktdf, ktdp, linalg, math, scf, spyre, tensor)}}
+  "vendor.magic"(%p) : (index) -> ()
   return
 }
