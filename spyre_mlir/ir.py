@@ -59,7 +59,13 @@ def _spyre() -> Dialect:
     return SPYRE
 
 
-SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spyre}
+def _ktdf() -> Dialect:
+    from spyre_mlir.dialects.ktdf import KTDF
+
+    return KTDF
+
+
+SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spyre, "ktdf": _ktdf}
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
 

@@ -39,6 +39,7 @@ from xdsl.traits import IsTerminator
 import spyre_mlir
 from spyre_mlir import ir
 from spyre_mlir.dialects.arith import IndexCastUIOp
+from spyre_mlir.dialects.ktdf import KTDF
 from spyre_mlir.dialects.ktdp import KTDP
 from spyre_mlir.dialects.spyre import SPYRE
 from spyre_mlir.interpreter import Interpreter, InterpreterOptions
@@ -477,7 +478,7 @@ def _ops_of(path: Path, ctx) -> set[type[Operation]]:
 
 def _coverage_params():
     ctx = ir.make_context()
-    ops = dict.fromkeys(cls for dialect in (KTDP, SPYRE) for cls in dialect.operations)
+    ops = dict.fromkeys(cls for dialect in (KTDP, SPYRE, KTDF) for cls in dialect.operations)
     for path in _corpus_files():
         ops.update(dict.fromkeys(_ops_of(path, ctx)))
     names = [cls.name for cls in ops]

@@ -1,0 +1,1117 @@
+"""The KTDF (KTIR dataflow) schedule dialect: pipelines of stages over FIFOs.
+
+The schedule IR of torch-spyre's dataflow-scheduler
+(`--construct-three-stage-pipeline` prints it; ../shared/corpus/reference/
+construct-three-stage-pipeline-basic.mlir): a `ktdf.pipeline` holds one
+`ktdf.private` region that allocates FIFO slots and creates tokens, and
+`ktdf.stage`s ordered by tokens (`depends_in` / `depends_out`) that move
+tiles between memory views and FIFO slots (`ktdf.data_transfer`) and
+between FIFO slots and tensors (`ktdf.read_from_fifo`, `ktdf.write_to_fifo`).
+
+Syntax and names are upstream's (KTDF.td, KTDFTypes.td of
+dataflow-scheduler-mlir-dialects) as the reference prints them:
+`!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>` names the source and destination
+units. Verifier messages are upstream's where upstream checks a rule;
+the rules upstream leaves to its passes (one producing stage per token, one
+writer and one later reader per slot, element counts) are ours. Execution
+semantics, choices and errors: docs/ktdf.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    MemRefType,
+    ShapedType,
+    StringAttr,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    OpResult,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.ir.affine import AffineMap
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from spyre_mlir.diagnostics import NotedRegionVerifyException, NotedVerifyException
+from spyre_mlir.dialects.ktdp import (
+    _parse_short_type,
+    _print_attrs_sorted,
+    _print_ssa_expr,
+    _split_props,
+    _SSAAffineSpace,
+)
+
+# ===========================================================================
+# Types and attributes
+# ===========================================================================
+
+
+@irdl_attr_definition
+class TokenType(ParametrizedAttribute, TypeAttribute):
+    """`!ktdf.token`: a synchronization point between stages; carries no data."""
+
+    name = "ktdf.token"
+
+
+@irdl_attr_definition
+class FifoSlotType(ParametrizedAttribute, TypeAttribute):
+    """`!ktdf.fifo.slot<"SRC" -> "DST", NxT>`: one slot of a FIFO from unit SRC to
+    unit DST holding N elements of type T (`?xT`: a size given to
+    `ktdf.fifo.allocate`). Inside the ops that read and write slots the short
+    form `<"SRC" -> "DST", NxT>` is accepted and printed."""
+
+    name = "ktdf.fifo.slot"
+
+    source: StringAttr
+    destination: StringAttr
+    num_elements: IntAttr
+    element_type: Attribute
+
+    def __init__(self, source: str | StringAttr, destination: str | StringAttr, num_elements: int | None,
+                 element_type: Attribute):
+        super().__init__(
+            source if isinstance(source, StringAttr) else StringAttr(source),
+            destination if isinstance(destination, StringAttr) else StringAttr(destination),
+            IntAttr(DYNAMIC_INDEX if num_elements is None else num_elements),
+            element_type,
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            source = parser.parse_str_literal("the source unit of the FIFO, a string")
+            parser.parse_punctuation("->")
+            destination = parser.parse_str_literal("the destination unit of the FIFO, a string")
+            parser.parse_punctuation(",")
+            pos = parser.pos
+            dims, element_type = parser.parse_ranked_shape()
+            if len(dims) != 1:
+                parser.raise_error(
+                    "a FIFO slot holds a number of elements of one type: expected `NxT` or `?xT` (e.g. 64xf16)",
+                    pos,
+                    parser.pos,
+                )
+        return (StringAttr(source), StringAttr(destination), IntAttr(dims[0]), element_type)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string_literal(self.source.data)
+        printer.print_string(" -> ")
+        printer.print_string_literal(self.destination.data)
+        n = self.num_elements.data
+        printer.print_string(f", {'?' if n == DYNAMIC_INDEX else n}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        n = self.num_elements.data
+        if n != DYNAMIC_INDEX and n <= 0:
+            raise VerifyException(f"a FIFO slot holds a positive number of elements, got {n}")
+        if not isinstance(self.element_type, TypeAttribute) or isinstance(self.element_type, ShapedType):
+            raise VerifyException(f"the element type of a FIFO slot must be a scalar type, got {self.element_type}")
+
+    @property
+    def count(self) -> int | None:
+        """Elements the slot holds; None when dynamic."""
+        n = self.num_elements.data
+        return None if n == DYNAMIC_INDEX else n
+
+    def short(self) -> str:
+        """`<"SRC" -> "DST", NxT>`."""
+        n = self.count
+        return f'<"{self.source.data}" -> "{self.destination.data}", {"?" if n is None else n}x{self.element_type}>'
+
+
+@irdl_attr_definition
+class LoopTypeAttr(ParametrizedAttribute):
+    """`#ktdf.loop_type<parallel_loop>`: how the scheduler classified an `scf.for`
+    (upstream: `parallel_loop`, `reduction_loop`; `sequential_loop` accepted too).
+    A discardable annotation: it changes nothing about execution."""
+
+    name = "ktdf.loop_type"
+
+    value: StringAttr
+
+    KINDS: ClassVar[tuple[str, ...]] = ("parallel_loop", "reduction_loop", "sequential_loop")
+
+    def __init__(self, value: str):
+        super().__init__(StringAttr(value))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            kind = parser.parse_identifier()
+            if kind not in cls.KINDS:
+                parser.raise_error(f"unknown loop type '{kind}', expected one of: {', '.join(cls.KINDS)}", pos,
+                                   parser.pos)
+        return (StringAttr(kind),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.value.data}>")
+
+    def verify(self) -> None:
+        if self.value.data not in self.KINDS:
+            raise VerifyException(f"unknown loop type '{self.value.data}', expected one of: {', '.join(self.KINDS)}")
+
+
+# ===========================================================================
+# Helpers
+# ===========================================================================
+
+
+def describe_value(value: SSAValue) -> str:
+    """`%name` (`%name#i` for one of several results) as written, else `result #i of 'op'`."""
+    hint = value.name_hint
+    if isinstance(value, OpResult):
+        if hint:
+            return f"%{hint}#{value.index}" if len(value.op.results) > 1 else f"%{hint}"
+        return f"result #{value.index} of '{value.op.name}'"
+    return f"%{hint}" if hint else f"block argument #{value.index}"  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _single_block(region: Region) -> Region:
+    """`region` with an (empty) block if it has none: `{}` parses to no block."""
+    if not region.blocks:
+        region.add_block(Block())
+    return region
+
+
+def _region_of(body: Region | Block | Sequence[Operation]) -> Region:
+    if isinstance(body, Region):
+        return _single_block(body)
+    if isinstance(body, Block):
+        return Region(body)
+    return Region(Block(list(body)))
+
+
+def _operand_list(parser: Parser) -> list[UnresolvedOperand]:
+    """`(none)` or `(%a, %b)`, the token lists of a stage."""
+    parser.parse_punctuation("(")
+    if parser.parse_optional_keyword("none") is not None:
+        parser.parse_punctuation(")")
+        return []
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
+    operands = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(")")
+    return operands
+
+
+def _print_operand_list(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_string("(")
+    if values:
+        printer.print_list(values, printer.print_ssa_value)
+    else:
+        printer.print_string("none")
+    printer.print_string(")")
+
+
+def enclosing_stage(op: Operation) -> StageOp | None:
+    """The `ktdf.stage` holding `op` at any depth, if any."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, StageOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _require_stage_ancestor(op: Operation) -> None:
+    if op.parent_op() is not None and enclosing_stage(op) is None:
+        raise VerifyException("expects ancestor op 'ktdf.stage'")
+
+
+def stages_of(pipeline: PipelineOp) -> list[StageOp]:
+    """The stages of a pipeline, in order (their index is their position here)."""
+    return [o for o in pipeline.body.block.ops if isinstance(o, StageOp)]
+
+
+def _stage_in(op: Operation, pipeline: Operation) -> StageOp | None:
+    """The innermost stage holding `op`, if it is a stage of `pipeline`."""
+    stage = enclosing_stage(op)
+    return stage if stage is not None and stage.parent_op() is pipeline else None
+
+
+def fifo_accesses(op: Operation) -> list[tuple[SSAValue, str]]:
+    """The FIFO slots `op` reads or writes, with "read" / "write"."""
+    if isinstance(op, ReadFromFifoOp):
+        return [(op.fifo_slot, "read")]
+    if isinstance(op, WriteToFifoOp):
+        return [(op.fifo_slot, "write")]
+    if isinstance(op, DataTransferOp):
+        found = []
+        if isinstance(op.source.type, FifoSlotType):
+            found.append((op.source, "read"))
+        if isinstance(op.destination.type, FifoSlotType):
+            found.append((op.destination, "write"))
+        return found
+    return []
+
+
+def _role_of_use(op: Operation, index: int) -> str | None:
+    if isinstance(op, ReadFromFifoOp) and index == 0:
+        return "read"
+    if isinstance(op, WriteToFifoOp) and index == 1:
+        return "write"
+    if isinstance(op, DataTransferOp):
+        if op.operands[index] is op.source and index == 0 and isinstance(op.source.type, FifoSlotType):
+            return "read"
+        if op.operands[index] is op.destination and isinstance(op.destination.type, FifoSlotType):
+            src = 1 + len(op.source_indices) + len(op.source_sizes)
+            if index == src:
+                return "write"
+    return None
+
+
+def _element_type(t: MemRefType | FifoSlotType) -> Attribute:
+    return t.element_type if isinstance(t, FifoSlotType) else t.get_element_type()
+
+
+def _elements(shape: Sequence[int]) -> int | None:
+    return None if any(d < 0 for d in shape) else math.prod(shape)
+
+
+def _fmt_shape(shape: Sequence[int]) -> str:
+    return "[" + ", ".join("?" if d < 0 else str(d) for d in shape) + "]"
+
+
+# ===========================================================================
+# Pipeline, private region, tokens, FIFO slots
+# ===========================================================================
+
+
+@irdl_op_definition
+class PipelineOp(IRDLOperation):
+    """A DAG of stages ordered by tokens, with one private region of resources.
+
+    `ktdf.pipeline [modulo(size: N)] { ktdf.private ... ktdf.stage ... } [attrs]`"""
+
+    name = "ktdf.pipeline"
+
+    modulo = opt_prop_def(IntegerAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(self, body: Region | Block | Sequence[Operation] = (), modulo: int | None = None):
+        props = {} if modulo is None else {"modulo": IntegerAttr(modulo, i64)}
+        super().__init__(regions=[_region_of(body)], properties=props)
+
+    @property
+    def private(self) -> PrivateOp | None:
+        return next((o for o in self.body.block.ops if isinstance(o, PrivateOp)), None)
+
+    @property
+    def stages(self) -> list[StageOp]:
+        return stages_of(self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PipelineOp:
+        props: dict[str, Attribute] = {}
+        if parser.parse_optional_keyword("modulo") is not None:
+            parser.parse_punctuation("(")
+            parser.parse_keyword("size")
+            parser.parse_punctuation(":")
+            props["modulo"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+            parser.parse_punctuation(")")
+        body = _single_block(parser.parse_region())
+        more_props, attrs = _split_props(cls, parser.parse_optional_attr_dict())
+        return cls.create(properties={**more_props, **props}, attributes=attrs, regions=[body])
+
+    def print(self, printer: Printer) -> None:
+        if self.modulo is not None:
+            printer.print_string(f" modulo(size: {self.modulo.value.data})")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        _print_attrs_sorted(printer, self, {"modulo"})
+
+    def verify_(self) -> None:
+        if self.modulo is not None and (
+            self.modulo.type != i64 or self.modulo.value.data < 1
+        ):
+            raise VerifyException(
+                "attribute 'modulo' failed to satisfy constraint: 64-bit signless integer attribute whose "
+                "minimum value is 1"
+            )
+        first_private = None
+        for op in self.body.block.ops:
+            if isinstance(op, PrivateOp):
+                if first_private is not None:
+                    raise NotedRegionVerifyException(
+                        "at most one immediate 'ktdf.private' child is allowed",
+                        (first_private, "previous 'ktdf.private' is here"),
+                    )
+                first_private = op
+            elif not isinstance(op, StageOp):
+                raise NotedRegionVerifyException(
+                    "immediate children must be 'ktdf.stage' or 'ktdf.private' ops", (op, f"found '{op.name}' op")
+                )
+
+
+@irdl_op_definition
+class PrivateYieldOp(IRDLOperation):
+    """Terminator of `ktdf.private`: the values it makes available to the stages."""
+
+    name = "ktdf.private_yield"
+
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(PrivateOp)))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class PrivateOp(IRDLOperation):
+    """Resources private to its pipeline (FIFO slots, tokens), made anew for every
+    execution of the pipeline: `ktdf.private -> (T...) { ... ktdf.private_yield ... }`."""
+
+    name = "ktdf.private"
+
+    results_ = var_result_def()
+    body = region_def("single_block")
+    traits = lazy_traits_def(
+        lambda: (SingleBlockImplicitTerminator(PrivateYieldOp), HasParent(PipelineOp), RecursiveMemoryEffect())
+    )
+
+    def __init__(self, body: Region | Block | Sequence[Operation], result_types: Sequence[Attribute] | None = None):
+        """`body` ends with a `PrivateYieldOp` (one yielding nothing is added if it
+        does not); the result types default to the types of what it yields."""
+        region = _region_of(body)
+        if not isinstance(region.block.last_op, PrivateYieldOp):
+            region.block.add_op(PrivateYieldOp())
+        if result_types is None:
+            last = region.block.last_op
+            result_types = [v.type for v in last.operands] if isinstance(last, PrivateYieldOp) else []
+        super().__init__(result_types=[list(result_types)], regions=[region])
+
+    @property
+    def yield_op(self) -> PrivateYieldOp | None:
+        last = self.body.block.last_op if self.body.blocks else None
+        return last if isinstance(last, PrivateYieldOp) else None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrivateOp:
+        types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            parser.parse_punctuation("(")
+            if parser.parse_optional_punctuation(")") is None:
+                types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+                parser.parse_punctuation(")")
+        body = _single_block(parser.parse_region())
+        block = body.block
+        if block.last_op is None or not block.last_op.has_trait(IsTerminator):
+            block.add_op(PrivateYieldOp())  # the implicit terminator
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        return cls.create(
+            result_types=types, regions=[body], attributes=dict(attrs.data) if attrs is not None else {}
+        )
+
+    def print(self, printer: Printer) -> None:
+        if self.results:
+            printer.print_string(" -> (")
+            printer.print_list(self.result_types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" ")
+        y = self.yield_op
+        elide = y is not None and not y.operands and not y.attributes
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=not elide)
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+
+    def verify_(self) -> None:
+        y = self.yield_op
+        if y is None:
+            return  # the terminator trait reports it
+        if len(y.values) != len(self.results):
+            raise NotedRegionVerifyException(
+                f"yield operands count ({len(y.values)}) must match results count ({len(self.results)})",
+                (y, "yield here"),
+            )
+        for value, result in zip(y.values, self.results):
+            if value.type != result.type:
+                raise NotedRegionVerifyException(
+                    f"yield operand type {value.type} must match result type {result.type}", (y, "yield here")
+                )
+
+
+@irdl_op_definition
+class FifoAllocateOp(IRDLOperation):
+    """`ktdf.fifo.allocate(%n...) -> !ktdf.fifo.slot<...>, ...`: the slots of a FIFO.
+
+    The slots of one allocation with the same source and destination units form
+    one FIFO: a ring written and read in slot order (docs/ktdf.md)."""
+
+    name = "ktdf.fifo.allocate"
+
+    dynamic_sizes = var_operand_def(IndexType)
+    slots = var_result_def(FifoSlotType)
+    traits = lazy_traits_def(lambda: (HasParent(PrivateOp),))
+
+    def __init__(self, slot_types: Sequence[FifoSlotType], dynamic_sizes: Sequence[SSAValue | Operation] = ()):
+        super().__init__(operands=[list(dynamic_sizes)], result_types=[list(slot_types)])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FifoAllocateOp:
+        sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation("->")
+        types = [parser.parse_type()]
+        while parser.parse_optional_punctuation(",") is not None:
+            types.append(parser.parse_type())
+        idx = IndexType()
+        return cls.create(
+            operands=[parser.resolve_operand(s, idx) for s in sizes], result_types=types, attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list(self.dynamic_sizes, printer.print_ssa_value)
+        printer.print_string(")")
+        _print_attrs_sorted(printer, self, set())
+        printer.print_string(" -> ")
+        printer.print_list(self.result_types, printer.print_attribute)
+
+    def verify_(self) -> None:
+        if not self.results:
+            raise VerifyException("expects at least one FIFO slot result")
+        dynamic = sum(1 for t in self.result_types if isinstance(t, FifoSlotType) and t.count is None)
+        if len(self.dynamic_sizes) != dynamic:
+            raise VerifyException(
+                f"number of dynamic size operands ({len(self.dynamic_sizes)}) must match number of dynamic sizes in "
+                f"result types ({dynamic})"
+            )
+
+
+@irdl_op_definition
+class CreateTokenOp(IRDLOperation):
+    """`ktdf.create_token : !ktdf.token`. Not `Pure`: two tokens are never one
+    (upstream gives it a unique property for the same reason)."""
+
+    name = "ktdf.create_token"
+
+    result = result_def(TokenType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[TokenType()])
+
+
+def _token_source_ok(token: SSAValue) -> bool:
+    """Upstream's rule: a token comes from `ktdf.create_token`, or from a
+    `ktdf.private` result yielding one."""
+    owner = token.owner
+    if isinstance(owner, CreateTokenOp):
+        return True
+    if isinstance(owner, PrivateOp) and isinstance(token, OpResult):
+        y = owner.yield_op
+        return y is not None and token.index < len(y.values) and _token_source_ok(y.values[token.index])
+    return False
+
+
+@irdl_op_definition
+class StageOp(IRDLOperation):
+    """One step of a pipeline, run when the stages signaling its `depends_in`
+    tokens have run; signals its `depends_out` tokens when done.
+
+    `ktdf.stage depends_in(none | %t, ...) depends_out(%t, ...) { ... } [{applicable_units = [...]}]`"""
+
+    name = "ktdf.stage"
+
+    depends_in = var_operand_def()
+    depends_out = var_operand_def()
+    applicable_units = opt_prop_def(ArrayAttr)
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    # No memory-effect trait (unknown effects): even an empty stage orders its
+    # tokens, so DCE must never remove it (upstream's RecursiveMemoryEffects
+    # lets it), nor a pipeline holding it.
+    traits = lazy_traits_def(lambda: (NoTerminator(), HasParent(PipelineOp)))
+
+    def __init__(
+        self,
+        depends_in: Sequence[SSAValue | Operation],
+        depends_out: Sequence[SSAValue | Operation],
+        body: Region | Block | Sequence[Operation] = (),
+        applicable_units: Sequence[str] | ArrayAttr | None = None,
+    ):
+        props: dict[str, Attribute] = {}
+        if applicable_units is not None:
+            props["applicable_units"] = (
+                applicable_units
+                if isinstance(applicable_units, ArrayAttr)
+                else ArrayAttr([StringAttr(u) for u in applicable_units])
+            )
+        super().__init__(operands=[list(depends_in), list(depends_out)], regions=[_region_of(body)], properties=props)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StageOp:
+        parser.parse_keyword("depends_in")
+        ins = _operand_list(parser)
+        parser.parse_keyword("depends_out")
+        outs = _operand_list(parser)
+        body = _single_block(parser.parse_region())
+        props, attrs = _split_props(cls, parser.parse_optional_attr_dict())
+        token = TokenType()
+        op = cls.create(
+            operands=[parser.resolve_operand(o, token) for o in (*ins, *outs)],
+            properties=props,
+            attributes=attrs,
+            regions=[body],
+        )
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(ins), len(outs)])
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" depends_in")
+        _print_operand_list(printer, self.depends_in)
+        printer.print_string(" depends_out")
+        _print_operand_list(printer, self.depends_out)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        _print_attrs_sorted(printer, self, {"operandSegmentSizes"})
+
+    def verify_(self) -> None:
+        for i, value in enumerate(self.operands):
+            if not isinstance(value.type, TokenType):
+                raise VerifyException(
+                    f"operand #{i} must be variadic of KTDF token type for dataflow synchronization, "
+                    f"but got '{value.type}'"
+                )
+        if self.applicable_units is not None and not all(
+            isinstance(u, StringAttr) for u in self.applicable_units.data
+        ):
+            raise VerifyException("'applicable_units' must be an array of strings (unit names)")
+        if not self.depends_out:
+            raise VerifyException(
+                "expects at least one 'depends_out' token: a stage signals the stages that depend on it"
+            )
+        for what, tokens in (("depends_in", self.depends_in), ("depends_out", self.depends_out)):
+            for token in tokens:
+                if not _token_source_ok(token):
+                    raise VerifyException(
+                        f"{what} operand must originate from ktdf.create_token or ktdf.private operation "
+                        "yielding a token created by ktdf.create_token"
+                    )
+            seen: set[SSAValue] = set()
+            for token in tokens:
+                if token in seen:
+                    raise VerifyException(f"{what} lists token {describe_value(token)} twice")
+                seen.add(token)
+        pipeline = self.parent_op()
+        if not isinstance(pipeline, PipelineOp):
+            return  # HasParent reports it
+        stages = stages_of(pipeline)
+        index = {id(s): k for k, s in enumerate(stages)}
+        k = index[id(self)]
+        self._verify_tokens(pipeline, index, k)
+        _verify_stage_slots(self)  # on leaving the stage: RegionVerifyExceptions
+
+    def _verify_tokens(self, pipeline: PipelineOp, index: dict[int, int], k: int) -> None:
+        def signalers(token: SSAValue) -> list[StageOp]:
+            found = []
+            for use in token.uses:
+                stage = use.operation
+                if isinstance(stage, StageOp) and stage.parent_op() is pipeline and use.index >= len(stage.depends_in):
+                    found.append(stage)
+            return sorted(dict.fromkeys(found), key=lambda s: index[id(s)])
+
+        for token in self.depends_out:
+            for other in signalers(token):
+                j = index[id(other)]
+                if j < k:
+                    raise NotedVerifyException(
+                        f"stage #{k} signals token {describe_value(token)}, which stage #{j} signals already: "
+                        "a token is signaled (depends_out) by exactly one stage of a pipeline",
+                        (other, f"stage #{j} signals it here"),
+                    )
+        for token in self.depends_in:
+            found = signalers(token)
+            if not found:
+                raise VerifyException(
+                    f"stage #{k} waits for token {describe_value(token)} that no stage of the pipeline signals"
+                )
+            j = index[id(found[0])]
+            if j == k:
+                raise VerifyException(f"stage #{k} waits for token {describe_value(token)} that it signals itself")
+            if j > k:
+                raise NotedVerifyException(
+                    f"stage #{k} waits for token {describe_value(token)} that stage #{j}, after it, signals: a stage "
+                    "comes after the stages signaling its depends_in tokens",
+                    (found[0], f"stage #{j} signals it here"),
+                )
+
+
+@irdl_op_definition
+class DataTransferOp(IRDLOperation):
+    """A tile between a memory view and a FIFO slot:
+
+    `ktdf.data_transfer from %view[%i, %j] size [1, 64] to %slot size [1, 64] : memref<...>, !ktdf.fifo.slot<...>`
+    `ktdf.data_transfer from %slot size [1, 64] to %view[%i, %j] size [1, 64] : !ktdf.fifo.slot<...>, memref<...>`
+
+    The memref side is the box `[map(indices), map(indices) + size)` of the view
+    (subscripts are affine expressions of SSA values, one per dim; plain
+    indices are the identity map); the slot side names no indices, and its
+    optional `size` repeats the tile's. Exactly one side is a FIFO slot."""
+
+    name = "ktdf.data_transfer"
+
+    source = operand_def()
+    source_indices = var_operand_def(IndexType)
+    source_sizes = var_operand_def(IndexType)
+    destination = operand_def()
+    dest_indices = var_operand_def(IndexType)
+    dest_sizes = var_operand_def(IndexType)
+    static_source_sizes = opt_prop_def(DenseArrayBase.constr(i64))
+    static_dest_sizes = opt_prop_def(DenseArrayBase.constr(i64))
+    source_map = opt_prop_def(AffineMapAttr)
+    dest_map = opt_prop_def(AffineMapAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        source: SSAValue | Operation,
+        destination: SSAValue | Operation,
+        *,
+        source_indices: Sequence[SSAValue | Operation] = (),
+        source_sizes: Sequence[int] | None = None,
+        dest_indices: Sequence[SSAValue | Operation] = (),
+        dest_sizes: Sequence[int] | None = None,
+        source_map: AffineMap | None = None,
+        dest_map: AffineMap | None = None,
+    ):
+        """Build a transfer. A memref side takes its indices (identity map unless
+        a map is given) and static sizes; a slot side takes no indices and
+        optional sizes. See also `to_fifo` / `from_fifo`."""
+        source = SSAValue.get(source)
+        destination = SSAValue.get(destination)
+        props: dict[str, Attribute] = {}
+        for key, value, indices, the_map in (
+            ("source", source, source_indices, source_map),
+            ("dest", destination, dest_indices, dest_map),
+        ):
+            sizes = source_sizes if key == "source" else dest_sizes
+            if sizes is not None:
+                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, list(sizes))
+            if isinstance(value.type, MemRefType):
+                props[f"{key}_map"] = AffineMapAttr(the_map or AffineMap.identity(len(indices)))
+        super().__init__(
+            operands=[source, list(source_indices), [], destination, list(dest_indices), []], properties=props
+        )
+
+    @classmethod
+    def to_fifo(
+        cls, view: SSAValue | Operation, indices: Sequence[SSAValue | Operation], sizes: Sequence[int],
+        slot: SSAValue | Operation,
+    ) -> DataTransferOp:
+        """`from %view[indices] size [sizes] to %slot size [sizes]`."""
+        return cls(view, slot, source_indices=indices, source_sizes=sizes, dest_sizes=sizes)
+
+    @classmethod
+    def from_fifo(
+        cls, slot: SSAValue | Operation, view: SSAValue | Operation, indices: Sequence[SSAValue | Operation],
+        sizes: Sequence[int],
+    ) -> DataTransferOp:
+        """`from %slot size [sizes] to %view[indices] size [sizes]`."""
+        return cls(slot, view, source_sizes=sizes, dest_indices=indices, dest_sizes=sizes)
+
+    # -- syntax --------------------------------------------------------------
+
+    @staticmethod
+    def _parse_side(parser: Parser):
+        operand = parser.parse_unresolved_operand()
+        amap = None
+        dims: list[UnresolvedOperand] = []
+        if parser._current_token.kind == MLIRTokenKind.L_SQUARE:  # pyright: ignore[reportPrivateUsage]
+            space = _SSAAffineSpace(parser)
+            parser.parse_punctuation("[")
+            exprs = []
+            if parser.parse_optional_punctuation("]") is None:
+                exprs = parser.parse_comma_separated_list(parser.Delimiter.NONE, space.parse_expr)
+                parser.parse_punctuation("]")
+            amap = AffineMap(len(space.dims), len(space.syms), tuple(exprs))
+            dims = space.dims + space.syms
+        sizes = None
+        if parser.parse_optional_keyword("size") is not None:
+            pos = parser.pos
+            sizes = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            )
+            if not sizes:
+                parser.raise_error("expected at least one size", pos, parser.pos)
+        return operand, amap, dims, sizes
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DataTransferOp:
+        parser.parse_keyword("from")
+        src, src_map, src_idx, src_sizes = cls._parse_side(parser)
+        parser.parse_keyword("to")
+        dst, dst_map, dst_idx, dst_sizes = cls._parse_side(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = _parse_short_type(parser, FifoSlotType)
+        parser.parse_punctuation(",")
+        dst_type = _parse_short_type(parser, FifoSlotType)
+        props, attrs = _split_props(cls, attrs)
+        for key, amap, sizes in (("source", src_map, src_sizes), ("dest", dst_map, dst_sizes)):
+            if amap is not None:
+                props[f"{key}_map"] = AffineMapAttr(amap)
+            if sizes is not None:
+                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, sizes)
+        idx = IndexType()
+        op = cls.create(
+            operands=[
+                parser.resolve_operand(src, src_type),
+                *[parser.resolve_operand(o, idx) for o in src_idx],
+                parser.resolve_operand(dst, dst_type),
+                *[parser.resolve_operand(o, idx) for o in dst_idx],
+            ],
+            properties=props,
+            attributes=attrs,
+        )
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(
+            i32, [1, len(src_idx), 0, 1, len(dst_idx), 0]
+        )
+        return op
+
+    def _print_side(self, printer: Printer, value: SSAValue, indices, amap, sizes) -> None:
+        printer.print_ssa_value(value)
+        if amap is not None:
+            m = amap.data
+            dims, syms = list(indices[: m.num_dims]), list(indices[m.num_dims :])
+            printer.print_string("[")
+            for i, r in enumerate(m.results):
+                if i:
+                    printer.print_string(", ")
+                _print_ssa_expr(printer, r, dims, syms)
+            printer.print_string("]")
+        if sizes is not None:
+            printer.print_string(" size [" + ", ".join(str(s) for s in sizes.get_values()) + "]")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" from ")
+        self._print_side(printer, self.source, self.source_indices, self.source_map, self.static_source_sizes)
+        printer.print_string(" to ")
+        self._print_side(printer, self.destination, self.dest_indices, self.dest_map, self.static_dest_sizes)
+        _print_attrs_sorted(
+            printer,
+            self,
+            {"operandSegmentSizes", "static_source_sizes", "static_dest_sizes", "source_map", "dest_map"},
+        )
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.destination.type)
+
+    # -- accessors -----------------------------------------------------------
+
+    @property
+    def to_slot(self) -> bool:
+        """Whether this transfer writes a FIFO slot (memory -> FIFO)."""
+        return isinstance(self.destination.type, FifoSlotType)
+
+    def memref_side(self) -> tuple[SSAValue, Sequence[SSAValue], AffineMap, tuple[int, ...]]:
+        """(view, indices, map, sizes) of the memref side (after verification)."""
+        if self.to_slot:
+            view, indices, amap, sizes = self.source, self.source_indices, self.source_map, self.static_source_sizes
+        else:
+            view, indices, amap, sizes = self.destination, self.dest_indices, self.dest_map, self.static_dest_sizes
+        assert amap is not None and sizes is not None
+        return view, indices, amap.data, tuple(sizes.get_values())
+
+    def slot(self) -> SSAValue:
+        return self.destination if self.to_slot else self.source
+
+    # -- verifier ------------------------------------------------------------
+
+    def verify_(self) -> None:
+        src_t, dst_t = self.source.type, self.destination.type
+        dst_index = 1 + len(self.source_indices) + len(self.source_sizes)
+        for i, t in ((0, src_t), (dst_index, dst_t)):
+            if not isinstance(t, MemRefType | FifoSlotType):
+                raise VerifyException(
+                    f"operand #{i} must be memref of any type values or KTDF FIFO slot type for dataflow buffering, "
+                    f"but got '{t}'"
+                )
+        slots = sum(isinstance(t, FifoSlotType) for t in (src_t, dst_t))
+        if slots != 1:
+            got = "two memrefs" if slots == 0 else "two FIFO slots"
+            raise VerifyException(f"expects exactly one of source and destination to be a FIFO slot, got {got}")
+        sides = (
+            ("source", src_t, self.source_map, self.source_indices, self.source_sizes, self.static_source_sizes),
+            ("dest", dst_t, self.dest_map, self.dest_indices, self.dest_sizes, self.static_dest_sizes),
+        )
+        for side, t, amap, indices, dynamic, static in sides:
+            if dynamic or (static is not None and any(s == DYNAMIC_INDEX for s in static.get_values())):
+                raise VerifyException(f"dynamic {side} sizes are not supported: the sizes of a transfer are static")
+            sizes = static.get_values() if static is not None else None
+            if sizes is not None and any(s <= 0 for s in sizes):
+                raise VerifyException(f"{side} sizes must be positive, got {_fmt_shape(sizes)}")
+            if isinstance(t, MemRefType):
+                if amap is None:
+                    raise VerifyException(f"{side}_map must be present when {side} is a memref")
+                m = amap.data
+                if m.num_symbols:
+                    raise VerifyException(f"{side}_map must have 0 symbols (dims-only); got {m.num_symbols}")
+                rank = t.get_num_dims()
+                if len(m.results) != rank:
+                    raise VerifyException(f"{side} memref has rank {rank} but {side}_map has {len(m.results)} results")
+                if len(indices) != m.num_dims:
+                    raise VerifyException(
+                        f"{side}_indices count ({len(indices)}) must match {side}_map dim count ({m.num_dims})"
+                    )
+                if sizes is None or len(sizes) != rank:
+                    n = 0 if sizes is None else len(sizes)
+                    raise VerifyException(f"{side} size count ({n}) must match memref rank ({rank})")
+            else:
+                if amap is not None:
+                    raise VerifyException(f"{side}_map must be absent for fifo {side}")
+                if indices:
+                    raise VerifyException(f"FIFO slot {side} cannot have indices specified")
+        if _element_type(src_t) != _element_type(dst_t):
+            raise VerifyException("failed to verify that all of {source, destination} have same element type")
+        slot_t = src_t if isinstance(src_t, FifoSlotType) else dst_t
+        assert isinstance(slot_t, FifoSlotType)
+        if slot_t.count is not None:
+            for side, _, _, _, _, static in sides:
+                if static is None:
+                    continue
+                sizes = static.get_values()
+                n = math.prod(sizes)
+                if n != slot_t.count:
+                    raise VerifyException(
+                        f"{side} size {_fmt_shape(sizes)} moves {n} elements but the FIFO slot holds {slot_t.count}: "
+                        "a transfer fills or drains its slot exactly"
+                    )
+        _require_stage_ancestor(self)
+
+
+def _check_fifo_tensor(op: Operation, slot_type: Attribute, tensor_type: Attribute, what: str, names: str) -> None:
+    if not isinstance(tensor_type, TensorType):
+        raise VerifyException(f"{what} must be ranked tensor of any type values, but got '{tensor_type}'")
+    assert isinstance(slot_type, FifoSlotType)
+    if slot_type.element_type != tensor_type.get_element_type():
+        raise VerifyException(f"failed to verify that all of {{{names}}} have same element type")
+    n = _elements(tensor_type.get_shape())
+    if n is not None and slot_type.count is not None and n != slot_type.count:
+        raise VerifyException(
+            f"{what} {tensor_type} has {n} elements but the FIFO slot holds {slot_type.count}: a slot holds one tile"
+        )
+    _require_stage_ancestor(op)
+
+
+@irdl_op_definition
+class ReadFromFifoOp(IRDLOperation):
+    """`%t = ktdf.read_from_fifo %slot : <"SRC" -> "DST", NxT> -> tensor<...xT>`:
+    take the tile out of the slot (the slot is empty afterwards)."""
+
+    name = "ktdf.read_from_fifo"
+
+    fifo_slot = operand_def(FifoSlotType)
+    result = result_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, slot: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[slot], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadFromFifoOp:
+        slot = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        slot_type = _parse_short_type(parser, FifoSlotType)
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.create(
+            operands=[parser.resolve_operand(slot, slot_type)], result_types=[result_type], attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.fifo_slot)
+        _print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        self.fifo_slot.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _check_fifo_tensor(self, self.fifo_slot.type, self.result.type, "result", "fifo_slot, result")
+
+
+@irdl_op_definition
+class WriteToFifoOp(IRDLOperation):
+    """`ktdf.write_to_fifo %t, %slot : tensor<...xT>, <"SRC" -> "DST", NxT>`:
+    put a tile into the (empty) slot."""
+
+    name = "ktdf.write_to_fifo"
+
+    data = operand_def()
+    fifo_slot = operand_def(FifoSlotType)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, data: SSAValue | Operation, slot: SSAValue | Operation):
+        super().__init__(operands=[data, slot])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WriteToFifoOp:
+        data = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        slot = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        data_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        slot_type = _parse_short_type(parser, FifoSlotType)
+        return cls.create(
+            operands=[parser.resolve_operand(data, data_type), parser.resolve_operand(slot, slot_type)],
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.data)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.fifo_slot)
+        _print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.data.type)
+        printer.print_string(", ")
+        self.fifo_slot.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def verify_(self) -> None:
+        _check_fifo_tensor(self, self.fifo_slot.type, self.data.type, "data", "data, fifo_slot")
+
+
+# ===========================================================================
+# The FIFO slot rules of a stage (need the verified body: checked on leaving)
+# ===========================================================================
+
+
+def _verify_stage_slots(stage: StageOp) -> None:
+    """A slot is written by exactly one stage of its pipeline and read by exactly
+    one later stage. Each violation is reported once, at the stage that
+    completes it (the later of two writers or readers; the reader of a slot
+    written later or never; the writer of a slot nobody reads)."""
+    pipeline = stage.parent_op()
+    if not isinstance(pipeline, PipelineOp):
+        return
+    stages = stages_of(pipeline)
+    index = {id(s): k for k, s in enumerate(stages)}
+    k = index[id(stage)]
+    mine: dict[SSAValue, set[str]] = {}
+    for op in stage.body.walk():
+        if enclosing_stage(op) is not stage:
+            continue  # in a stage of a pipeline nested in this one: its own rules
+        for slot, role in fifo_accesses(op):
+            mine.setdefault(slot, set()).add(role)
+    for slot, roles in mine.items():
+        writers: dict[int, StageOp] = {}
+        readers: dict[int, StageOp] = {}
+        for use in slot.uses:
+            role = _role_of_use(use.operation, use.index)
+            holder = _stage_in(use.operation, pipeline) if role else None
+            if holder is not None:
+                (writers if role == "write" else readers)[index[id(holder)]] = holder
+        name = describe_value(slot)
+        if "write" in roles:
+            earlier = [j for j in writers if j < k]
+            if earlier:
+                j = min(earlier)
+                raise NotedRegionVerifyException(
+                    f"stage #{k} writes FIFO slot {name}, which stage #{j} writes already: a slot is written by "
+                    "exactly one stage",
+                    (writers[j], f"stage #{j} writes it here"),
+                )
+            if not readers:
+                raise NotedRegionVerifyException(f"stage #{k} writes FIFO slot {name} that no stage reads")
+        if "read" in roles:
+            earlier = [j for j in readers if j < k]
+            if earlier:
+                j = min(earlier)
+                raise NotedRegionVerifyException(
+                    f"stage #{k} reads FIFO slot {name}, which stage #{j} reads already: a slot is read by exactly "
+                    "one stage",
+                    (readers[j], f"stage #{j} reads it here"),
+                )
+            if not writers:
+                raise NotedRegionVerifyException(f"stage #{k} reads FIFO slot {name} that no stage writes")
+            j = min(writers)
+            if j == k:
+                raise NotedRegionVerifyException(
+                    f"stage #{k} reads FIFO slot {name} that it writes itself: a slot is read by a later stage than "
+                    "the one writing it"
+                )
+            if j > k:
+                raise NotedRegionVerifyException(
+                    f"stage #{k} reads FIFO slot {name} that stage #{j}, after it, writes: a slot is read by a later "
+                    "stage than the one writing it",
+                    (writers[j], f"stage #{j} writes it here"),
+                )
+
+
+KTDF = Dialect(
+    "ktdf",
+    [
+        PipelineOp,
+        PrivateOp,
+        PrivateYieldOp,
+        FifoAllocateOp,
+        CreateTokenOp,
+        StageOp,
+        DataTransferOp,
+        ReadFromFifoOp,
+        WriteToFifoOp,
+    ],
+    [TokenType, FifoSlotType, LoopTypeAttr],
+)
