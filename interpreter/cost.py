@@ -329,6 +329,10 @@ class Charge:
     component: str
     cycles: float | Callable[[list], float] = 0.0
     comm_counter: str | None = None  # charge the growth of this RunStats.comm counter instead
+    # An inter-tile reduce's combiner: (op name, cycles of one application) per op of its
+    # region, applied `applications[core]` times on each consumer (its group's producers - 1).
+    combiner: list[tuple[str, float]] = field(default_factory=list)
+    applications: np.ndarray | None = None
 
 
 class OpCosts:
@@ -384,7 +388,10 @@ class OpCosts:
             counter = self.config.comm_bytes
             if counter == "ring" and name == "ktdp.inter_tile_consume":
                 counter = "received"  # a consume has no ring figure
-            return Charge("communication", comm_counter=counter)
+            charge = Charge("communication", comm_counter=counter)
+            if name == "ktdp.inter_tile_reduce":
+                self._combiner(fc, op, charge)
+            return charge
         if name == "spyre.relayout":
             moved = self._scaled(self._raw_bytes(fc, op.operands[0]), 2.0)  # read + write
             return Charge("memory", self._scaled(moved, 1.0 / self.config.lx_bytes_per_cycle))
@@ -398,6 +405,29 @@ class OpCosts:
             return None
         self.unpriced.add(name)
         return None
+
+    def _combiner(self, fc, op: Operation, charge: Charge) -> None:
+        """The combiner of an inter-tile reduce: each consumer applies it once per
+        producer of its group but the first (ktir-cpu's ring: group size - 1 folds),
+        whatever the interpreter's fold plan shares between consumers."""
+        from spyre_mlir.interpreter.ops_inter_tile import _delivery
+
+        delivery = _delivery(op, self.cores)  # pyright: ignore[reportArgumentType]
+        sizes = {g: len(p) for g, p in delivery.groups.producers.items()}
+        charge.applications = np.array(
+            [max(0, sizes.get(int(g), 1) - 1) if g >= 0 else 0 for g in delivery.group_of_consumer.tolist()], np.int64
+        )
+        block = op.regions[0].block
+        for inner in block.ops:
+            if inner is block.last_op:
+                continue
+            inner_charge = self.rule(fc, inner)
+            if inner_charge is None:
+                continue
+            if callable(inner_charge.cycles):  # a dynamically shaped combiner: not sized statically
+                self.unpriced.add(f"{inner.name} (dynamically shaped, in an inter-tile combiner)")
+                continue
+            charge.combiner.append((inner.name, float(inner_charge.cycles)))
 
     def _elementwise(self, fc, op: Operation) -> Charge | None:
         value = op.results[0] if op.results else op.operands[0]
@@ -421,12 +451,10 @@ class OpCosts:
     def _memory(self, fc, op: Operation) -> Charge | None:
         tile = op.operands[0] if op.name == "ktdp.load" else op.operands[1]
         data = op.results[0] if op.name == "ktdp.load" else op.operands[0]
-        if _tile_space(tile) == "lx":
-            return None  # on-chip: free (ktir-cpu)
-        moved = self._stick_bytes(fc, data)
+        moved = self._stick_bytes(fc, data) if _tile_space(tile) == "hbm" else 0.0  # LX: on-chip, free (ktir-cpu)
         owner = tile.owner
         if isinstance(owner, Operation) and owner.name == "ktdp.construct_indirect_access_tile":
-            # every point of the tile reads one index from each index view (HBM ones are charged)
+            # every point of the tile reads one index from each index view; the HBM ones are charged
             count = self._elements(fc, data)
             stick = self.config.stick_bytes
             for index_view in owner.indirect_memrefs:  # pyright: ignore[reportAttributeAccessIssue]
@@ -437,6 +465,8 @@ class OpCosts:
                     moved = _add(moved, lambda frame, count=count, itemsize=itemsize: _round_up(count(frame) * itemsize, stick))
                 else:
                     moved = _add(moved, _round_up(count * itemsize, stick))
+        if not callable(moved) and moved == 0:
+            return None
         return Charge("memory", self._scaled(moved, 1.0 / self.hbm))
 
     def _transfer(self, op: Operation) -> Charge | None:
@@ -615,10 +645,23 @@ class CostModel:
         self.costs = OpCosts(config, cores)
         self.kinds: list[tuple[str, str]] = []  # row -> (op name, component)
         self._rows: dict[tuple[str, str], int] = {}
+        self._combiners: set[int] | None = None
 
     @property
     def unpriced(self) -> set[str]:
         return self.costs.unpriced
+
+    def _combiner_ops(self, module) -> set[int]:
+        """Ids of the ops inside inter-tile reduce combiners of `module` (found once, linearly)."""
+        if self._combiners is None:
+            from spyre_mlir.interpreter.core import walk_ops
+
+            found: set[int] = set()
+            for op in walk_ops(module):
+                if op.name == "ktdp.inter_tile_reduce":
+                    found.update(id(inner) for region in op.regions for inner in walk_ops(region))
+            self._combiners = found
+        return self._combiners
 
     def row(self, name: str, component: str) -> int:
         key = (name, component)
@@ -629,7 +672,9 @@ class CostModel:
 
     def instrument(self, fc, op: Operation, step):
         """`step`, followed by charging `op`'s cycles to the active lanes (or `step` itself when free)."""
-        if fc.body_depth:  # inside a linalg body: the structured op is charged as a whole
+        if fc.body_depth or id(op) in self._combiner_ops(fc.program.module):
+            # inside a linalg body (the structured op is charged as a whole) or an
+            # inter-tile combiner (charged with its delivery, to every consumer)
             return step
         charge = self.costs.rule(fc, op)
         if charge is None:
@@ -641,16 +686,25 @@ class CostModel:
             key = charge.comm_counter
             ncores = len(program.cores)
             per_byte = 1.0 / self.config.ring_bytes_per_cycle
+            combiner = [(self.row(name, "compute"), cycles) for name, cycles in charge.combiner]
+            applications = charge.applications
 
             def comm(frame):
                 runtime = program.runtime
-                counter = runtime.stats.communication(ncores)[key]
+                counters = runtime.stats.communication(ncores)
+                counter, ring = counters[key], counters["ring"]
                 lanes = frame[0].linear
-                before = counter[lanes]
+                before, ring_before = counter[lanes], ring[lanes]
                 run(frame)
                 cost = runtime.cost
-                if cost is not None:
-                    cost.charge(row, frame[0], (counter[lanes] - before) * per_byte)
+                if cost is None:
+                    return
+                ctx = frame[0]
+                cost.charge(row, ctx, (counter[lanes] - before) * per_byte)
+                if combiner and applications is not None:
+                    times = np.where(ring[lanes] > ring_before, applications[lanes], 0)  # the lanes it reached
+                    for combiner_row, cycles in combiner:
+                        cost.charge(combiner_row, ctx, cycles * times, times)
 
             return comm
         cycles = charge.cycles
@@ -677,6 +731,8 @@ def _nothing(frame) -> None:
     return None
 
 
+
+
 class CostCounter:
     """Cycles per (op kind, core) of one run, accumulated as the kernel runs;
     also the stage hook (`Runtime.stage_hooks`) that fills `StageRecord.cycles`."""
@@ -693,20 +749,21 @@ class CostCounter:
         self._open: list[np.ndarray] = []
         self.stage_starts: list[tuple[object, np.ndarray, int]] = []  # (record, start per lane, nesting)
 
-    def charge(self, row: int, ctx, cycles) -> None:
+    def charge(self, row: int, ctx, cycles, executions=1) -> None:
+        """Add `cycles` (one figure, or one per lane) to row `row` of the lanes of `ctx`."""
         lanes = ctx.linear
         try:
             self.cycles[row, lanes] += cycles
         except IndexError:
             self._grow(row)
             self.cycles[row, lanes] += cycles
-        self.count[row, lanes] += 1
+        self.count[row, lanes] += executions
         last = self._last
         if last is not None and last[0] == row and last[1] is ctx:
             last[2] = last[2] + cycles
-            last[3] += 1
+            last[3] = last[3] + executions
         elif len(self.log) < LOG_CAP:
-            self._last = [row, ctx, cycles, 1]
+            self._last = [row, ctx, cycles, executions]
             self.log.append(self._last)
         else:
             self.log_truncated = True
