@@ -35,10 +35,10 @@ def main() -> None:
     if not args.corpus.is_dir():
         sys.exit(f"no corpus at {args.corpus}")
 
+    from conftest import kernel_arguments  # the corpus's argument table
+
     import spyre_mlir
     from spyre_mlir.interpreter import InterpreterOptions
-
-    from conftest import kernel_arguments  # the corpus's argument table
 
     header = (
         f"{'kernel':<22} {'ops':>6} {'no cse':>7} {'groups':>6} {'pipes':>5} {'compile ms':>10} "

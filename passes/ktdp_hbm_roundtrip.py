@@ -109,7 +109,7 @@ class RoundTrips:
         self.per_core = 0
 
     def _is_compute(self, op: Operation) -> bool:
-        if op in self.remat or isinstance(op, LoadOp) or op.has_trait(IsTerminator):
+        if op in self.remat or isinstance(op, LoadOp) or op.has_trait(IsTerminator) or _in_collective(op):
             return False
         if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp) or op.regions and op.name.startswith("scf."):
             return False
@@ -267,6 +267,17 @@ class RoundTrips:
                 Rewriter.insert_op(load, InsertPoint.before(holder))
                 loads[holder] = load.results[0]
             consumer.operands = [loads[holder] if v is value else v for v in consumer.operands]
+
+
+def _in_collective(op: Operation) -> bool:
+    """Inside the region of an inter-tile op (a partial's producer, a combiner):
+    those run as part of the collective, not as compute templates of their own."""
+    node = op.parent_op()
+    while node is not None:
+        if node.name.startswith("ktdp.inter_tile_"):
+            return True
+        node = node.parent_op()
+    return False
 
 
 def _ancestor_in(op: Operation, block) -> Operation:
