@@ -60,6 +60,7 @@
 // --list-passes: ours first, then the admitted upstream passes, each with a summary.
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
 // LIST: {{^}}Passes of spyre-mlir:
+// LIST-NEXT: {{^}}  ktdf-build-pipelines {{ +}}Turn {{.+}}
 // LIST-NEXT: {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
 // LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
 // LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
