@@ -731,8 +731,6 @@ def _nothing(frame) -> None:
     return None
 
 
-
-
 class CostCounter:
     """Cycles per (op kind, core) of one run, accumulated as the kernel runs;
     also the stage hook (`Runtime.stage_hooks`) that fills `StageRecord.cycles`."""

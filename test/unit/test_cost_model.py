@@ -84,6 +84,28 @@ def test_config_overrides_and_json(tmp_path):
         InterpreterOptions(cost_model="yes")
 
 
+def test_every_op_the_interpreter_executes_is_priced_or_free():
+    """No op silently costs 0 because nobody priced it (ktir-cpu's kernelentry/pricing.py audit)."""
+    from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+    from xdsl.dialects.linalg.ops import ReduceOp
+
+    from spyre_mlir.interpreter import cost
+    from spyre_mlir.interpreter.core import HANDLERS
+
+    priced = {"ktdp.load", "ktdp.store", "ktdf.data_transfer", "ktdp.inter_tile_reduce", "ktdp.inter_tile_consume",
+              "spyre.relayout", "arith.select"}
+    priced |= cost.FLOAT_ELEMENTWISE | cost.INT_ELEMENTWISE | cost.TRANSCENDENTAL | cost.CASTS | set(cost.FREE)
+    missing = [
+        cls.name
+        for cls in HANDLERS
+        if hasattr(cls, "name")
+        and not (cls is ReduceOp or issubclass(cls, LinalgStructuredOperation))
+        and cls.name not in priced
+        and not cls.name.startswith(cost.FREE_DIALECTS)
+    ]
+    assert missing == []
+
+
 def test_stick_rounding():
     assert stick_bytes((4, 64), 2, 128) == 512  # four rows of one stick each
     assert stick_bytes((1, 4), 2, 128) == 128  # a partial stick costs a stick
