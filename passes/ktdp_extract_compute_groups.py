@@ -104,6 +104,9 @@ class Extractor:
         self.groups: list[tuple[str, func.FuncOp, func.FuncOp]] = []  # (name, definition, declaration)
         taken = {op.sym_name.data for op in module.walk() if isinstance(op, func.FuncOp | ModuleOp) and op.sym_name}  # pyright: ignore[reportAttributeAccessIssue]
         self.taken = taken
+        self.captures: dict[int, dict[SSAValue, None]] = {}  # region id -> values it captures
+        self.accesses: dict[Operation, list[Operation]] = {}  # op -> the loads and stores in it
+        self.views: dict[Operation, View] = {}  # load/store -> what it touches, in the kernel's terms
 
     # -- classification --------------------------------------------------------
 
@@ -123,19 +126,30 @@ class Extractor:
         owner = value.owner
         return isinstance(owner, Operation) and owner not in self.remat
 
-    @staticmethod
-    def _reads(op: Operation) -> list[SSAValue]:
-        """Values `op` uses that are defined outside it (its operands and captures)."""
-        inside: set[SSAValue] = set()
-        reads: list[SSAValue] = []
-        for inner in _walk(op):
-            for region in inner.regions:
-                for block in region.blocks:
-                    inside.update(block.args)
-            inside.update(inner.results)
-        for inner in _walk(op):
-            reads += [v for v in inner.operands if v not in inside]
+    def _reads(self, op: Operation) -> list[SSAValue]:
+        """Values `op` uses that are defined outside it: its operands and what its
+        regions capture (summarized once per kernel, bottom-up: linear in its size)."""
+        reads = list(op.operands)
+        for region in op.regions:
+            reads += self.captures.get(id(region), ())
         return reads
+
+    def _summarize(self, kernel: func.FuncOp) -> None:
+        """Per region, the values it captures; per op, the loads and stores in it
+        (itself included). Computed before anything moves."""
+        from spyre_mlir.interpreter.core import capture_summaries, walk_ops_post
+
+        capture_summaries(kernel.body, self.captures)
+        for op in walk_ops_post(kernel.body):
+            found = [op] if isinstance(op, LoadOp | StoreOp) else []
+            if found:
+                self.views[op] = _view_of(op.operands[0] if isinstance(op, LoadOp) else op.operands[1])
+            for region in op.regions:
+                for block in region.blocks:
+                    for inner in block.ops:
+                        found += self.accesses.get(inner, ())
+            if found:
+                self.accesses[op] = found
 
     # -- per block ---------------------------------------------------------------
 
@@ -214,11 +228,9 @@ class Extractor:
         accesses = []  # (unit, original position of its member, op, kind, view)
         for i, (_, _, members) in enumerate(units):
             for member in members:
-                for inner in _walk(member):
-                    if isinstance(inner, LoadOp | StoreOp):
-                        tile = inner.operands[0] if isinstance(inner, LoadOp) else inner.operands[1]
-                        kind = "load" if isinstance(inner, LoadOp) else "store"
-                        accesses.append((i, position[member], inner, kind, _view_of(tile)))
+                for inner in self.accesses.get(member, ()):  # as before any group moved
+                    kind = "load" if isinstance(inner, LoadOp) else "store"
+                    accesses.append((i, position[member], inner, kind, self.views[inner]))
         before: dict[int, set[int]] = {i: set() for i in range(len(units))}  # i -> units that must run before i
         why: dict[tuple[int, int], tuple] = {}
         for a in accesses:
@@ -342,6 +354,7 @@ class Extractor:
         for kernel in kernels:
             if len(kernel.body.blocks) != 1:
                 raise error(kernel, "cannot extract compute groups from a function with more than one block")
+            self._summarize(kernel)
             self._find_remat(kernel)
         for kernel in kernels:
             self.process(kernel.body.block, kernel)

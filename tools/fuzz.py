@@ -25,8 +25,8 @@ Every input runs in a worker process (a pool of `--jobs`, each input with a
 UTF-8 with replacement, as `spyre-opt` reads a file):
 
 1. `parse`: `parse_text(text)` (parse + verify the text, on a deep stack, as `spyre_mlir.parse` does);
-2. `pipeline`: `PassManager.parse(PIPELINE).run(module)` (the default
-   pipeline with layout physicalization, a no-op without markers), then
+2. `pipeline`: `PassManager.parse(PIPELINE).run(module)` (clean-up and the
+   lowering to the schedule IR), then
    printing the result (as `spyre-opt` does) and reading the print back;
 3. `interpret`: every function whose parameters are index / integer / float
    / small static tensors / `!ktdp.runtime_arg`, with seeded small arguments
@@ -1528,8 +1528,13 @@ def our_verdict(result: dict) -> str | None:
 # ---------------------------------------------------------------------------
 
 
-PIPELINE = "ktdp-normalize-memory-space,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize"
-"""What the `pipeline` stage runs: the `default` pipeline with spyre-physicalize-layouts."""
+PIPELINE = (
+    "ktdp-normalize-memory-space,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
+    "ktdp-hbm-roundtrip,ktdp-extract-compute-groups,ktdf-build-pipelines"
+)
+"""What the `pipeline` stage runs: the clean-up of the `default` pipeline, then
+the lowering to the schedule IR (`ktir-to-schedule`), so that the interpreter
+stage runs the scheduled kernel."""
 
 
 @dataclass
