@@ -80,6 +80,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.ir import fill_locations
 
 COMPUTE_UNIT = "SFU"
 
@@ -305,3 +306,4 @@ class KtdfBuildPipelinesPass(ModulePass):
         for group in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
             if group.sym_name.data.startswith("local_schedule_"):
                 builder.run(group)
+        fill_locations(op)

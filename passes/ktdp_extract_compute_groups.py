@@ -78,6 +78,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.ir import fill_locations
 
 
 def _walk(op: Operation) -> Iterator[Operation]:
@@ -344,6 +345,8 @@ class Extractor:
         if "grid" in kernel.attributes:
             definition.attributes["grid"] = kernel.attributes["grid"]
         declaration = func.FuncOp.external(name, [p.type for p in params], [r.type for r in escaping])
+        call.location = last.location
+        definition.location = declaration.location = kernel.location
         self.groups.append((name, definition, declaration))
         return call
 
@@ -370,7 +373,9 @@ class Extractor:
             inner.body.block.add_op(declaration)
         top.add_op(inner)
         for name, definition, _ in self.groups:
-            top.add_op(ModuleOp([definition], sym_name=StringAttr(name)))
+            holder = ModuleOp([definition], sym_name=StringAttr(name))
+            holder.location = definition.location
+            top.add_op(holder)
 
 
 CHEAP_TENSORS = {"tensor.empty", "arith.constant", "tensor.splat"}
@@ -534,4 +539,5 @@ class KtdpExtractComputeGroupsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         Extractor(op).run()
+        fill_locations(op)
 

@@ -77,6 +77,7 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.ir import fill_locations
 from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
 
 SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
@@ -317,4 +318,5 @@ class KtdpHbmRoundtripPass(ModulePass):
             trips.find()
             trips.split_shared_loads()
             trips.rewrite()
+        fill_locations(op)
 

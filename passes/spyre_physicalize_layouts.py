@@ -92,7 +92,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
 )
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
-from spyre_mlir.ir import upstream_op
+from spyre_mlir.ir import fill_locations, upstream_op
 from spyre_mlir.layout import Axis, Layout, LayoutError
 from spyre_mlir.traits import is_elementwise
 
@@ -1298,6 +1298,7 @@ class SpyrePhysicalizeLayoutsPass(ModulePass):
 
         physicalizer.rewrite()
         _record_host_layouts(physicalizer)
+        fill_locations(op)
         LAST_RUN.append(physicalizer)
         del LAST_RUN[:-1]
 

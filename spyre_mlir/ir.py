@@ -83,6 +83,28 @@ swapped into them under the same names: upstream syntax and verifiers xDSL
 lacks; its `ADDITIONS`, if any, are upstream ops xDSL does not have."""
 
 
+def fill_locations(root: Operation) -> None:
+    """Give every op under `root` that a pass created without a location the
+    location of the op it was made for: the next located op of its block (a
+    pass inserts index arithmetic, views, conversions right before their
+    user), else its parent's. So that diagnostics about generated IR (an
+    interpreter error in an outlined group, a data transfer out of bounds)
+    point at source lines. Linear, without recursion."""
+    stack: list[tuple[Operation, Attribute | None]] = [(root, None)]
+    while stack:
+        op, inherited = stack.pop()
+        if isinstance(op.location, UnknownLoc) and inherited is not None:
+            op.location = inherited
+        own = op.location if not isinstance(op.location, UnknownLoc) else inherited
+        for region in op.regions:
+            for block in region.blocks:
+                following = own
+                for inner in reversed(list(block.ops)):
+                    if not isinstance(inner.location, UnknownLoc):
+                        following = inner.location
+                    stack.append((inner, following))
+
+
 def upstream_op(base: type[Operation]) -> type[Operation]:
     """The class to build ops of upstream op `base` with: our replacement of the
     same name (`UPSTREAM_EXTENSIONS`) if there is one, else `base` itself."""
