@@ -994,18 +994,20 @@ def interpret_plans(module) -> list[dict]:
     from xdsl.ir import BlockArgument
 
     from spyre_mlir.dialects.ktdp import RuntimeArgType
+    from spyre_mlir.interpreter.core import walk_ops  # not recursive: inputs nest thousands deep
 
     plans = []
-    for op in module.walk():
-        if not isinstance(op, func.FuncOp) or not op.body.blocks:
-            continue
+    called = {c.callee.root_reference.data for c in walk_ops(module) if isinstance(c, func.CallOp)}
+    for op in walk_ops(module):
+        if not isinstance(op, func.FuncOp) or not op.body.blocks or op.sym_name.data in called:
+            continue  # a function another calls (an outlined group) runs as part of its caller
         params = op.body.blocks[0].args
         if not all(_supported_param(a.type) for a in params):
             continue
         # Seeded by the function's name and type, not the whole text: a reduced input keeps its arguments.
         rng = random.Random(_text_seed(op.sym_name.data, str(op.function_type)))
         views: dict[int, tuple] = {}
-        for inner in op.walk():
+        for inner in walk_ops(op):
             if inner.name != "ktdp.construct_memory_view" or not inner.operands:
                 continue
             base = inner.operands[0]
