@@ -300,10 +300,12 @@ ADDITIONS: list[type] = [RemFOp, IndexCastUIOp]
 
 
 def _mark_elementwise() -> None:
-    """Give every arith op but `arith.constant` MLIR's `Elementwise` trait."""
-    from spyre_mlir.traits import Elementwise
+    """Give every arith op but `arith.constant` MLIR's `Elementwise` trait, and
+    every one the rule that integers are signless."""
+    from spyre_mlir.traits import Elementwise, SignlessIntegers
 
     for cls in {*arith.Arith.operations, *REPLACEMENTS, *ADDITIONS}:
+        cls.traits.add_trait(SignlessIntegers())
         if cls.name != "arith.constant":
             cls.traits.add_trait(Elementwise())
     assert not arith.ConstantOp.has_trait(Elementwise), "arith.constant shares traits with an elementwise op"

@@ -15,6 +15,24 @@ class Elementwise(OpTrait):
     by every `arith` op but `arith.constant` (`dialects/arith.py`)."""
 
 
+class SignlessIntegers(OpTrait):
+    """MLIR's arith ops take signless integers only (`i32`, not `si32`/`ui32`),
+    also as tensor elements: xDSL 0.75 accepts the others. Carried by every
+    `arith` op (`dialects/arith.py`)."""
+
+    def verify(self, op: Operation) -> None:
+        from xdsl.dialects.builtin import IntegerType, ShapedType, Signedness
+        from xdsl.utils.exceptions import VerifyException
+
+        for kind, values in (("operand", op.operands), ("result", op.results)):
+            for i, v in enumerate(values):
+                elem = v.type.get_element_type() if isinstance(v.type, ShapedType) else v.type
+                if isinstance(elem, IntegerType) and elem.signedness.data != Signedness.SIGNLESS:
+                    if op.name == "arith.constant":
+                        raise VerifyException("integer return type must be signless")
+                    raise VerifyException(f"{kind} #{i} must be signless-integer-like, but got '{v.type}'")
+
+
 def is_elementwise(op: Operation) -> bool:
     """Whether `op` maps tensor elements one to one: the `Elementwise` trait,
     `SameOperandsAndResultType` (the `math` ops), a linalg named elementwise

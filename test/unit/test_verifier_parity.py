@@ -123,6 +123,19 @@ def _reshape(op: str, src: str, groups: str, dst: str, out: str = "", args: str 
 
 
 PAIRS: list[Pair] = [
+    # --- arith integers are signless (spyre_mlir/traits.py SignlessIntegers; found by the fuzzer) ---
+    Pair(
+        "arith-unsigned-tensor",
+        _func("%i: tensor<8xui32>", "%0 = arith.addi %i, %i : tensor<8xui32>\nreturn"),
+        _func("%i: tensor<8xi32>", "%0 = arith.addi %i, %i : tensor<8xi32>\nreturn"),
+        "must be signless",
+    ),
+    Pair(
+        "arith-constant-signed",
+        _func("", "%0 = arith.constant 1 : si32\nreturn"),
+        _func("", "%0 = arith.constant 1 : i32\nreturn"),
+        "signless",
+    ),
     # --- dominance (spyre_mlir/dominance.py) ---
     Pair(
         "use-before-def",
