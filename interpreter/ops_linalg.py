@@ -32,6 +32,7 @@ from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, Re
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
+from spyre_mlir.affine import projected_dims
 from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, walk_ops
 from spyre_mlir.interpreter.dtypes import ElementFormat
@@ -86,16 +87,6 @@ class Domain:
         shape = [1] * (self.lead + len(axes))
         shape[self.lead + axes.index(d)] = self.sizes[d]
         return np.arange(self.sizes[d], dtype=np.int64).reshape(shape)
-
-
-def _projected_dims(amap: AffineMap) -> list[int] | None:
-    """Dims of a projected permutation map (each result a distinct dim), else None."""
-    dims = []
-    for e in amap.results:
-        if not isinstance(e, AffineDimExpr) or e.position in dims:
-            return None
-        dims.append(e.position)
-    return dims
 
 
 def _domain_view(
@@ -220,7 +211,7 @@ def _structured(
     lead = 1 if varying else 0
     n_in = len(inputs)
     n_loops = maps[0].num_dims
-    dims = [_projected_dims(m) for m in maps]
+    dims = [projected_dims(m) for m in maps]
     parallel = [d for d in range(n_loops) if iterators[d] == "parallel"]
     reductions = [d for d in range(n_loops) if iterators[d] != "parallel"]
     arg_slots = tuple(fc.slot(a) for a in block.args)

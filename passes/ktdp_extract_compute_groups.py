@@ -53,7 +53,6 @@ After:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -78,19 +77,8 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.interpreter.core import walk_ops
 from spyre_mlir.ir import fill_locations
-
-
-def _walk(op: Operation) -> Iterator[Operation]:
-    """`op` and every op nested in it, pre-order, without recursion."""
-    stack = [op]
-    while stack:
-        current = stack.pop()
-        yield current
-        for region in reversed(current.regions):
-            for block in reversed(region.blocks):
-                stack.extend(reversed(list(block.ops)))
-
 
 SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math", "scf", "spyre", "tensor"}
 """Dialects whose ops a group may hold (what the interpreter and the later stages know)."""
@@ -114,7 +102,7 @@ class Extractor:
     def _find_remat(self, root: Operation) -> None:
         """Ops that can be cloned into any group: side-effect-free, without
         control flow, and computed only from block arguments and such ops."""
-        for op in _walk(root):
+        for op in walk_ops(root):
             if op is root or _terminates(op) or isinstance(op, scf.ForOp | scf.IfOp | scf.WhileOp):
                 continue
             if not rematerializable(op):
@@ -279,7 +267,7 @@ class Extractor:
         members = set(group)
         inside: set[SSAValue] = set()
         for op in group:
-            for inner in _walk(op):
+            for inner in walk_ops(op):
                 inside.update(inner.results)
                 for region in inner.regions:
                     for b in region.blocks:
@@ -331,7 +319,7 @@ class Extractor:
             op.detach()
             body.add_op(op)
         for op in group:
-            for inner in _walk(op):
+            for inner in walk_ops(op):
                 if any(v in mapping for v in inner.operands):
                     inner.operands = [mapping.get(v, v) for v in inner.operands]
         for old, new in zip(escaping, call.results):

@@ -82,7 +82,7 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.affine import box_bounds, format_set, permutation_of
+from spyre_mlir.affine import box_bounds, format_set, permutation_of, projected_dims
 from spyre_mlir.diagnostics import error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -562,7 +562,7 @@ class Physicalizer:
                 self.layout[r] = None
             return
         maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
-        dims = [_projected(m) for m in maps]
+        dims = [projected_dims(m) for m in maps]
         if any(d is None for d in dims):
             raise Refusal(op, f"'{op.name}' has indexing maps that are not projected permutations: cannot split its loops")
         n_loops = maps[0].num_dims
@@ -1003,7 +1003,7 @@ class Physicalizer:
         operands = [*op.inputs, *op.outputs]  # pyright: ignore[reportAttributeAccessIssue]
         layouts = [self.demand.get((op, i)) for i in range(len(operands))]
         maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
-        dims = [_projected(m) for m in maps]
+        dims = [projected_dims(m) for m in maps]
         n_loops = maps[0].num_dims
         split: dict[int, int] = {}
         for lay, ds in zip(layouts, dims):
@@ -1142,15 +1142,6 @@ def _reassociation(fine: Sequence[int], coarse: Sequence[int]) -> ArrayAttr | No
     if groups:
         groups[-1] += list(range(k, len(fine)))
     return ArrayAttr([ArrayAttr([IntegerAttr(x, i64) for x in g]) for g in groups])
-
-
-def _projected(amap: AffineMap) -> list[int] | None:
-    dims = []
-    for e in amap.results:
-        if not isinstance(e, AffineDimExpr) or e.position in dims:
-            return None
-        dims.append(e.position)
-    return dims
 
 
 def _derived_layout(splits: Sequence[int | None]) -> Layout | None:

@@ -514,6 +514,16 @@ def _grid_points(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
     return np.stack([m.reshape(-1) for m in mesh], axis=1)
 
 
+def projected_dims(amap: AffineMap) -> list[int] | None:
+    """The dims of a projected permutation map (each result a distinct dim), else None."""
+    dims = []
+    for e in amap.results:
+        if not isinstance(e, AffineDimExpr) or e.position in dims:
+            return None
+        dims.append(e.position)
+    return dims
+
+
 def permutation_of(amap: AffineMap) -> list[int] | None:
     """`amap` as a dim permutation (result k = d[perm[k]]), or None."""
     perm = []
@@ -527,6 +537,7 @@ def permutation_of(amap: AffineMap) -> list[int] | None:
 
 
 __all__ = [
+    "projected_dims",
     "AffineEvaluationError",
     "compile_map",
     "compile_set",
