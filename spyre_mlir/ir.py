@@ -65,7 +65,18 @@ def _ktdf() -> Dialect:
     return KTDF
 
 
-SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {"ktdp": _ktdp, "spyre": _spyre, "ktdf": _ktdf}
+def _spyre_loop() -> Dialect:
+    from spyre_mlir.dialects.spyre_loop import SPYRE_LOOP
+
+    return SPYRE_LOOP
+
+
+SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "ktdp": _ktdp,
+    "spyre": _spyre,
+    "ktdf": _ktdf,
+    "spyre_loop": _spyre_loop,
+}
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
 
