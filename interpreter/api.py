@@ -41,6 +41,7 @@ from xdsl.ir import Operation
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, RuntimeArgType
+from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of, nesting_depth, walk_ops
 from spyre_mlir.interpreter.cost import CostCounter, CostEstimate, CostModel
 from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
@@ -49,6 +50,7 @@ from spyre_mlir.interpreter.errors import InterpreterError, InterpreterWarning, 
 from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.memory import ARG_ALIGNMENT, format_bytes
+from spyre_mlir.interpreter.ops_sdscbundle import BundleFiles
 from spyre_mlir.interpreter.runtime import (
     ARG_BASE,
     CORE_BYTES,
@@ -113,10 +115,41 @@ class RunReport:
     relayout_bytes: list[int] = field(default_factory=list)
     # The modeled time on Spyre (InterpreterOptions.cost_model; docs/cost-model.md), else None.
     estimate: CostEstimate | None = None
+    # A bundle (docs/bundle.md): executions of each SDSC file by path (one per core that ran it); the largest
+    # `peak_lx_bytes_per_core` the executed files declare (0: none).
+    sdsc_executions: dict[str, int] = field(default_factory=dict)
+    sdsc_lx_declared_peak: int = 0
 
     @property
     def lx_peak(self) -> int:
+        """LX bytes per core the interpreter saw: live tensors (estimate) + explicit ct_local use."""
         return self.lx_tensor_peak + self.lx_explicit_peak
+
+    @property
+    def peak_lx_bytes_per_core(self) -> int:
+        """`lx_peak`, or for a bundle the largest LX peak an executed SDSC file declares if larger
+        (`peak_lx_bytes_per_core` of `--estimate-json`)."""
+        return max(self.lx_peak, self.sdsc_lx_declared_peak)
+
+    @property
+    def hbm_traffic_bytes(self) -> int | None:
+        """Bytes moved between HBM and the cores, all cores together, by loads and
+        stores of global memory and ktdf data transfers, as the cost model counts
+        them (whole sticks per contiguous row, `HardwareConfig.stick_bytes`; raw
+        bytes with 0); None when the cost model is off. `hbm_bytes` of `--estimate-json`
+        (not the `hbm_bytes` field here, which is the HBM the run mapped)."""
+        return hbm_traffic_bytes(self.estimate) if self.estimate is not None else None
+
+    def estimate_json(self) -> dict | None:
+        """What `spyre-run --estimate-json` writes: the estimate's JSON (`CostEstimate.to_json`)
+        plus "hbm_bytes" (`hbm_traffic_bytes`) and "peak_lx_bytes_per_core"; None without estimate."""
+        if self.estimate is None:
+            return None
+        return {
+            **self.estimate.to_json(),
+            "hbm_bytes": self.hbm_traffic_bytes,
+            "peak_lx_bytes_per_core": self.peak_lx_bytes_per_core,
+        }
 
     def render(self) -> str:
         cores = int(np.prod(self.grid))
@@ -132,6 +165,12 @@ class RunReport:
         ]
         if self.lx_dynamic_tensors:
             lines.append(f"lx note: {self.lx_dynamic_tensors} dynamically shaped tensors not counted")
+        if self.sdsc_executions:
+            runs = sum(self.sdsc_executions.values())
+            lines.append(
+                f"bundle: {runs} SDSC executions (summed over cores) of {len(self.sdsc_executions)} files; "
+                f"declared lx peak per core {self.sdsc_lx_declared_peak} bytes"
+            )
         lines.append(f"hbm mapped: {self.hbm_bytes} bytes")
         if self.communication:
             parts = [
@@ -147,6 +186,21 @@ class RunReport:
             lines.append(f"arg {name}: {desc}")
         lines.append(f"time: decode {self.decode_seconds * 1e3:.1f} ms, run {self.run_seconds * 1e3:.1f} ms")
         return "\n".join(lines)
+
+
+HBM_TRANSFER_OPS = ("ktdp.load", "ktdp.store", "ktdf.data_transfer")
+"""The ops whose memory cycles the cost model charges for HBM traffic (cost.OpCosts)."""
+
+
+def hbm_traffic_bytes(estimate: CostEstimate) -> int:
+    """Bytes moved between HBM and the cores in a run, all cores together: the
+    memory cycles the cost model charged the loads, stores and data transfers,
+    times the HBM bytes per cycle of a core (LX accesses are charged nothing)."""
+    if estimate.kind_cycles is None:
+        return 0
+    rows = [r for r, (name, component) in enumerate(estimate.kinds) if name in HBM_TRANSFER_OPS and component == "memory"]
+    cycles = float(estimate.kind_cycles[rows].sum()) if rows else 0.0
+    return int(round(cycles * estimate.config.hbm_bytes_per_cycle_per_core(estimate.cores)))
 
 
 class InterpretResult(dict):
@@ -174,18 +228,20 @@ class _Placed:
     layout: Layout | None = None  # placed as `to_device(array, layout)`; `shape` is the logical shape
 
 
-def _load_module(source) -> tuple[ModuleOp, dict[str, str]]:
-    """A module from a ModuleOp, MLIR text or a path; and its sources for diagnostics."""
+def _load_module(source) -> tuple[ModuleOp, dict[str, str], str | None]:
+    """A module from a ModuleOp, MLIR text or a path; its sources for
+    diagnostics; and the path it was read from (None: not a file)."""
     from spyre_mlir import ir
 
     if isinstance(source, ModuleOp):
-        return source, {}
+        return source, {}, None
     if not isinstance(source, str | os.PathLike):
         raise TypeError(
             f"expected a ModuleOp, MLIR text or a path to a kernel, not {type(source).__name__} {_short(source)}"
         )
     text, name = ir.read_source(source)
-    return ir.parse_module(text, name), {name: text}
+    path = name if name not in ("<string>", "<stdin>") else None
+    return ir.parse_module(text, name), {name: text}, path
 
 
 def _short(value) -> str:
@@ -286,10 +342,11 @@ class Interpreter:
 
     def __init__(self, source: ModuleOp | str | os.PathLike[str], options: InterpreterOptions | None = None):
         self.options = _check_options(options)
+        path = None
         if isinstance(source, ModuleOp):
             self.module, self.sources = source, {}
         else:  # parsing (and verifying) may recurse deeply: a large stack
-            self.module, self.sources = call_deep(_load_module, source)
+            self.module, self.sources, path = call_deep(_load_module, source)
         if self.options.verify:
             from spyre_mlir import ir
 
@@ -302,6 +359,17 @@ class Interpreter:
             else:
                 verify(self.module)
         self.functions = functions_of(self.module)
+        # The SDSC files of a bundle (sdscbundle.sdsc_execute; docs/bundle.md), found beside
+        # the bundle file, in options.bundle_dir, or else in the current directory.
+        bundle_dir = self.options.bundle_dir
+        if bundle_dir is None and path is not None:
+            bundle_dir = os.path.dirname(path)
+        shown = os.fspath(bundle_dir) if bundle_dir is not None else None
+        self.sdsc_files = BundleFiles(
+            os.path.abspath(shown) if shown is not None else None,
+            shown if shown not in (None, "", os.curdir) else None,  # messages: DIR/sdsc_N.json, or sdsc_N.json
+            self.sources,
+        )
         # Decoded kernels and LX estimates, reused by later runs of the same kernel.
         self._decoded: dict[tuple, tuple[Program, CompiledFunction, str, str | None]] = {}
         self._lx: dict[str, LxEstimate] = {}
@@ -419,12 +487,20 @@ class Interpreter:
         finished = time.perf_counter()
 
         explicit = runtime.explicit_lx_peak()
-        if options.check_lx and estimate.peak_bytes + explicit > options.lx_limit:
-            raise error(
-                func_op,
-                f"LX use of {estimate.peak_bytes + explicit} bytes per core ({estimate.peak_bytes} of live tensors, "
-                f"{explicit} of ct_local views) exceeds the {options.lx_limit}-byte scratchpad",
-            )
+        # A bundle: the live tensors of the SDSC functions it ran count too, and the
+        # LX peaks their files declare (`peak_lx_bytes_per_core`).
+        tensor_peak, peak_op, dynamic = estimate.peak_bytes, estimate.op, estimate.dynamic_tensors
+        declared = 0
+        for sdsc in runtime.sdsc_files.values():
+            if sdsc.lx.peak_bytes > tensor_peak:  # pyright: ignore[reportAttributeAccessIssue]
+                tensor_peak, peak_op = sdsc.lx.peak_bytes, sdsc.lx.op  # pyright: ignore[reportAttributeAccessIssue]
+            dynamic += sdsc.lx.dynamic_tensors  # pyright: ignore[reportAttributeAccessIssue]
+            declared = max(declared, sdsc.peak_lx_bytes_per_core or 0)  # pyright: ignore[reportAttributeAccessIssue]
+        if options.check_lx and max(tensor_peak + explicit, declared) > options.lx_limit:
+            used = f"LX use of {tensor_peak + explicit} bytes per core ({tensor_peak} of live tensors, {explicit} of ct_local views)"
+            if declared > tensor_peak + explicit:
+                used = f"the LX peak of {declared} bytes per core that an executed SDSC file declares"
+            raise error(func_op, f"{used} exceeds the {options.lx_limit}-byte scratchpad")
 
         out: dict[str, np.ndarray] = {}
         for p in [*placed, *preloads]:
@@ -441,6 +517,8 @@ class Interpreter:
         location = self._locations.get(name)
         if name not in self._locations:
             location = self._locations[name] = location_of(estimate.op) if estimate.op is not None else None
+        if peak_op is not estimate.op:  # the peak is in an SDSC function
+            location = location_of(peak_op) if peak_op is not None else None
         report = RunReport(
             function=name,
             grid=grid,
@@ -449,10 +527,10 @@ class Interpreter:
             fallback_reason=reason,
             divergent_regions=runtime.stats.divergent_regions,
             lx_limit=options.lx_limit,
-            lx_tensor_peak=estimate.peak_bytes,
+            lx_tensor_peak=tensor_peak,
             lx_peak_location=str(location) if location else None,
             lx_explicit_peak=explicit,
-            lx_dynamic_tensors=estimate.dynamic_tensors,
+            lx_dynamic_tensors=dynamic,
             hbm_bytes=runtime.hbm.mapped_bytes(),
             decode_seconds=decoded - started,
             run_seconds=finished - decoded,
@@ -461,6 +539,8 @@ class Interpreter:
             communication={k: v.tolist() for k, v in (runtime.stats.comm or {}).items()},
             relayout_bytes=runtime.stats.relayout_bytes.tolist() if runtime.stats.relayout_bytes is not None else [],
             estimate=runtime.cost.estimate(grid) if runtime.cost is not None else None,
+            sdsc_executions=dict(runtime.sdsc_executions),
+            sdsc_lx_declared_peak=declared,
         )
         return InterpretResult(out, report, runtime)
 
@@ -500,7 +580,7 @@ class Interpreter:
         state: dict[str, int] = {}  # 1: on the DFS path, 2: done
         stack = [(name, iter(self._callees(name)))]
         state[name] = 1
-        if nesting_depth(self.functions[name]) > DEEP_NESTING:
+        if nesting_depth(self._function(name)) > DEEP_NESTING:
             return True
         while stack:
             current, it = stack[-1]
@@ -512,33 +592,43 @@ class Interpreter:
             if state.get(callee) == 1:
                 return True  # recursion
             if callee not in state:
-                if nesting_depth(self.functions[callee]) > DEEP_NESTING:
+                if nesting_depth(self._function(callee)) > DEEP_NESTING:
                     return True
                 state[callee] = 1
                 stack.append((callee, iter(self._callees(callee))))
         return False
 
     def _callees(self, name: str) -> list[str]:
-        return [
-            op.callee.root_reference.data
-            for op in walk_ops(self.functions[name])
-            if isinstance(op, func.CallOp) and op.callee.root_reference.data in self.functions
-        ]
+        return [callee for op in walk_ops(self._function(name)) if (callee := self._callee_of(op)) is not None]
+
+    def _function(self, name: str) -> func.FuncOp:
+        """A function of the module, or of an SDSC file of the bundle (by its name in the program)."""
+        found = self.functions.get(name)
+        return found if found is not None else self.sdsc_files.functions[name]
+
+    def _callee_of(self, op: Operation) -> str | None:
+        """The function `op` runs: a `func.call`'s callee that has a definition, an
+        `sdsc_execute`'s entry function (its file loaded: a located error when it cannot be)."""
+        if isinstance(op, func.CallOp):
+            name = op.callee.root_reference.data
+            return name if name in self.functions or name in self.sdsc_files.functions else None
+        if isinstance(op, SdscExecuteOp):
+            return self.sdsc_files.load(op, self.functions).callee
+        return None
 
     def _communicates(self, name: str) -> bool:
         """Whether kernel `name` (or a function it calls) holds an inter-tile op."""
         if name not in self._collective:
             seen, pending, found = {name}, [name], False
             while pending and not found:
-                for op in walk_ops(self.functions[pending.pop()]):
+                for op in walk_ops(self._function(pending.pop())):
                     if isinstance(op, InterTileProduceOp):
                         found = True
                         break
-                    if isinstance(op, func.CallOp):
-                        callee = op.callee.root_reference.data
-                        if callee in self.functions and callee not in seen:
-                            seen.add(callee)
-                            pending.append(callee)
+                    callee = self._callee_of(op)
+                    if callee is not None and callee not in seen:
+                        seen.add(callee)
+                        pending.append(callee)
             self._collective[name] = found
         return self._collective[name]
 
@@ -549,15 +639,14 @@ class Interpreter:
             seen = {name}
             pending = [name]
             while pending and found is None:
-                for op in walk_ops(self.functions[pending.pop(0)]):
+                for op in walk_ops(self._function(pending.pop(0))):
                     if op.name == "ktdp.get_compute_tile_id":
                         found = op
                         break
-                    if isinstance(op, func.CallOp):
-                        callee = op.callee.root_reference.data
-                        if callee in self.functions and callee not in seen:
-                            seen.add(callee)
-                            pending.append(callee)
+                    callee = self._callee_of(op)
+                    if callee is not None and callee not in seen:
+                        seen.add(callee)
+                        pending.append(callee)
             self._tile_id_ops[name] = found
         return self._tile_id_ops[name]
 
@@ -576,6 +665,7 @@ class Interpreter:
 
         def per_core(reason: str | None):
             program = Program(self.module, grid, cores, batched=False, memory_limit=limit, cost_model=model())
+            program.sdsc_files = self.sdsc_files  # pyright: ignore[reportAttributeAccessIssue] - ops_sdscbundle
             return program, program.function(name, no_varying_args), "per-core", reason
 
         # Inter-tile communication needs the cores together: never per-core unless asked
@@ -596,6 +686,7 @@ class Interpreter:
             return per_core(reason)
         try:
             program = Program(self.module, grid, cores, batched=True, memory_limit=limit, cost_model=model())
+            program.sdsc_files = self.sdsc_files  # pyright: ignore[reportAttributeAccessIssue] - ops_sdscbundle
             return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
             if must_batch:

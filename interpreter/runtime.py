@@ -124,6 +124,11 @@ class InterpreterOptions:
       (logical) array: the interpreter places its device form (`to_device`)
       and returns the argument in logical form (`from_device`). Default
       False: arrays are raw device memory, placed and returned as given.
+    - `bundle_dir`: the directory in which a bundle's
+      `sdscbundle.sdsc_execute` ops find their SDSC files (docs/bundle.md):
+      a str or `os.PathLike`. Default None: the directory of the bundle file
+      when the module was read from a path, else the current directory.
+      When given, it wins over the bundle file's directory.
 
     Every option is type-checked on construction (`TypeError`) and checked
     for range (`ValueError`).
@@ -141,6 +146,7 @@ class InterpreterOptions:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     host_layout: bool = False
     cost_model: object = None  # None, a bool, or a cost.HardwareConfig
+    bundle_dir: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -175,6 +181,17 @@ class InterpreterOptions:
                 raise ValueError(f"InterpreterOptions.timeout must be positive, not {self.timeout!r}")
         self.grid = normalize_grid(self.grid, "InterpreterOptions.grid")
         resolve_cost_model(self.cost_model)  # TypeError for anything but None, a bool or a HardwareConfig
+        if self.bundle_dir is not None:
+            if not isinstance(self.bundle_dir, str | os.PathLike):
+                raise TypeError(
+                    f"InterpreterOptions.bundle_dir must be a str, an os.PathLike or None, not "
+                    f"{type(self.bundle_dir).__name__} {self.bundle_dir!r}"
+                )
+            path = os.fspath(self.bundle_dir)
+            if not isinstance(path, str):
+                raise TypeError(f"InterpreterOptions.bundle_dir must name a directory as text, not {path!r}")
+            if not path or "\0" in path:
+                raise ValueError(f"InterpreterOptions.bundle_dir must be a directory name, not {path!r}")
 
 
 @dataclass
@@ -238,6 +255,9 @@ class Runtime:
         self.deadline: float | None = None  # time.monotonic() at which the run times out
         self.stage_hooks: list = []  # objects with enter(record) / exit(record), e.g. the cost model
         self.cost = None  # the cost.CostCounter of the run, when the cost model is on
+        # Bundles (sdscbundle.sdsc_execute): the SDSC files executed, by path, and how many times.
+        self.sdsc_files: dict[str, object] = {}  # path -> ops_sdscbundle.SdscFile
+        self.sdsc_executions: dict[str, int] = {}
 
     @contextmanager
     def stage(self, pipeline, instance: int, index: int, stage, lanes) -> Iterator[StageRecord]:

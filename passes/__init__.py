@@ -70,14 +70,49 @@ def _ktdp_extract_compute_groups() -> type[ModulePass]:
     return KtdpExtractComputeGroupsPass
 
 
+def _spyre_coarse_tile() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_coarse_tile import SpyreCoarseTilePass
+
+    return SpyreCoarseTilePass
+
+
+def _spyre_unroll_loops() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_unroll_loops import SpyreUnrollLoopsPass
+
+    return SpyreUnrollLoopsPass
+
+
+def _spyre_plan_scratchpad() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_plan_scratchpad import SpyrePlanScratchpadPass
+
+    return SpyrePlanScratchpadPass
+
+
+def _spyre_distribute_work() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_distribute_work import SpyreDistributeWorkPass
+
+    return SpyreDistributeWorkPass
+
+
+def _spyre_emit_bundle() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_emit_bundle import SpyreEmitBundlePass
+
+    return SpyreEmitBundlePass
+
+
 SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "ktdf-build-pipelines": _ktdf_build_pipelines,
     "ktdp-check-inter-tile": _ktdp_check_inter_tile,
     "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
     "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
+    "spyre-coarse-tile": _spyre_coarse_tile,
+    "spyre-distribute-work": _spyre_distribute_work,
+    "spyre-emit-bundle": _spyre_emit_bundle,
     "spyre-fold-reshapes": _spyre_fold_reshapes,
     "spyre-physicalize-layouts": _spyre_physicalize_layouts,
+    "spyre-plan-scratchpad": _spyre_plan_scratchpad,
+    "spyre-unroll-loops": _spyre_unroll_loops,
 }
 """Passes defined in this project."""
 

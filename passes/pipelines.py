@@ -32,6 +32,13 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "lower a kernel to the schedule IR: physical layouts, HBM round trips between computes, one "
         "outlined function per compute group, load/compute/store ktdf pipelines",
     ),
+    "ktir-to-bundle": (
+        "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-extract-compute-groups,"
+        "spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
+        "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
+        "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
+        "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N)",
+    ),
     "physicalize": (
         "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
         "rewrite a kernel with spyre.tensor_layout markers onto physical (stick) layouts, then clean up",
@@ -80,12 +87,19 @@ class PassManager:
 
     @classmethod
     def from_pipeline(cls, name: str, **kwargs) -> PassManager:
-        """Build a named pipeline from the table `PIPELINES`."""
-        if name not in PIPELINES:
+        """Build a named pipeline from the table `PIPELINES`: `NAME` or
+        `NAME{key=value,...}`, each option given to the passes of the
+        pipeline that take it (a path needs no quotes: `out-dir=/tmp/b`)."""
+        match = re.fullmatch(r"\s*([\w-]+)\s*(?:\{(.*)\})?\s*", name, re.S)
+        base = match.group(1) if match else name
+        if match is None or base not in PIPELINES:
             raise DiagnosticError(
                 Diagnostic("error", f"unknown pipeline '{name}'; available: {', '.join(sorted(PIPELINES))}")
             )
-        return cls.parse(PIPELINES[name][0], **kwargs)
+        spec = PIPELINES[base][0]
+        if match.group(2) is not None:
+            spec = _with_options(base, spec, _pipeline_options(name, match.group(2)))
+        return cls.parse(spec, **kwargs)
 
     @property
     def names(self) -> list[str]:
@@ -125,6 +139,52 @@ class PassManager:
 
     def __str__(self) -> str:
         return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
+
+
+def _pipeline_options(name: str, text: str) -> dict[str, str]:
+    """`key=value,...` of a named pipeline; values may be quoted."""
+    options: dict[str, str] = {}
+    for item in re.findall(r'(?:[^,"]|"[^"]*")+', text):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not re.fullmatch(r"[\w-]+", key) or not value:
+            raise DiagnosticError(Diagnostic("error", f"invalid pipeline '{name}': expected key=value options, got '{item.strip()}'"))
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        options[key.replace("_", "-")] = value
+    return options
+
+
+def _with_options(base: str, spec: str, options: dict[str, str]) -> str:
+    """The pass list `spec` with each option added to every pass that declares it."""
+    import dataclasses
+
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    from spyre_mlir.passes import get_all_passes
+
+    available = get_all_passes()
+    used: set[str] = set()
+    parts = []
+    for s in parse_pipeline(spec):
+        fields = {f.name.replace("_", "-") for f in dataclasses.fields(available[s.name]())}
+        mine = {k: v for k, v in options.items() if k in fields}
+        used |= mine.keys()
+        text = str(s)  # the pass as written in the table, with its own options
+        given = " ".join(f"{k}={_option_value(v)}" for k, v in mine.items())
+        if given:
+            text = text[:-1] + " " + given + "}" if text.endswith("}") else text + "{" + given + "}"
+        parts.append(text)
+    unused = sorted(set(options) - used)
+    if unused:
+        raise DiagnosticError(Diagnostic("error", f"pipeline '{base}' has no pass taking option '{unused[0]}'"))
+    return ",".join(parts)
+
+
+def _option_value(value: str) -> str:
+    if re.fullmatch(r"-?\d+|true|false", value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _first_line(exc: BaseException) -> str:

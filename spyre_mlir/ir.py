@@ -71,11 +71,18 @@ def _spyre_loop() -> Dialect:
     return SPYRE_LOOP
 
 
+def _sdscbundle() -> Dialect:
+    from spyre_mlir.dialects.sdscbundle import SDSCBUNDLE
+
+    return SDSCBUNDLE
+
+
 SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "ktdp": _ktdp,
     "spyre": _spyre,
     "ktdf": _ktdf,
     "spyre_loop": _spyre_loop,
+    "sdscbundle": _sdscbundle,
 }
 """Our dialects, by name. Upstream dialects come from xDSL."""
 

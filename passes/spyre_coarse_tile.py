@@ -1,0 +1,636 @@
+"""spyre-coarse-tile: split an extracted compute group into a counted loop over tiles.
+
+Seed 000's working-set transformation in MLIR terms: a dim shared by every
+op of a compute group (`ktdp-extract-compute-groups`) is divided into
+`count` tiles, and the group's body becomes the body of a
+`spyre_loop.loop` that runs once per tile. Intermediates then hold one tile
+(they live in LX, placed by `spyre-plan-scratchpad`); loads and stores move
+through the full HBM tensors one tile at a time. Nested levels divide their
+dims outermost first.
+
+Before (the kernel hints `spyre.slices = [[2, [0]]]`):
+
+    func.func @local_schedule_0(%x: index, %z: index) {
+      %v = ktdp.construct_memory_view %x, sizes: [1024, 4096], strides: [4096, 1] ...
+      %t = ktdp.construct_access_tile %v[%c0, %c0] {... box 1024 x 4096 ...}
+      %a = ktdp.load %t : ... -> tensor<1024x4096xf16>
+      ...
+    }
+
+After:
+
+    func.func @local_schedule_0(%x: index, %z: index) {
+      spyre_loop.loop count(2) tiled_dims [0] tile_sizes [512] {
+      ^bb0(%k: index):
+        %base = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 2097152)>(%k)[%x]
+        %v = ktdp.construct_memory_view %base, sizes: [513, 4096], strides: [4096, 1] ...
+        %t = ktdp.construct_access_tile %v[%c0, %c0] {... box 512 x 4096 ...}
+        %a = ktdp.load %t : ... -> tensor<512x4096xf16>
+        ...
+      }
+    }
+
+Each access tile of the group gets a *tile view*: the same strides, its base
+advanced by the tile's offset (an `affine.apply` of the loop numbers: what
+the bundle's address arithmetic computes per iteration), its sizes shrunk
+so that every tile stays inside the original view; anchors are unchanged.
+
+Which dims, by priority: a `spyre.slices` hint on an op of the group, on
+the group function, or on the kernel that calls it — `[[count, [dims]],
+...]` outermost first, or a plain count for dim 0; dims are integers or
+names listed in a `spyre.dims` array next to the hint; then the
+`slices=N` option (dim 0 of every group); then, without either, dim 0 of a
+group whose per-core working set exceeds `lx-bytes`, with the fewest
+slices that fit. The group's iteration space is the shape of the tensor
+its first store writes; a tiled dim is followed through every op
+(elementwise, linalg, broadcasts, reductions over other dims, loads,
+stores, splats, `tensor.empty`).
+
+Refused with a located error before anything changes (for a hint; for
+the option or the automatic choice the group is left untiled with a
+remark): a tiled dim that an op reduces, a matmul inside the loop, a dim
+that does not divide, an op the tiling cannot follow, a group with loops
+or results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, MatmulOp, ReduceOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from spyre_mlir.affine import box_bounds, permutation_of, projected_dims
+from spyre_mlir.diagnostics import error, remark
+from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
+    ConstructAccessTileOp,
+    ConstructMemoryViewOp,
+    LoadOp,
+    StoreOp,
+)
+from spyre_mlir.dialects.spyre_loop import LoopOp
+from spyre_mlir.ir import fill_locations
+from spyre_mlir.traits import is_elementwise
+
+SLICES_ATTR = "spyre.slices"
+DIMS_ATTR = "spyre.dims"
+DEFAULT_LX_BYTES = 2 * 1024 * 1024
+GROUP_PREFIX = "local_schedule_"
+
+
+class Refusal(Exception):
+    """Why a group cannot be tiled as asked, at an op."""
+
+    def __init__(self, op: Operation | None, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+@dataclass
+class Level:
+    """One loop of the nest: `count` tiles of each of `dims` (group dims)."""
+
+    count: int
+    dims: list[int]
+
+
+@dataclass
+class Request:
+    levels: list[Level]
+    at: Operation  # where the request comes from (for diagnostics)
+    explicit: bool  # a hint: refusals are errors
+
+
+# --------------------------------------------------------------------------
+# Which groups, which hints
+
+
+def group_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The outlined compute groups (`module @local_schedule_N { func.func @local_schedule_N }`)."""
+    groups = []
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data.startswith(GROUP_PREFIX):
+            parent = op.parent_op()
+            if isinstance(parent, ModuleOp) and parent.sym_name is not None:
+                groups.append(op)
+    return groups
+
+
+def _callers(module: ModuleOp) -> dict[str, func.FuncOp]:
+    """Group name -> the function that calls it (the kernel)."""
+    found: dict[str, func.FuncOp] = {}
+    for op in module.walk():
+        if isinstance(op, func.CallOp):
+            caller = op.parent_op()
+            while caller is not None and not isinstance(caller, func.FuncOp):
+                caller = caller.parent_op()
+            if caller is not None:
+                found.setdefault(op.callee.root_reference.data, caller)
+    return found
+
+
+def _parse_hint(op: Operation, attr: Attribute) -> list[Level]:
+    """`spyre.slices` as levels: `N` (dim 0 by N) or `[[N, [dims]], ...]` outermost first."""
+    names: list[str] = []
+    dims_attr = op.attributes.get(DIMS_ATTR)
+    if isinstance(dims_attr, ArrayAttr) and all(isinstance(n, StringAttr) for n in dims_attr.data):
+        names = [n.data for n in dims_attr.data]  # pyright: ignore[reportAttributeAccessIssue]
+    elif dims_attr is not None:
+        raise error(op, f"'{DIMS_ATTR}' must be an array of dim names (strings), got {dims_attr}")
+
+    def dim(a: Attribute) -> int:
+        if isinstance(a, IntegerAttr):
+            return int(a.value.data)
+        if isinstance(a, StringAttr):
+            if a.data not in names:
+                raise error(op, f"'{SLICES_ATTR}' names dim \"{a.data}\", which '{DIMS_ATTR}' does not list {names}")
+            return names.index(a.data)
+        raise error(op, f"a dim in '{SLICES_ATTR}' is an integer or a name, got {a}")
+
+    usage = f"'{SLICES_ATTR}' is a count (dim 0) or [[count, [dims]], ...] outermost first"
+    if isinstance(attr, IntegerAttr):
+        return [Level(int(attr.value.data), [0])]
+    if not isinstance(attr, ArrayAttr) or not attr.data:
+        raise error(op, f"{usage}, got {attr}")
+    levels = []
+    for entry in attr.data:
+        if (
+            not isinstance(entry, ArrayAttr)
+            or len(entry.data) != 2
+            or not isinstance(entry.data[0], IntegerAttr)
+            or not isinstance(entry.data[1], ArrayAttr)
+            or not entry.data[1].data
+        ):
+            raise error(op, f"{usage}, got {entry}")
+        levels.append(Level(int(entry.data[0].value.data), [dim(d) for d in entry.data[1].data]))
+    for level in levels:
+        if level.count <= 0:
+            raise error(op, f"'{SLICES_ATTR}' asks for {level.count} slices: a count must be positive")
+    return levels
+
+
+def _request(group: func.FuncOp, kernel: func.FuncOp | None, slices: int | None) -> Request | None:
+    hinted = [op for op in group.body.walk() if SLICES_ATTR in op.attributes]
+    if len(hinted) > 1:
+        raise error(hinted[1], f"a group takes one '{SLICES_ATTR}' hint; another op of the group has one", (hinted[0], "the other hint"))
+    for holder in (*hinted, group, kernel):
+        if holder is not None and SLICES_ATTR in holder.attributes:
+            return Request(_parse_hint(holder, holder.attributes[SLICES_ATTR]), holder, True)
+    if slices is not None:
+        return Request([Level(slices, [0])], group, False)
+    return None
+
+
+# --------------------------------------------------------------------------
+# The analysis: which (value, dim) pairs are one iteration dim
+
+
+Node = tuple[object, int]  # (SSAValue or a linalg op's loop, dim)
+
+
+class _Classes:
+    """Union-find over (value, dim) pairs that must be tiled together."""
+
+    def __init__(self):
+        self.parent: dict[Node, Node] = {}
+
+    def find(self, n: Node) -> Node:
+        self.parent.setdefault(n, n)
+        root = n
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[n] != root:
+            self.parent[n], n = root, self.parent[n]
+        return root
+
+    def union(self, a: Node, b: Node) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+
+def _rank(value: SSAValue) -> int:
+    return len(value.type.get_shape()) if isinstance(value.type, TensorType) else 0  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _tensors(values: Sequence[SSAValue]) -> list[SSAValue]:
+    return [v for v in values if isinstance(v.type, TensorType)]
+
+
+@dataclass
+class _Facts:
+    classes: _Classes = field(default_factory=_Classes)
+    reduced: dict[Node, Operation] = field(default_factory=dict)  # loop/value dims an op reduces
+    opaque: dict[Node, Operation] = field(default_factory=dict)  # dims an op we cannot follow touches
+    fixed: dict[Node, tuple[Operation, str]] = field(default_factory=dict)  # dims whose extent is pinned
+    contractions: list[Operation] = field(default_factory=list)
+
+
+def _follow(op: Operation, facts: _Facts) -> None:
+    """Record how `op` relates the dims of its tensor operands and results."""
+    uf = facts.classes
+    tensors = _tensors([*op.operands, *op.results])
+    if not tensors:
+        return
+    if isinstance(op, (LoadOp, StoreOp, tensor.EmptyOp, tensor.SplatOp)):
+        return  # sources and sinks: rewritten by the tiling itself
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        if not (isinstance(value, DenseIntOrFPElementsAttr) and value.is_splat()):
+            for d in range(_rank(op.result)):
+                facts.fixed[(op.result, d)] = (op, "a constant tensor that is not a splat cannot be cut into tiles")
+        return
+    if is_elementwise(op) and not isinstance(op, GenericOp):
+        rank = _rank(tensors[0])
+        if all(_rank(t) == rank for t in tensors):
+            for t in tensors[1:]:
+                for d in range(rank):
+                    uf.union((tensors[0], d), (t, d))
+            return
+    if isinstance(op, ReduceOp):
+        reduced = set(op.dimensions.get_values())
+        kept = [d for d in range(_rank(op.input)) if d not in reduced]
+        for d in reduced:
+            facts.reduced[(op.input, d)] = op
+        for out in (op.init, *op.results):
+            for j, d in enumerate(kept):
+                uf.union((op.input, d), (out, j))
+        return
+    if isinstance(op, BroadcastOp):
+        added = set(op.dimensions.get_values())
+        kept = [d for d in range(_rank(op.init)) if d not in added]
+        for j, d in enumerate(kept):
+            uf.union((op.input, j), (op.init, d))
+        for res in op.results:
+            for d in range(_rank(res)):
+                uf.union((op.init, d), (res, d))
+        return
+    if isinstance(op, MatmulOp):
+        facts.contractions.append(op)
+    if hasattr(op, "get_indexing_maps") and hasattr(op, "get_iterator_types"):
+        maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
+        iterators = [str(getattr(t, "data", t)) for t in op.get_iterator_types()]  # pyright: ignore[reportAttributeAccessIssue]
+        operands = [*op.inputs, *op.outputs]  # pyright: ignore[reportAttributeAccessIssue]
+        if len(maps) == len(operands) and all(projected_dims(m) is not None for m in maps):
+            for operand, amap in zip(operands, maps):
+                if not isinstance(operand.type, TensorType):
+                    continue
+                for j, loop in enumerate(projected_dims(amap) or []):
+                    uf.union((operand, j), ((op, "loop"), loop))
+            for loop, kind in enumerate(iterators):
+                if "reduction" in kind:
+                    facts.reduced[((op, "loop"), loop)] = op
+            for res, out in zip(op.results, op.outputs):  # pyright: ignore[reportAttributeAccessIssue]
+                for d in range(_rank(res)):
+                    uf.union((res, d), (out, d))
+            if any("reduction" in k for k in iterators) and len(_tensors(op.inputs)) >= 2:  # pyright: ignore[reportAttributeAccessIssue]
+                facts.contractions.append(op)
+            return
+    for t in tensors:
+        for d in range(_rank(t)):
+            facts.opaque[(t, d)] = op
+
+
+@dataclass
+class Plan:
+    """A checked tiling of one group."""
+
+    group: func.FuncOp
+    levels: list[Level]
+    sizes: list[dict[int, int]]  # per level: group dim -> tile size at that level
+    tiled: dict[SSAValue, dict[int, int]]  # value -> {value dim: group dim}
+    accesses: list[Operation]  # loads and stores whose tensor is tiled
+    extents: dict[int, int]  # group dim -> full extent
+
+
+def _group_ops(group: func.FuncOp) -> list[Operation]:
+    return list(group.body.block.ops)
+
+
+def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
+    """The tiling of `group` by `levels`, or a Refusal before anything changes."""
+    block = group.body.block
+    body = _group_ops(group)
+    ret = body[-1]
+    if ret.operands:
+        raise Refusal(ret, "the group returns values; a tiled group may only write memory")
+    for op in body:
+        if op.regions and not op.name.startswith("linalg."):
+            raise Refusal(op, f"'{op.name}' has regions: a group with loops or branches is not tiled")
+    stores = [op for op in body if isinstance(op, StoreOp)]
+    if not stores:
+        raise Refusal(ret, "the group stores nothing: no iteration space to tile")
+    ref = stores[0].data_tile
+    if not isinstance(ref.type, TensorType):
+        raise Refusal(stores[0], "the group's first store writes no tensor")
+    shape = list(ref.type.get_shape())
+    facts = _Facts()
+    for op in block.ops:
+        _follow(op, facts)
+    uf = facts.classes
+
+    dims = [d for level in levels for d in level.dims]
+    for d in dims:
+        if not 0 <= d < len(shape):
+            raise Refusal(stores[0], f"cannot tile dim {d}: the group's iteration space {shape} has {len(shape)} dims")
+    if facts.contractions:
+        raise Refusal(facts.contractions[0], f"'{facts.contractions[0].name}' inside a tiling loop is not supported (its accumulation over tiles is not handled)")
+
+    members: dict[Node, list[Node]] = {}
+    for node in list(uf.parent):
+        members.setdefault(uf.find(node), []).append(node)
+    roots = {d: uf.find((ref, d)) for d in set(dims)}
+    for d, root in roots.items():
+        for other, root2 in roots.items():
+            if other < d and root2 == root:
+                raise Refusal(stores[0], f"dims {other} and {d} of the iteration space are one dim of the computation")
+    tiled: dict[SSAValue, dict[int, int]] = {}
+    for d, root in roots.items():
+        for node in members.get(root, [(ref, d)]):
+            if node in facts.reduced:
+                op = facts.reduced[node]
+                raise Refusal(op, f"tiling dim {d} tiles a dim that '{op.name}' reduces; a tiled reduction is not supported")
+            if node in facts.opaque:
+                op = facts.opaque[node]
+                raise Refusal(op, f"tiling dim {d} reaches '{op.name}', which the tiling cannot follow")
+            if node in facts.fixed:
+                op, why = facts.fixed[node]
+                raise Refusal(op, f"tiling dim {d}: {why}")
+            value, vdim = node
+            if not isinstance(value, SSAValue):
+                continue
+            seen = tiled.setdefault(value, {})
+            if vdim in seen and seen[vdim] != d:
+                raise Refusal(stores[0], f"dims {seen[vdim]} and {d} of the iteration space are one dim of the computation")
+            extent = value.type.get_shape()[vdim]  # pyright: ignore[reportAttributeAccessIssue]
+            if extent != shape[d]:
+                raise Refusal(value.owner if isinstance(value.owner, Operation) else stores[0], f"dim {d} has extent {shape[d]} in the iteration space but {extent} here")
+            seen[vdim] = d
+
+    sizes: list[dict[int, int]] = []
+    current = {d: shape[d] for d in set(dims)}
+    for level in levels:
+        this = {}
+        for d in level.dims:
+            if current[d] % level.count:
+                raise Refusal(stores[0], f"{level.count} slices do not divide dim {d} of extent {current[d]}")
+            current[d] //= level.count
+            this[d] = current[d]
+        sizes.append(this)
+
+    accesses: list[Operation] = []
+    for op in body:
+        if isinstance(op, (tensor.EmptyOp,)) and op.result in tiled and op.dynamic_sizes:
+            raise Refusal(op, "a tensor.empty with dynamic sizes cannot be cut into tiles")
+        value = op.result if isinstance(op, LoadOp) else op.data_tile if isinstance(op, StoreOp) else None  # pyright: ignore[reportAttributeAccessIssue]
+        if value is None or value not in tiled:
+            continue
+        _check_access(op)
+        accesses.append(op)
+    return Plan(group, levels, sizes, tiled, accesses, {d: shape[d] for d in set(dims)})
+
+
+def _check_access(op: Operation) -> None:
+    tile = op.access_tile if isinstance(op, LoadOp) else op.access_tile  # pyright: ignore[reportAttributeAccessIssue]
+    owner = tile.owner
+    if not isinstance(owner, ConstructAccessTileOp) or not isinstance(owner.base.owner, ConstructMemoryViewOp):
+        raise Refusal(op, "a tiled access must go through a ktdp.construct_access_tile of a ktdp.construct_memory_view")
+    if owner.symbol_operands:
+        raise Refusal(owner, "a tiled access tile must not take symbols")
+    rank = len(owner.access_tile_order.data.results)
+    if permutation_of(owner.access_tile_order.data) != list(range(rank)):
+        raise Refusal(owner, "a tiled access tile must have the identity access_tile_order")
+    box = box_bounds(owner.access_tile_set.data)
+    if box is None or any(lo != 0 for lo, _ in box):
+        raise Refusal(owner, "a tiled access tile's set must be a box from its anchor")
+    view = owner.base.owner
+    if view.sizes or view.strides:
+        raise Refusal(view, "a tiled view must have static sizes and strides")
+    vbox = box_bounds(view.coordinate_set.data)
+    sizes = list(view.static_sizes.get_values())
+    if vbox is None or vbox != [(0, s - 1) for s in sizes]:
+        raise Refusal(view, "a tiled view's coordinate_set must be the box of its sizes")
+
+
+# --------------------------------------------------------------------------
+# The rewrite
+
+
+def _working_set(group: func.FuncOp, scale: dict[SSAValue, int] | None = None) -> int:
+    """Peak bytes of tensors live at once in the group (def to last use, block order)."""
+    ops = _group_ops(group)
+    position = {op: i for i, op in enumerate(ops)}
+    events: list[tuple[int, int]] = []
+    for i, op in enumerate(ops):
+        for r in op.results:
+            if not isinstance(r.type, TensorType):
+                continue
+            last = max((position.get(_top(u.operation, group), i) for u in r.uses), default=i)
+            size = tensor_bytes(r.type) // (scale or {}).get(r, 1)
+            events.append((i, size))
+            events.append((last + 1, -size))
+    peak = live = 0
+    for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
+        live += delta
+        peak = max(peak, live)
+    return peak
+
+
+def tensor_bytes(ty: Attribute) -> int:
+    """Bytes of a static tensor (sub-byte elements round up per element)."""
+    assert isinstance(ty, TensorType)
+    elem = ty.get_element_type()
+    width = getattr(getattr(elem, "width", None), "data", None) or getattr(elem, "bitwidth", None) or 64
+    count = 1
+    for n in ty.get_shape():
+        count *= max(n, 0)
+    return count * max(1, int(width) // 8)
+
+
+def _top(op: Operation, group: func.FuncOp) -> Operation:
+    while op.parent_op() is not group:
+        parent = op.parent_op()
+        if parent is None:
+            return op
+        op = parent
+    return op
+
+
+def apply_plan(plan: Plan) -> LoopOp:
+    group = plan.group
+    block = group.body.block
+    ops = _group_ops(group)
+    ret = ops[-1]
+    # The nest, outermost first; the group's ops move into the innermost block.
+    loops: list[LoopOp] = []
+    parent_block: Block = block
+    for level, sizes in zip(plan.levels, plan.sizes):
+        loop = LoopOp(level.count, level.dims, [sizes[d] for d in level.dims])
+        loop.location = ret.location  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(loop, InsertPoint.at_end(parent_block) if parent_block is not block else InsertPoint.before(ret))
+        loops.append(loop)
+        parent_block = loop.body.block
+    inner = parent_block
+    for op in ops[:-1]:
+        op.detach()
+        inner.add_op(op)
+    ivs = [loop.iteration for loop in loops]
+
+    # Tile views and tiles for each tiled load and store.
+    for op in plan.accesses:
+        value = op.result if isinstance(op, LoadOp) else op.data_tile  # pyright: ignore[reportAttributeAccessIssue]
+        _retile(op, plan, plan.tiled[value], ivs)
+
+    # Every tiled value takes its tile's shape.
+    final = {d: min(s[d] for s in plan.sizes if d in s) for d in plan.extents}
+    for value, dims in list(plan.tiled.items()):
+        ty = value.type
+        assert isinstance(ty, TensorType)
+        shape = list(ty.get_shape())
+        for vdim, d in dims.items():
+            shape[vdim] = final[d]
+        new_type = TensorType(ty.get_element_type(), shape)
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            attr = owner.value
+            assert isinstance(attr, DenseIntOrFPElementsAttr)
+            splat = attr.get_values()[0]
+            owner.properties["value"] = DenseIntOrFPElementsAttr.from_list(new_type, [splat])  # pyright: ignore[reportArgumentType]
+        Rewriter.replace_value_with_new_type(value, new_type)
+    for op in reversed(list(inner.ops)):
+        if isinstance(op, (ConstructAccessTileOp, ConstructMemoryViewOp)) and not op.result.uses:
+            op.detach()
+            op.erase()
+    fill_locations(group)
+    return loops[0]
+
+
+def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]) -> None:
+    tile_op = op.access_tile.owner  # pyright: ignore[reportAttributeAccessIssue]
+    assert isinstance(tile_op, ConstructAccessTileOp)
+    view = tile_op.base.owner
+    assert isinstance(view, ConstructMemoryViewOp)
+    strides = list(view.static_strides.get_values())
+    sizes = list(view.static_sizes.get_values())
+    box = [hi + 1 for _, hi in box_bounds(tile_op.access_tile_set.data) or []]
+    by_group = {d: vdim for vdim, d in dims.items()}
+    expr: AffineExpr = AffineSymExpr(0)
+    for level_no, level_sizes in enumerate(plan.sizes):
+        coefficient = sum(t * strides[by_group[d]] for d, t in level_sizes.items() if d in by_group)
+        if coefficient:
+            expr = expr + AffineDimExpr(level_no) * coefficient
+    new_sizes, new_box = list(sizes), list(box)
+    final = {d: min(s[d] for s in plan.sizes if d in s) for d in plan.extents}
+    for vdim, d in dims.items():
+        new_sizes[vdim] = sizes[vdim] - (plan.extents[d] - final[d])
+        new_box[vdim] = final[d]
+    at = InsertPoint.before(op)
+    base = affine.ApplyOp([*ivs, view.offset], AffineMapAttr(AffineMap(len(ivs), 1, (expr,))))
+    Rewriter.insert_op(base, at)
+    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
+
+    memref = view.result.type
+    assert isinstance(memref, MemRefType)
+    new_view = ConstructMemoryViewOp(
+        base.result,
+        new_sizes,
+        strides,
+        _box_set([(0, s - 1) for s in new_sizes]),
+        view.memory_space,
+        MemRefType(memref.get_element_type(), new_sizes),
+    )
+    Rewriter.insert_op(new_view, at)
+    old_type = tile_op.result.type
+    assert isinstance(old_type, AccessTileType)
+    new_tile = ConstructAccessTileOp(
+        new_view.result,
+        tile_op.base_map.data,
+        list(tile_op.indices),
+        _box_set([(0, b - 1) for b in new_box]),
+        tile_op.access_tile_order.data,
+        AccessTileType(new_box, old_type.element_type if hasattr(old_type, "element_type") else None),  # pyright: ignore[reportAttributeAccessIssue]
+    )
+    Rewriter.insert_op(new_tile, at)
+    op.operands[1 if isinstance(op, StoreOp) else 0] = new_tile.result
+
+
+# --------------------------------------------------------------------------
+
+
+def _auto_levels(group: func.FuncOp, lx_bytes: int) -> list[Level] | None:
+    """The fewest slices of dim 0 whose tiles fit LX, or None when the group fits untiled."""
+    if _working_set(group) <= lx_bytes:
+        return None
+    try:
+        plan = analyze(group, [Level(1, [0])])
+    except Refusal as refusal:
+        remark(refusal.op, f"the group's working set exceeds LX ({_working_set(group)} > {lx_bytes} bytes) but dim 0 cannot be tiled: {refusal.message}")
+        return None
+    extent = plan.extents[0]
+    scaled = {v: 1 for v in plan.tiled}
+    for k in range(2, extent + 1):
+        if extent % k:
+            continue
+        if _working_set(group, {v: k for v in scaled}) <= lx_bytes:
+            return [Level(k, [0])]
+    remark(group, f"the group's working set ({_working_set(group)} bytes) does not fit LX ({lx_bytes} bytes) even in tiles of one row")
+    return None
+
+
+@dataclass(frozen=True)
+class SpyreCoarseTilePass(ModulePass):
+    """Divide compute groups into counted loops over tiles (see the module docstring)."""
+
+    name = "spyre-coarse-tile"
+
+    slices: int | None = None
+    lx_bytes: int = DEFAULT_LX_BYTES
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.slices is not None and self.slices <= 0:
+            raise error(op, f"spyre-coarse-tile: slices must be positive, got {self.slices}")
+        if self.lx_bytes <= 0:
+            raise error(op, f"spyre-coarse-tile: lx-bytes must be positive, got {self.lx_bytes}")
+        groups = group_functions(op)
+        if not groups:
+            hinted = next((o for o in op.walk() if SLICES_ATTR in o.attributes), None)
+            if hinted is not None:
+                raise error(hinted, "spyre-coarse-tile tiles extracted compute groups: run ktdp-extract-compute-groups first")
+            return
+        callers = _callers(op)
+        plans: list[Plan] = []
+        for group in groups:
+            request = _request(group, callers.get(group.sym_name.data), self.slices)
+            levels = request.levels if request is not None else _auto_levels(group, self.lx_bytes)
+            if not levels:
+                continue
+            try:
+                plans.append(analyze(group, levels))
+            except Refusal as refusal:
+                if request is not None and request.explicit:
+                    raise error(refusal.op, refusal.message, (request.at, "the tiling was asked for here")) from None
+                remark(refusal.op, f"group @{group.sym_name.data} left untiled: {refusal.message}")
+        for plan in plans:
+            apply_plan(plan)
+        # A hint is consumed once its groups are tiled (a second run must not tile again).
+        for holder in op.walk():
+            holder.attributes.pop(SLICES_ATTR, None)
+            holder.attributes.pop(DIMS_ATTR, None)

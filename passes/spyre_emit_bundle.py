@@ -1,0 +1,527 @@
+"""spyre-emit-bundle: write the runtime's `bundle.mlir` and one SDSC file per compute group.
+
+Runs on the output of `ktdp-extract-compute-groups` (tiled by
+`spyre-coarse-tile`, planned by `spyre-plan-scratchpad`): the kernel
+becomes `func.func @sdsc_bundle` with the kernel's parameters, its control
+flow kept, and each call of a group a dispatch: the group's counted loops
+become an `scf.for` nest, the per-tile HBM addresses `affine.apply`s with
+per-loop byte strides, and the group's per-tile body one
+`sdscbundle.sdsc_execute` of `sdsc_N.json` (numbered depth-first).
+
+Before:
+
+    func.func @add_mul(%a: index, %z: index) {
+      func.call @local_schedule_0(%a, %z) : (index, index) -> ()
+    }
+    func.func @local_schedule_0(%a: index, %z: index) {
+      spyre_loop.loop count(2) tiled_dims [1] tile_sizes [16] {
+      ^bb0(%k: index):
+        %base = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 1024)>(%k)[%a]
+        ... the tile's loads, computes, stores ...
+      }
+    }
+
+After (`DIR/bundle.mlir`):
+
+    func.func @sdsc_bundle(%a: index, %z: index) attributes {spyre.kernel = "add_mul", ...} {
+      %sym_0 = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%a]      // the byte address of a
+      scf.for %i_0 = %c0 to %loop_bound_0 step %c1 {
+        %addr_0 = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 2048)>(%i_0)[%sym_0]
+        "sdscbundle.sdsc_execute"(%addr_0, ...) {sdsc_filename = "sdsc_0.json"} : (index, ...) -> ()
+      }
+    }
+
+and `DIR/sdsc_0.json`: what the op computes (`"ktir"`: the per-tile body as a
+function of the dispatched operands, which takes byte addresses), its ops
+with their arguments' device sizes and allocations (`hbm` argument or `lx`
+offset), the iteration space per tile, the core split, the loops and the
+peak LX per core. Addresses in the bundle are bytes; the kernel's pointer
+arguments are element offsets of their element type (KTDP-SEMANTICS §2),
+converted once at the top. The module becomes the bundle (what `spyre-opt`
+prints). A symbolic trip count is refused with a located error; so is a
+module with other than one kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSymExpr
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.ktdp import (
+    ConstructAccessTileOp,
+    ConstructMemoryViewOp,
+    LoadOp,
+    StoreOp,
+    normalized_memory_space,
+)
+from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
+from spyre_mlir.dialects.spyre_loop import LoopOp
+from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
+from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR
+
+SDSC_FORMAT = "spyre-mlir.sdsc/1"
+CORE_SPLIT_ATTR = "spyre.core_split"
+
+
+def _element_bytes(memref: MemRefType) -> int:
+    return tensor_bytes(TensorType(memref.get_element_type(), [1]))
+
+
+@dataclass
+class Argument:
+    """One operand of an sdsc_execute, in the SDSC function's parameter order."""
+
+    name: str
+    kind: str  # "hbm_address" | "index"
+    source: SSAValue | Operation  # group value (param / IV) or hoisted address op
+    width: int = 0  # bytes per element of the view it addresses
+
+
+@dataclass
+class Dispatch:
+    group: func.FuncOp
+    loops: list[LoopOp]
+    body: Block
+    arguments: list[Argument] = field(default_factory=list)
+
+
+def _nest(group: func.FuncOp) -> tuple[list[LoopOp], Block]:
+    """The group's perfectly nested counted loops, outermost first, and the per-tile block."""
+    loops: list[LoopOp] = []
+    block = group.body.block
+    while True:
+        ops = [op for op in block.ops if not isinstance(op, func.ReturnOp)]
+        if len(ops) == 1 and isinstance(ops[0], LoopOp):
+            loop = ops[0]
+            if loop.count_value is not None:
+                raise error(loop, "a symbolic trip count cannot go into the bundle: its loops are counted at compile time")
+            loops.append(loop)
+            block = loop.body.block
+            continue
+        return loops, block
+
+
+def _global_view_bases(value: SSAValue) -> bool:
+    """Every use of `value` is the base of a view of global memory (an HBM address)."""
+    uses = list(value.uses)
+    if not uses:
+        return False
+    for use in uses:
+        op = use.operation
+        if not isinstance(op, ConstructMemoryViewOp) or use.index != 0:
+            return False
+        space = normalized_memory_space(op.memory_space)
+        if space is not None and not space.is_global:
+            return False
+    return True
+
+
+def _view_width(value: SSAValue) -> int:
+    widths = {_element_bytes(u.operation.result.type) for u in value.uses}  # pyright: ignore[reportAttributeAccessIssue]
+    return widths.pop() if len(widths) == 1 else 0
+
+
+def _plan(group: func.FuncOp) -> Dispatch:
+    loops, body = _nest(group)
+    d = Dispatch(group, loops, body)
+    ivs = {loop.iteration: k for k, loop in enumerate(loops)}
+    params = set(group.body.block.args)
+    seen: dict[SSAValue, Argument] = {}
+    hoisted: set[Operation] = set()
+    for op in body.walk():
+        if (
+            isinstance(op, affine.ApplyOp)
+            and op.parent_block() is body
+            and all(v in ivs or v in params for v in op.operands)
+            and _global_view_bases(op.result)
+            and _view_width(op.result)
+        ):
+            arg = Argument(f"addr_{len(d.arguments)}", "hbm_address", op, _view_width(op.result))
+            d.arguments.append(arg)
+            hoisted.add(op)
+            continue
+        if _inside(op, hoisted):
+            continue
+        for v in op.operands:
+            if v in seen or not _defined_outside(v, body):
+                continue
+            if v in params and _global_view_bases(v) and _view_width(v):
+                arg = Argument(_name(v, len(d.arguments)), "hbm_address", v, _view_width(v))
+            else:
+                arg = Argument(_name(v, len(d.arguments)), "index", v)
+            if not isinstance(v.type, IndexType):
+                raise error(op, f"the per-tile body uses a {v.type} from outside it; only index values can be dispatched")
+            seen[v] = arg
+            d.arguments.append(arg)
+    return d
+
+
+def _inside(op: Operation, ops: set[Operation]) -> bool:
+    return op in ops
+
+
+def _name(v: SSAValue, k: int) -> str:
+    return v.name_hint or f"arg_{k}"
+
+
+def _defined_outside(v: SSAValue, block: Block) -> bool:
+    owner = v.owner
+    at = owner if isinstance(owner, Block) else owner.parent_block()
+    while at is not None:
+        if at is block:
+            return False
+        parent = at.parent_op()
+        at = parent.parent_block() if parent is not None else None
+    return True
+
+
+def _linear(op: affine.ApplyOp, nloops: int) -> tuple[int, list[int], int] | None:
+    """(constant, per-dim coefficients, coefficient of the symbol) of an affine map of dims and one symbol."""
+    amap = op.map.data
+    if amap.num_symbols != 1 or len(amap.results) != 1:
+        return None
+    nd = amap.num_dims
+
+    def at(dims: list[int], sym: int) -> int:
+        return amap.eval(dims, [sym])[0]
+
+    const = at([0] * nd, 0)
+    coeffs = [at([1 if j == i else 0 for j in range(nd)], 0) - const for i in range(nd)]
+    sym = at([0] * nd, 1) - const
+    # affine: check one more point so a non-linear map is not mistaken
+    probe = [3 + i for i in range(nd)]
+    if at(probe, 5) != const + sum(c * p for c, p in zip(coeffs, probe)) + 5 * sym:
+        return None
+    return const, coeffs, sym
+
+
+# --------------------------------------------------------------------------
+
+
+class Emitter:
+    def __init__(self, module: ModuleOp, out_dir: str):
+        self.module = module
+        self.out_dir = out_dir
+        self.files: dict[str, dict] = {}
+        self.count = 0
+
+    def kernel(self) -> func.FuncOp:
+        kernels = [
+            op
+            for op in self.module.walk()
+            if isinstance(op, func.FuncOp)
+            and op.body.blocks
+            and not op.sym_name.data.startswith(GROUP_PREFIX)
+            and (op.sym_visibility is None or op.sym_visibility.data == "public")
+        ]
+        if len(kernels) != 1:
+            names = ", ".join("@" + k.sym_name.data for k in kernels) or "none"
+            raise error(kernels[1] if len(kernels) > 1 else self.module, f"a bundle holds one kernel; the module has {len(kernels)} ({names})")
+        return kernels[0]
+
+    def run(self) -> ModuleOp:
+        kernel = self.kernel()
+        groups = {
+            op.sym_name.data: op
+            for op in self.module.walk()
+            if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data.startswith(GROUP_PREFIX)
+        }
+        bundle_fn = kernel.clone()
+        bundle_fn.sym_name = StringAttr("sdsc_bundle")
+        bundle_fn.attributes["spyre.kernel"] = StringAttr(kernel.sym_name.data)
+        block = bundle_fn.body.block
+        self.top = block
+        self.prologue_last: Operation | None = None
+        self.bytes_of: dict[tuple[SSAValue, int], SSAValue] = {}
+        self.constants: dict[int, SSAValue] = {}
+        calls = [op for op in bundle_fn.walk() if isinstance(op, func.CallOp)]
+        for call in calls:
+            name = call.callee.root_reference.data
+            group = groups.get(name)
+            if group is None:
+                raise error(call, f"the kernel calls @{name}, which is not an extracted compute group")
+            self.dispatch(call, group)
+        bundle = ModuleOp([bundle_fn])
+        return bundle
+
+    # -- bundle-side values ---------------------------------------------------
+
+    def _const(self, n: int) -> SSAValue:
+        if n not in self.constants:
+            c = arith.ConstantOp(IntegerAttr(n, IndexType()))
+            self._prologue(c)
+            self.constants[n] = c.result
+        return self.constants[n]
+
+    def _prologue(self, op: Operation) -> None:
+        """Constants and byte addresses of the arguments open the bundle, in order of need."""
+        from xdsl.rewriter import InsertPoint
+
+        at = InsertPoint.after(self.prologue_last) if self.prologue_last is not None else InsertPoint.at_start(self.top)
+        Rewriter.insert_op(op, at)
+        self.prologue_last = op
+
+    def _bytes(self, value: SSAValue, width: int, call: func.CallOp) -> SSAValue:
+        """`value` (an element offset) as a byte address, once per (value, width)."""
+        key = (value, width)
+        if key not in self.bytes_of:
+            amap = AffineMap(0, 1, (AffineSymExpr(0) * width,))
+            op = affine.ApplyOp([value], AffineMapAttr(amap))
+            op.result.name_hint = f"sym_{len(self.bytes_of)}"
+            if isinstance(value, BlockArgument) and value.block is self.top:
+                self._prologue(op)
+            else:
+                Rewriter.insert_op(op, _before(call))
+            self.bytes_of[key] = op.result
+        return self.bytes_of[key]
+
+    # -- one dispatch ----------------------------------------------------------
+
+    def dispatch(self, call: func.CallOp, group: func.FuncOp) -> None:
+        plan = _plan(group)
+        mapping: dict[SSAValue, SSAValue] = dict(zip(group.body.block.args, call.arguments))
+        # The loop nest.
+        at_op: Operation = call
+        ivs: list[SSAValue] = []
+        c0, c1 = self._const(0), self._const(1)
+        for k, loop in enumerate(plan.loops):
+            bound = arith.ConstantOp(IntegerAttr(loop.static_count, IndexType()))
+            bound.result.name_hint = f"loop_bound_{k}"
+            body = Block(arg_types=[IndexType()])
+            body.args[0].name_hint = f"i_{k}"
+            body.add_op(scf.YieldOp())
+            loop_op = scf.ForOp(c0, bound.result, c1, [], Region(body))
+            Rewriter.insert_op([bound, loop_op], _before(at_op))
+            mapping[loop.iteration] = body.args[0]
+            ivs.append(body.args[0])
+            at_op = body.last_op
+        operands: list[SSAValue] = []
+        for arg in plan.arguments:
+            if isinstance(arg.source, affine.ApplyOp):
+                operands.append(self._address(arg.source, arg.width, mapping, at_op, call, group))
+            elif arg.kind == "hbm_address":
+                operands.append(self._bytes(mapping[arg.source], arg.width, call))
+            else:
+                operands.append(mapping[arg.source])
+        number = self.count
+        self.count += 1
+        filename = f"sdsc_{number}.json"
+        execute = SdscExecuteOp(operands, filename)
+        execute.location = call.location
+        Rewriter.insert_op(execute, _before(at_op))
+        call.detach()
+        call.erase()
+        self.files[filename] = self.sdsc(number, plan)
+
+    def _address(self, apply: affine.ApplyOp, width: int, mapping, at_op: Operation, call: func.CallOp, group) -> SSAValue:
+        nloops = apply.map.data.num_dims
+        lin = _linear(apply, nloops)
+        if lin is None or lin[1] and False:
+            raise error(apply, "a tile address is not affine in the loop numbers")
+        const, coeffs, sym = lin
+        if sym != 1:
+            raise error(apply, "a tile address must advance its base pointer by loop offsets")
+        base = self._bytes(mapping[apply.operands[-1]], width, call)
+        dims = [mapping[v] for v in apply.operands[:-1]]
+        expr = AffineSymExpr(0) + const * width
+        for k, c in enumerate(coeffs):
+            if c:
+                expr = expr + AffineDimExpr(k) * (c * width)
+        op = affine.ApplyOp([*dims, base], AffineMapAttr(AffineMap(len(dims), 1, (expr,))))
+        Rewriter.insert_op(op, _before(at_op))
+        return op.result
+
+    # -- the SDSC file ------------------------------------------------------------
+
+    def sdsc(self, number: int, plan: Dispatch) -> dict:
+        entry = f"sdsc_{number}"
+        fn = func.FuncOp(entry, ([IndexType()] * len(plan.arguments), []))
+        grid = plan.group.attributes.get("grid")
+        if grid is not None:
+            fn.attributes["grid"] = grid
+        block = fn.body.block
+        mapping: dict[SSAValue, SSAValue] = {}
+        for arg, param in zip(plan.arguments, block.args):
+            param.name_hint = arg.name
+            if arg.kind == "hbm_address":
+                width = arith.ConstantOp(IntegerAttr(arg.width, IndexType()))
+                elements = arith.DivUIOp(param, width.result)  # the view's unit: its own elements
+                block.add_ops([width, elements])
+                target = arg.source.result if isinstance(arg.source, affine.ApplyOp) else arg.source
+                mapping[target] = elements.result
+            else:
+                mapping[arg.source] = param  # pyright: ignore[reportArgumentType]
+        hoisted = {a.source for a in plan.arguments if isinstance(a.source, affine.ApplyOp)}
+        for op in plan.body.ops:
+            if op in hoisted:
+                continue
+            block.add_op(op.clone(mapping))
+        block.add_op(func.ReturnOp())
+        text = str(ModuleOp([fn]))
+        return {
+            "format": SDSC_FORMAT,
+            "entry": entry,
+            "group": plan.group.sym_name.data,
+            "arguments": [{"name": a.name, "kind": a.kind} | ({"bytes_per_element": a.width} if a.width else {}) for a in plan.arguments],
+            "loops": [
+                {
+                    "count": loop.static_count,
+                    "tiled_dims": list(loop.tiled_dims.get_values()),
+                    "tile_sizes": list(loop.tile_sizes.get_values()),
+                }
+                for loop in plan.loops
+            ],
+            "iteration_space": _iteration_space(plan.body),
+            "core_split": _core_split(plan.group),
+            "ops": _ops(plan.body, plan),
+            "peak_lx_bytes_per_core": _peak(plan.group),
+            "ktir": text,
+        }
+
+    def write(self, bundle: ModuleOp) -> None:
+        try:
+            os.makedirs(self.out_dir, exist_ok=True)
+            for name, content in self.files.items():
+                with open(os.path.join(self.out_dir, name), "w") as f:
+                    json.dump(content, f, indent=2)
+                    f.write("\n")
+            with open(os.path.join(self.out_dir, "bundle.mlir"), "w") as f:
+                f.write(str(bundle))
+                f.write("\n")
+        except OSError as exc:
+            raise error(self.module, f"spyre-emit-bundle: cannot write to '{self.out_dir}': {exc.strerror}") from None
+
+
+def _before(op: Operation):
+    from xdsl.rewriter import InsertPoint
+
+    return InsertPoint.before(op)
+
+
+def _peak(group: func.FuncOp) -> int | None:
+    attr = group.attributes.get(PEAK_ATTR)
+    return int(attr.value.data) if isinstance(attr, IntegerAttr) else None
+
+
+def _core_split(group: func.FuncOp):
+    attr = group.attributes.get(CORE_SPLIT_ATTR)
+    if isinstance(attr, DictionaryAttr):
+        return {k: _plain(v) for k, v in attr.data.items()}
+    return None
+
+
+def _plain(attr):
+    if isinstance(attr, IntegerAttr):
+        return int(attr.value.data)
+    if isinstance(attr, ArrayAttr):
+        return [_plain(a) for a in attr.data]
+    if isinstance(attr, StringAttr):
+        return attr.data
+    return str(attr)
+
+
+def _iteration_space(body: Block) -> list[int] | None:
+    for op in body.walk():
+        if isinstance(op, StoreOp) and isinstance(op.data_tile.type, TensorType):
+            return list(op.data_tile.type.get_shape())
+    return None
+
+
+def _allocation(value: SSAValue, plan: Dispatch) -> dict:
+    """Where a compute's tensor operand comes from or its result goes: an HBM argument or an LX offset."""
+    tile = None
+    if isinstance(value.owner, LoadOp):
+        tile = value.owner.access_tile
+    else:
+        for use in value.uses:
+            if isinstance(use.operation, StoreOp):
+                tile = use.operation.access_tile
+                break
+    if tile is None or not isinstance(tile.owner, ConstructAccessTileOp):
+        return {"allocation": "register"}
+    view = tile.owner.base.owner
+    if not isinstance(view, ConstructMemoryViewOp):
+        return {"allocation": "unknown"}
+    sizes = list(view.static_sizes.get_values()) if not view.sizes else None
+    info: dict = {"device_size": sizes, "device_dtype": str(view.result.type.get_element_type())}  # pyright: ignore[reportAttributeAccessIssue]
+    if LX_OFFSET_ATTR in view.attributes:
+        info["allocation"] = {"lx": _plain(view.attributes[LX_OFFSET_ATTR])}
+        return info
+    base = view.offset
+    for arg in plan.arguments:
+        target = arg.source.result if isinstance(arg.source, affine.ApplyOp) else arg.source
+        if target is base:
+            info["allocation"] = {"hbm": arg.name}
+            return info
+    info["allocation"] = {"hbm": None}
+    return info
+
+
+def _ops(body: Block, plan: Dispatch) -> list[dict]:
+    ops = []
+    for op in body.walk():
+        if op.parent_block() is not body or isinstance(op, (LoadOp, StoreOp)):
+            continue
+        tensors_out = [r for r in op.results if isinstance(r.type, TensorType)]
+        if not tensors_out or op.name in ("tensor.empty", "tensor.splat", "arith.constant"):
+            continue
+        args = []
+        for v in op.operands:
+            if isinstance(v.type, TensorType) and isinstance(v.owner, LoadOp):
+                args.append({"is_input": True, **_allocation(v, plan)})
+        for r in tensors_out:
+            args.append({"is_input": False, **_allocation(r, plan)})
+        ops.append(
+            {
+                "op": op.name,
+                "is_reduction": "reduce" in op.name or op.name == "linalg.matmul",
+                "iteration_space": list(tensors_out[0].type.get_shape()),  # pyright: ignore[reportAttributeAccessIssue]
+                "args": args,
+            }
+        )
+    return ops
+
+
+@dataclass(frozen=True)
+class SpyreEmitBundlePass(ModulePass):
+    """Write DIR/bundle.mlir and DIR/sdsc_N.json; the module becomes the bundle (see the module docstring)."""
+
+    name = "spyre-emit-bundle"
+
+    out_dir: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.out_dir:
+            raise error(op, "spyre-emit-bundle needs out-dir=DIR: where to write bundle.mlir and its SDSC files")
+        emitter = Emitter(op, self.out_dir)
+        bundle = emitter.run()
+        from spyre_mlir.ir import fill_locations
+
+        fill_locations(bundle)
+        emitter.write(bundle)
+        for child in list(op.body.block.ops):
+            child.detach()
+            child.erase(safe_erase=False)
+        for child in list(bundle.body.block.ops):
+            child.detach()
+            op.body.block.add_op(child)

@@ -1,0 +1,205 @@
+"""spyre-plan-scratchpad: place a group's intermediates in LX at fixed offsets.
+
+Inside a compute group (`ktdp-extract-compute-groups`, tiled or not by
+`spyre-coarse-tile`), a tensor one compute produces and another consumes
+is an intermediate: on Spyre it lives in the core's LX scratchpad between
+the two computes. This pass makes that placement explicit and executable:
+the producer stores the tensor to a `ct_local` view at a fixed byte offset
+and the consumers read it back from there. Offsets are chosen by lifetime
+(first fit over the buffers live at once, 128-byte aligned), so buffers
+whose lifetimes do not overlap share LX; inside a `spyre_loop.loop` the
+offset does not depend on the tile number (a loop-internal buffer does not
+advance per iteration).
+
+Before:
+
+    %y = arith.addf %a, %b : tensor<16x16x64xf16>
+    %z = arith.mulf %y, %c : tensor<16x16x64xf16>
+
+After:
+
+    %y = arith.addf %a, %b : tensor<16x16x64xf16>
+    %off = arith.constant 0 : index
+    %lx = ktdp.construct_memory_view %off, sizes: [16, 16, 64], strides: [1024, 64, 1]
+          {..., memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<16x16x64xf16>
+    %t = ktdp.construct_access_tile %lx[%c0, %c0, %c0] {...}
+    ktdp.store %y, %t : ...
+    %y_lx = ktdp.load %t : ... -> tensor<16x16x64xf16>
+    %z = arith.mulf %y_lx, %c : tensor<16x16x64xf16>
+
+A tensor consumed only by stores is an output, written straight to its
+HBM buffer; one consumed by computes and stores gets an LX buffer, and the
+store copies it out. Each group function records its plan's peak as
+`spyre.peak_lx_bytes` (bytes per core). An intermediate that does not fit
+in `lx-bytes` beside the buffers live with it stays a value passed between
+the computes, with a remark: it falls back to HBM (the bundle reports it
+as such).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from spyre_mlir.diagnostics import error, remark
+from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
+    ConstructAccessTileOp,
+    ConstructMemoryViewOp,
+    LoadOp,
+    MemorySpaceAttr,
+    StoreOp,
+)
+from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
+from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, group_functions, tensor_bytes
+
+ALIGNMENT = 128  # bytes: one stick
+LX_OFFSET_ATTR = "spyre.lx_offset"
+PEAK_ATTR = "spyre.peak_lx_bytes"
+
+
+@dataclass
+class Buffer:
+    value: SSAValue
+    start: int  # position of the producer in its block
+    end: int  # position of the last consumer
+    size: int
+    offset: int = -1
+
+
+def _is_compute(op: Operation) -> bool:
+    return not isinstance(op, (LoadOp, StoreOp)) and not rematerializable(op) and any(
+        isinstance(r.type, TensorType) for r in op.results
+    )
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        op = parent
+    return op
+
+
+class Planner:
+    def __init__(self, lx_bytes: int):
+        self.lx_bytes = lx_bytes
+        self.peak = 0
+        self.spilled: list[SSAValue] = []
+
+    def plan_block(self, block: Block, base: int) -> None:
+        ops = list(block.ops)
+        position = {op: i for i, op in enumerate(ops)}
+        buffers: list[Buffer] = []
+        for i, op in enumerate(ops):
+            if not _is_compute(op):
+                continue
+            for r in op.results:
+                if not isinstance(r.type, TensorType) or not r.type.has_static_shape():
+                    continue
+                users = [u.operation for u in r.uses]
+                holders = [_ancestor_in(u, block) for u in users]
+                if not any(h is not None and not isinstance(h, StoreOp) for h in holders):
+                    continue  # an output only: written straight to HBM
+                if any(h is None for h in holders):
+                    continue
+                if any(isinstance(u, func.ReturnOp) for u in users):
+                    continue
+                end = max(position[h] for h in holders if h is not None)
+                buffers.append(Buffer(r, i, end, tensor_bytes(r.type)))
+        live: list[Buffer] = []
+        for buf in sorted(buffers, key=lambda b: b.start):
+            live = [b for b in live if b.end >= buf.start]
+            offset = base
+            for other in sorted(live, key=lambda b: b.offset):
+                if offset + buf.size <= other.offset:
+                    break
+                offset = max(offset, _align(other.offset + other.size))
+            if offset + buf.size > self.lx_bytes:
+                remark(
+                    buf.value.owner if isinstance(buf.value.owner, Operation) else None,
+                    f"intermediate of {buf.size} bytes does not fit in LX ({self.lx_bytes} bytes, "
+                    f"{offset - base} in use by the buffers live with it): it falls back to HBM",
+                )
+                self.spilled.append(buf.value)
+                continue
+            buf.offset = offset
+            live.append(buf)
+            self.peak = max(self.peak, offset + buf.size)
+        for buf in buffers:
+            if buf.offset >= 0:
+                _place(buf)
+        # Nested blocks (loops of the group) start above what is live around them.
+        ends = [(b.start, b.end, b.offset + b.size) for b in buffers if b.offset >= 0]
+        for i, op in enumerate(list(block.ops)):
+            inner_base = max([_align(e) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
+            for region in op.regions:
+                for inner in region.blocks:
+                    if op.name.startswith("linalg."):
+                        continue
+                    self.plan_block(inner, inner_base)
+
+
+def _align(n: int) -> int:
+    return -(-n // ALIGNMENT) * ALIGNMENT
+
+
+def _place(buf: Buffer) -> None:
+    value = buf.value
+    producer = value.owner
+    assert isinstance(producer, Operation)
+    ty = value.type
+    assert isinstance(ty, TensorType)
+    shape = list(ty.get_shape())
+    uses = list(value.uses)  # before the store below becomes one
+    width = tensor_bytes(TensorType(ty.get_element_type(), [1]))
+    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
+
+    box = _box_set([(0, n - 1) for n in shape])
+    offset = arith.ConstantOp(IntegerAttr(buf.offset // width, IndexType()))  # in the view's elements
+    strides = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
+    view = ConstructMemoryViewOp(
+        offset.result, shape, strides, box, MemorySpaceAttr("ct_local"), MemRefType(ty.get_element_type(), shape)
+    )
+    view.attributes[LX_OFFSET_ATTR] = IntegerAttr(buf.offset, i64)
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    rank = len(shape)
+    tile = ConstructAccessTileOp(
+        view.result, AffineMap.identity(rank), [zero.result] * rank, box, AffineMap.identity(rank), AccessTileType(shape)
+    )
+    store = StoreOp(value, tile.result)
+    load = LoadOp(tile.result, ty)
+    new = [offset, view, zero, tile, store, load]
+    for op in new:
+        op.location = producer.location
+    Rewriter.insert_op(new, InsertPoint.after(producer))
+    for use in uses:
+        use.operation.operands[use.index] = load.result
+
+
+@dataclass(frozen=True)
+class SpyrePlanScratchpadPass(ModulePass):
+    """Place compute groups' intermediates in LX at fixed offsets (see the module docstring)."""
+
+    name = "spyre-plan-scratchpad"
+
+    lx_bytes: int = DEFAULT_LX_BYTES
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.lx_bytes <= 0:
+            raise error(op, f"spyre-plan-scratchpad: lx-bytes must be positive, got {self.lx_bytes}")
+        for group in group_functions(op):
+            if PEAK_ATTR in group.attributes:
+                continue  # planned already
+            planner = Planner(self.lx_bytes)
+            planner.plan_block(group.body.block, 0)
+            group.attributes[PEAK_ATTR] = IntegerAttr(planner.peak, i64)
