@@ -3,8 +3,8 @@
     "sdscbundle.sdsc_execute"(%addr_0, %addr_1, %n) {sdsc_filename = "sdsc_0.json"} : (index, index, index) -> ()
 
 One op: run the SDSC function that `sdsc_N.json` (a file beside the bundle)
-describes, on these operands (per-tile HBM byte addresses and index values,
-in the order of the function's parameters). It is written and printed only
+describes, on these operands (per-tile HBM byte addresses, index values and
+the kernel's scalar arguments, in the order of the function's parameters). It is written and printed only
 in MLIR's generic form, so that upstream MLIR reads a bundle with
 `--allow-unregistered-dialect`. `sdsc_filename` is an attribute (not a
 property), a plain relative file name ending in `.json`. The interpreter runs
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IndexType, StringAttr
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, StringAttr
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, var_operand_def
 from xdsl.utils.exceptions import VerifyException
@@ -37,7 +37,7 @@ class SdscExecuteOp(IRDLOperation):
 
     name = "sdscbundle.sdsc_execute"
 
-    args = var_operand_def(IndexType)
+    args = var_operand_def(IndexType | IntegerType | AnyFloat)
     sdsc_filename = attr_def(StringAttr)
 
     def __init__(self, args: Sequence[SSAValue], sdsc_filename: str | StringAttr):
@@ -51,8 +51,8 @@ class SdscExecuteOp(IRDLOperation):
 
     def verify_(self) -> None:
         for i, value in enumerate(self.args):
-            if not isinstance(value.type, IndexType):
-                raise VerifyException(f"operand #{i} must be index, but got {value.type}")
+            if not isinstance(value.type, IndexType | IntegerType | AnyFloat):
+                raise VerifyException(f"operand #{i} must be an index or a scalar, but got {value.type}")
         problem = check_sdsc_filename(self.filename)
         if problem is not None:
             raise VerifyException(problem)

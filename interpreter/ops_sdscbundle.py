@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error, location_of
@@ -34,7 +34,7 @@ from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
 """The `"format"` of the SDSC files this interpreter reads."""
 
-ARGUMENT_KINDS = ("hbm_address", "index")
+ARGUMENT_KINDS = ("hbm_address", "index", "scalar")
 """Values of `"kind"` in an SDSC file's `"arguments"`."""
 
 
@@ -232,9 +232,9 @@ def _checked_call(op: SdscExecuteOp, sdsc: SdscFile, bundle: func.FuncOp) -> Non
     if len(params) != len(op.args) or len(sdsc.arguments) != len(op.args):
         counts = f"@{sdsc.entry} takes {len(params)} parameters and \"arguments\" lists {len(sdsc.arguments)}"
         raise error(op, f"SDSC file '{sdsc.path}': {counts}, but this op passes {len(op.args)} operands")
-    for i, ty in enumerate(params):
-        if not isinstance(ty, IndexType):
-            raise error(op, f"SDSC file '{sdsc.path}': parameter #{i} of @{sdsc.entry} is {ty}, not index")
+    for i, (ty, value) in enumerate(zip(params, op.args)):
+        if ty != value.type:
+            raise error(op, f"SDSC file '{sdsc.path}': parameter #{i} of @{sdsc.entry} is {ty}, but this op passes {value.type}")
     grid = sdsc.entry_op.attributes.get("grid")
     if grid is not None and grid != bundle.attributes.get("grid"):
         theirs = bundle.attributes.get("grid")

@@ -348,6 +348,14 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
     uf = facts.classes
 
     dims = [d for level in levels for d in level.dims]
+    for level in levels:
+        if len(level.dims) > 1:
+            nested = ", ".join(f"[{level.count}, [{d}]]" for d in level.dims)
+            raise Refusal(
+                stores[0],
+                f"one loop cannot tile dims {level.dims} together: its {level.count} iterations would cover only "
+                f"the diagonal tiles; nest one loop per dim instead: [{nested}]",
+            )
     for d in dims:
         if not 0 <= d < len(shape):
             raise Refusal(stores[0], f"cannot tile dim {d}: the group's iteration space {shape} has {len(shape)} dims")
@@ -398,7 +406,7 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
 
     accesses: list[Operation] = []
     for op in body:
-        if isinstance(op, (tensor.EmptyOp,)) and op.result in tiled and op.dynamic_sizes:
+        if isinstance(op, tensor.EmptyOp) and op.tensor in tiled and op.dynamic_sizes:
             raise Refusal(op, "a tensor.empty with dynamic sizes cannot be cut into tiles")
         value = op.result if isinstance(op, LoadOp) else op.data_tile if isinstance(op, StoreOp) else None  # pyright: ignore[reportAttributeAccessIssue]
         if value is None or value not in tiled:

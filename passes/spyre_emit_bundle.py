@@ -52,10 +52,12 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AnyFloat,
     ArrayAttr,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -76,6 +78,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
+from spyre_mlir.ir import print_ir
 from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
 from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR
 
@@ -167,13 +170,19 @@ def _plan(group: func.FuncOp) -> Dispatch:
                 continue
             if v in params and _global_view_bases(v) and _view_width(v):
                 arg = Argument(_name(v, len(d.arguments)), "hbm_address", v, _view_width(v))
-            else:
+            elif isinstance(v.type, IndexType):
                 arg = Argument(_name(v, len(d.arguments)), "index", v)
-            if not isinstance(v.type, IndexType):
-                raise error(op, f"the per-tile body uses a {v.type} from outside it; only index values can be dispatched")
+            elif isinstance(v.type, IntegerType | AnyFloat):
+                arg = Argument(_name(v, len(d.arguments)), "scalar", v)
+            else:
+                raise error(op, f"the per-tile body uses a {v.type} from outside it; only scalars can be dispatched")
             seen[v] = arg
             d.arguments.append(arg)
     return d
+
+
+def _type_of(arg: Argument):
+    return arg.source.type if isinstance(arg.source, SSAValue) and arg.kind == "scalar" else IndexType()
 
 
 def _inside(op: Operation, ops: set[Operation]) -> bool:
@@ -185,7 +194,10 @@ def _name(v: SSAValue, k: int) -> str:
 
 
 def _defined_outside(v: SSAValue, block: Block) -> bool:
+    """Defined outside the per-tile block, or one of its arguments (the group's parameters, a tile number)."""
     owner = v.owner
+    if owner is block:
+        return True
     at = owner if isinstance(owner, Block) else owner.parent_block()
     while at is not None:
         if at is block:
@@ -219,8 +231,9 @@ def _linear(op: affine.ApplyOp, nloops: int) -> tuple[int, list[int], int] | Non
 
 
 class Emitter:
-    def __init__(self, module: ModuleOp, out_dir: str):
+    def __init__(self, module: ModuleOp, out_dir: str, kernel: str | None = None):
         self.module = module
+        self.kernel_name = kernel
         self.out_dir = out_dir
         self.files: dict[str, dict] = {}
         self.count = 0
@@ -234,9 +247,15 @@ class Emitter:
             and not op.sym_name.data.startswith(GROUP_PREFIX)
             and (op.sym_visibility is None or op.sym_visibility.data == "public")
         ]
+        if self.kernel_name is not None:
+            chosen = [k for k in kernels if k.sym_name.data == self.kernel_name]
+            if not chosen:
+                names = ", ".join("@" + k.sym_name.data for k in kernels) or "none"
+                raise error(self.module, f"no kernel @{self.kernel_name} in the module (kernels: {names})")
+            return chosen[0]
         if len(kernels) != 1:
             names = ", ".join("@" + k.sym_name.data for k in kernels) or "none"
-            raise error(kernels[1] if len(kernels) > 1 else self.module, f"a bundle holds one kernel; the module has {len(kernels)} ({names})")
+            raise error(kernels[1] if len(kernels) > 1 else self.module, f"a bundle holds one kernel; the module has {len(kernels)} ({names}): choose one with kernel=NAME")
         return kernels[0]
 
     def run(self) -> ModuleOp:
@@ -355,7 +374,7 @@ class Emitter:
 
     def sdsc(self, number: int, plan: Dispatch) -> dict:
         entry = f"sdsc_{number}"
-        fn = func.FuncOp(entry, ([IndexType()] * len(plan.arguments), []))
+        fn = func.FuncOp(entry, ([_type_of(a) for a in plan.arguments], []))
         grid = plan.group.attributes.get("grid")
         if grid is not None:
             fn.attributes["grid"] = grid
@@ -373,11 +392,11 @@ class Emitter:
                 mapping[arg.source] = param  # pyright: ignore[reportArgumentType]
         hoisted = {a.source for a in plan.arguments if isinstance(a.source, affine.ApplyOp)}
         for op in plan.body.ops:
-            if op in hoisted:
+            if op in hoisted or isinstance(op, func.ReturnOp):
                 continue
             block.add_op(op.clone(mapping))
         block.add_op(func.ReturnOp())
-        text = str(ModuleOp([fn]))
+        text = print_ir(ModuleOp([fn]))
         return {
             "format": SDSC_FORMAT,
             "entry": entry,
@@ -406,7 +425,7 @@ class Emitter:
                     json.dump(content, f, indent=2)
                     f.write("\n")
             with open(os.path.join(self.out_dir, "bundle.mlir"), "w") as f:
-                f.write(str(bundle))
+                f.write(print_ir(bundle))
                 f.write("\n")
         except OSError as exc:
             raise error(self.module, f"spyre-emit-bundle: cannot write to '{self.out_dir}': {exc.strerror}") from None
@@ -509,11 +528,12 @@ class SpyreEmitBundlePass(ModulePass):
     name = "spyre-emit-bundle"
 
     out_dir: str | None = None
+    kernel: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.out_dir:
             raise error(op, "spyre-emit-bundle needs out-dir=DIR: where to write bundle.mlir and its SDSC files")
-        emitter = Emitter(op, self.out_dir)
+        emitter = Emitter(op, self.out_dir, self.kernel)
         bundle = emitter.run()
         from spyre_mlir.ir import fill_locations
 

@@ -196,8 +196,8 @@ def test_each_file_is_read_once_per_interpreter(tmp_path):
 
 
 def test_the_sdsc_functions_do_not_collide_with_the_bundles(tmp_path):
-    """The "ktir" text calls its own @combine; the bundle has an @sdsc_0 and a
-    @combine of its own (never called) that subtract."""
+    """The "ktir" text calls its own @combine; the bundle calls an @sdsc_0 and a
+    @combine of its own (index functions giving the trip count)."""
     helper = f"""\
   func.func private @combine(%p: {TENSOR}, %q: {TENSOR}) -> {TENSOR} {{
     %r = arith.addf %p, %q : {TENSOR}
@@ -205,18 +205,21 @@ def test_the_sdsc_functions_do_not_collide_with_the_bundles(tmp_path):
   }}
 """
     data = sdsc(ktir=ktir(f"%s = func.call @combine(%a, %b) : ({TENSOR}, {TENSOR}) -> {TENSOR}", helper))
-    decoys = f"""\
-  func.func @sdsc_0(%p: {TENSOR}, %q: {TENSOR}) -> {TENSOR} {{
-    %r = arith.subf %p, %q : {TENSOR}
-    func.return %r : {TENSOR}
+    own = f"""\
+  func.func @sdsc_0() -> index {{
+    %t = arith.constant {TILES} : index
+    func.return %t : index
   }}
-  func.func @combine(%p: {TENSOR}, %q: {TENSOR}) -> {TENSOR} {{
-    %r = func.call @sdsc_0(%p, %q) : ({TENSOR}, {TENSOR}) -> {TENSOR}
-    func.return %r : {TENSOR}
+  func.func @combine(%t: index) -> index {{
+    func.return %t : index
   }}
 }}
 """
-    bundle = BUNDLE[: BUNDLE.rstrip().rindex("}")] + decoys
+    bundle = BUNDLE.replace(
+        f"%tiles = arith.constant {TILES} : index",
+        "%t = func.call @sdsc_0() : () -> index\n    %tiles = func.call @combine(%t) : (index) -> index",
+    )
+    bundle = bundle[: bundle.rstrip().rindex("}")] + own
     path = write_bundle(tmp_path / "out", data, bundle)
     args = inputs(5)
     result = spyre_mlir.interpret(path, "sdsc_bundle", **args)

@@ -1,0 +1,239 @@
+"""Coarse tiling and the bundle (issue 11): every tile of every kernel checked.
+
+Each kernel of kernels/tiling/ runs in the interpreter before and after every
+pass of `ktir-to-bundle`, then as the emitted bundle (`@sdsc_bundle` with its
+SDSC files); all must equal the source kernel's outputs, which must equal a
+NumPy oracle. The whole output is compared, so a tile that is skipped,
+written twice or written at another tile's address fails (the public
+implementation's users found such bugs where tests looked at one tile).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import CORPUS, REPO, kernel_arguments
+
+import spyre_mlir
+from spyre_mlir import ir
+from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
+from spyre_mlir.dialects.spyre_loop import LoopOp
+from spyre_mlir.passes.pipelines import PIPELINES
+
+TILING = REPO / "test" / "unit" / "kernels" / "tiling"
+KERNELS = TILING / "kernels.mlir"
+SEED = TILING / "seed000_add_mul.mlir"
+BUNDLE_PASSES = PIPELINES["ktir-to-bundle"][0].split(",")
+STAGES = BUNDLE_PASSES[:-1]  # all but the emission
+
+F32 = np.float32
+ARGS = {  # name -> {argument: shape}
+    "flat": {"x": (512,), "y": (512,), "z": (512,)},
+    "two_groups": {k: (8, 128) for k in ("a", "b", "c", "y", "w")},
+    "size_one": {"x": (4, 64), "out": (4, 64)},
+    "two_dims": {"x": (8, 128), "y": (8, 128), "out": (8, 128)},
+    "inside_outside": {k: (8, 128) for k in ("a", "b", "c", "y", "z")},
+    "broadcast_reduce": {"x": (8, 128), "w": (128,), "out": (8,)},
+}
+ORACLES = {
+    "flat": lambda a: {"z": a["x"] + a["y"]},
+    "two_groups": lambda a: {"y": a["a"] + a["b"], "w": np.exp(a["c"])},
+    "size_one": lambda a: {"out": np.exp(a["x"]) * 2},
+    "two_dims": lambda a: {"out": a["x"] * a["y"]},
+    "inside_outside": lambda a: {"y": a["a"] + a["b"], "z": (a["a"] + a["b"]) * a["c"]},
+    "broadcast_reduce": lambda a: {"out": (a["x"] * a["w"]).sum(axis=1)},
+}
+# The nest each hint asks for: (count, tiled dims, tile sizes) outermost first, per group.
+NESTS = {
+    "flat": [[(4, [0], [128])]],
+    "two_groups": [[(2, [0], [4])], [(4, [1], [32])]],
+    "size_one": [[(4, [0], [1])]],
+    "two_dims": [[(2, [1], [64]), (4, [0], [2])]],
+    "inside_outside": [[(2, [0], [4]), (2, [1], [64])]],
+    "broadcast_reduce": [[(2, [0], [4])]],
+}
+
+
+def only(name: str):
+    """The kernels file with just kernel `name` (a bundle holds one kernel)."""
+    module = spyre_mlir.parse(KERNELS)
+    for op in list(module.body.block.ops):
+        if getattr(op, "sym_name", None) is not None and op.sym_name.data != name:
+            op.detach()
+            op.erase()
+    return module
+
+
+def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(shape).astype(F32) for k, shape in ARGS[name].items()}
+
+
+def run(module, func: str, args: dict) -> dict:
+    out = spyre_mlir.interpret(module, func, **{k: v.copy() for k, v in args.items()})
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def assert_same(got: dict, want: dict, what: str) -> None:
+    assert got.keys() == want.keys()
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k], err_msg=f"{what}: output {k!r} differs")
+
+
+def nests(module) -> list[list[tuple[int, list[int], list[int]]]]:
+    """Each outermost spyre_loop nest as (count, tiled dims, tile sizes) per level, in module order."""
+    found = []
+    for op in module.walk():
+        if isinstance(op, LoopOp) and not isinstance(op.parent_op(), LoopOp):
+            nest, loop = [], op
+            while loop is not None:
+                nest.append((loop.static_count, list(loop.tiled_dims.get_values()), list(loop.tile_sizes.get_values())))
+                inner = [o for o in loop.body.block.ops if isinstance(o, LoopOp)]
+                loop = inner[0] if inner else None
+            found.append(nest)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(ARGS))
+def test_every_stage_and_the_bundle_compute_the_kernel(name, tmp_path):
+    args = inputs(name)
+    module = only(name)
+    source = run(module, name, args)
+    expected = ORACLES[name]({k: v for k, v in args.items()})
+    for k, v in expected.items():
+        np.testing.assert_allclose(source[k], v, rtol=1e-5, atol=1e-5, err_msg=f"source kernel: {k}")
+    for stage in STAGES:
+        spyre_mlir.PassManager.parse(stage).run(module)
+        assert_same(run(module, name, args), source, f"after {stage}")
+    assert nests(module) == NESTS[name]
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
+
+
+@pytest.mark.parametrize("name", sorted(ARGS))
+def test_unrolled_tiles_compute_the_kernel(name):
+    args = inputs(name, seed=1)
+    module = only(name)
+    source = run(module, name, args)
+    spyre_mlir.PassManager.parse(",".join([*STAGES, "spyre-unroll-loops"])).run(module)
+    assert not nests(module)
+    assert_same(run(module, name, args), source, "unrolled")
+
+
+def test_seed_000_example(tmp_path):
+    """y = a + b; z = y * c over [1024, 4096] f16, 2 slices of rows (outer) and 4 of columns."""
+    rng = np.random.default_rng(0)
+    size = 1024 * 4096
+    args = {k: rng.standard_normal(size).astype(np.float16) for k in "abcz"}
+    module = spyre_mlir.parse(SEED)
+    source = run(module, "add_mul", args)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}}}").run(module)
+    bundle = run(tmp_path / "bundle.mlir", "sdsc_bundle", args)
+    assert_same(bundle, source, "the bundle")
+    # Every element of z, in the host layout: (a + b) * c rounded to f16 at each step.
+    from spyre_mlir.layout import Layout, from_device
+
+    layout = Layout.from_arrays([1, 0, 1], [1, 0, 2], [64, 0, 64], 2)
+    host = {k: from_device(args[k], (1024, 4096), layout) for k in "abc"}
+    want = ((host["a"] + host["b"]).astype(np.float16) * host["c"]).astype(np.float16)
+    np.testing.assert_array_equal(from_device(bundle["z"], (1024, 4096), layout), want)
+
+    text = (tmp_path / "bundle.mlir").read_text()
+    bounds = [line for line in text.splitlines() if "loop_bound" in line and "arith.constant" in line]
+    assert [int(b.split("constant")[1].split(":")[0]) for b in bounds] == [2, 4]
+    assert text.count("scf.for") == 2 and text.count('"sdscbundle.sdsc_execute"') == 1
+    # Byte strides from the stick layout [64, 1024, 64] f16: rows (outer) 16 x 64 x 2, sticks (inner) 16 x 65536 x 2.
+    assert "d0 * 2048 + d1 * 2097152" in text
+    sdsc = json.loads((tmp_path / "sdsc_0.json").read_text())
+    assert sdsc["loops"] == [
+        {"count": 2, "tiled_dims": [1], "tile_sizes": [16]},
+        {"count": 4, "tiled_dims": [0], "tile_sizes": [16]},
+    ]
+    add, mul = sdsc["ops"]
+    assert (add["op"], mul["op"]) == ("arith.addf", "arith.mulf")
+    y_out, y_in = add["args"][-1], mul["args"][0]
+    assert "lx" in y_out["allocation"] and y_out["allocation"] == y_in["allocation"]
+    assert y_out["device_size"] == [16, 16, 64]
+    assert "hbm" in mul["args"][-1]["allocation"]
+    assert sdsc["core_split"]["cores"] == 32 and sdsc["core_split"]["per_iteration"] == [16, 512, 64]
+
+
+def test_loop_internal_buffer_does_not_advance():
+    """The intermediate's LX view sits at a constant offset inside the loop; HBM bases move with the tile."""
+    module = spyre_mlir.parse(SEED)
+    spyre_mlir.PassManager.parse(",".join(STAGES)).run(module)
+    loops = [op for op in module.walk() if isinstance(op, LoopOp)]
+    ivs = {loop.iteration for loop in loops}
+    lx = [op for op in module.walk() if isinstance(op, ConstructMemoryViewOp) and "spyre.lx_offset" in op.attributes]
+    hbm = [op for op in module.walk() if isinstance(op, ConstructMemoryViewOp) and "spyre.lx_offset" not in op.attributes]
+    assert lx and hbm
+
+    def depends_on_iv(value) -> bool:
+        stack, seen = [value], set()
+        while stack:
+            v = stack.pop()
+            if v in ivs:
+                return True
+            if v in seen or not hasattr(v.owner, "operands"):
+                continue
+            seen.add(v)
+            stack.extend(v.owner.operands)
+        return False
+
+    assert not any(depends_on_iv(v.offset) for v in lx)
+    assert all(depends_on_iv(v.offset) for v in hbm)
+
+
+def test_automatic_slices_fit_lx():
+    """Without a hint, a group is tiled only where its working set exceeds LX, with the fewest slices that fit."""
+    module = only("two_dims")
+    kernel = next(op for op in module.walk() if getattr(op, "sym_name", None) is not None)
+    del kernel.attributes["spyre.slices"]
+    # x, y and x * y (4 KiB each) are live at once: 12 KiB.
+    for lx, count in ((16384, None), (6144, 2), (3000, 8)):
+        m = module.clone()
+        spyre_mlir.PassManager.parse(f"ktdp-extract-compute-groups,spyre-coarse-tile{{lx-bytes={lx}}}").run(m)
+        assert nests(m) == ([] if count is None else [[(count, [0], [8 // count])]]), lx
+
+
+def test_hint_is_consumed():
+    """A second run of the pass does not tile again (the hint was used)."""
+    module = only("flat")
+    spyre_mlir.PassManager.parse("ktdp-extract-compute-groups,spyre-coarse-tile,spyre-coarse-tile").run(module)
+    assert nests(module) == NESTS["flat"]
+
+
+def corpus():
+    return sorted(CORPUS.glob("*.mlir")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the repo")
+@pytest.mark.parametrize("options", ["", ",slices=2"])
+@pytest.mark.parametrize("path", corpus(), ids=lambda p: p.stem)
+def test_corpus_bundle_equals_source(path, options, tmp_path):
+    name, args, hbm = kernel_arguments(path, seed=0)
+    before = spyre_mlir.interpret(path, name, hbm=hbm, **args)
+    module = spyre_mlir.parse(path)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}{options}}}").run(module)
+    _, args, hbm = kernel_arguments(path, seed=0)
+    after = spyre_mlir.interpret(tmp_path / "bundle.mlir", "sdsc_bundle", hbm=hbm, **args)
+    assert_same({k: np.asarray(v) for k, v in after.items()}, {k: np.asarray(v) for k, v in before.items()}, path.stem)
+    assert len(list(tmp_path.glob("sdsc_*.json"))) == ir.print_ir(module).count("sdsc_execute")
+
+
+def test_bundle_parses_in_real_mlir(tmp_path):
+    from spyre_mlir.tools.fuzz import find_iree_opt
+
+    iree_opt = find_iree_opt()
+    if iree_opt is None:
+        pytest.skip("iree-opt (iree-base-compiler) is not installed")
+    module = spyre_mlir.parse(SEED)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}}}").run(module)
+    done = subprocess.run(
+        [iree_opt, "--allow-unregistered-dialect", str(tmp_path / "bundle.mlir")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "sdscbundle.sdsc_execute" in done.stdout
