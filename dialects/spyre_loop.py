@@ -12,9 +12,10 @@ groups' iteration space this level divides, `tile_sizes` the size of one
 tile of each (the range divided by `count`). Loops nest, outermost first;
 seed 000's invariants that hold for its implicit loops (ops of a group
 contiguous, counts agreeing at every level) hold here by construction (the
-loop is a region); the verifier checks the rest: a positive count, tiled
-dims that are distinct non-negative numbers also across the enclosing
-loops, one positive tile size per tiled dim. See docs/coarse-tiling.md.
+loop is a region); the verifier checks the rest: a positive count, distinct
+non-negative tiled dims, one positive tile size per tiled dim, and a dim
+the enclosing loop also tiles divided so that this loop's tiles exactly
+cover the enclosing one's (the seed's `(K1, [0]), (K2, [0, 1])` nesting). See docs/coarse-tiling.md.
 """
 
 from __future__ import annotations
@@ -126,15 +127,19 @@ class LoopOp(IRDLOperation):
             raise VerifyException(f"tiled_dims must be distinct non-negative dims, got {dims}")
         if any(s <= 0 for s in sizes):
             raise VerifyException(f"tile sizes must be positive, got {sizes}")
+        # A dim an enclosing loop also tiles is divided again: this loop's
+        # tiles must exactly cover one tile of the enclosing loop.
         outer: Operation | None = self.parent_op()
         while outer is not None:
             if isinstance(outer, LoopOp):
-                shared = set(dims) & set(outer.tiled_dims.get_values())
-                if shared:
-                    raise VerifyException(
-                        f"tiles dim {min(shared)} that an enclosing spyre_loop.loop already tiles"
-                    )
+                outer_sizes = dict(zip(outer.tiled_dims.get_values(), outer.tile_sizes.get_values()))
+                for d, size in zip(dims, sizes):
+                    if d in outer_sizes and self.static_count is not None and size * self.static_count != outer_sizes[d]:
+                        raise VerifyException(
+                            f"tiles dim {d} into {self.static_count} tiles of {size}, which do not cover the "
+                            f"enclosing loop's tile of {outer_sizes[d]}"
+                        )
+                break
             outer = outer.parent_op()
-
 
 SPYRE_LOOP = Dialect("spyre_loop", [LoopOp], [])

@@ -80,7 +80,7 @@ from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir
 from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
-from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR
+from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
 CORE_SPLIT_ATTR = "spyre.core_split"
@@ -477,7 +477,9 @@ def _allocation(value: SSAValue, plan: Dispatch) -> dict:
                 tile = use.operation.access_tile
                 break
     if tile is None or not isinstance(tile.owner, ConstructAccessTileOp):
-        return {"allocation": "register"}
+        owner = value.owner
+        spilled = isinstance(owner, Operation) and SPILLED_ATTR in owner.attributes
+        return {"allocation": {"hbm_spill": True} if spilled else "chained"}
     view = tile.owner.base.owner
     if not isinstance(view, ConstructMemoryViewOp):
         return {"allocation": "unknown"}
@@ -498,6 +500,8 @@ def _allocation(value: SSAValue, plan: Dispatch) -> dict:
 
 def _ops(body: Block, plan: Dispatch) -> list[dict]:
     ops = []
+    # Where a compute's result is built (tensor.empty, splats, constants) is not an input.
+    inits = {o for o in body.ops if o.name in ("tensor.empty", "tensor.splat", "arith.constant")}
     for op in body.walk():
         if op.parent_block() is not body or isinstance(op, (LoadOp, StoreOp)):
             continue
@@ -506,7 +510,7 @@ def _ops(body: Block, plan: Dispatch) -> list[dict]:
             continue
         args = []
         for v in op.operands:
-            if isinstance(v.type, TensorType) and isinstance(v.owner, LoadOp):
+            if isinstance(v.type, TensorType) and v.owner not in inits:
                 args.append({"is_input": True, **_allocation(v, plan)})
         for r in tensors_out:
             args.append({"is_input": False, **_allocation(r, plan)})

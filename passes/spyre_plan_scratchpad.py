@@ -32,8 +32,9 @@ HBM buffer; one consumed by computes and stores gets an LX buffer, and the
 store copies it out. Each group function records its plan's peak as
 `spyre.peak_lx_bytes` (bytes per core). An intermediate that does not fit
 in `lx-bytes` beside the buffers live with it stays a value passed between
-the computes, with a remark: it falls back to HBM (the bundle reports it
-as such).
+the computes, with a remark: it falls back to HBM (its producer is marked
+`spyre.lx_spilled`, and the bundle's SDSC file gives it an `hbm_spill`
+allocation).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType, UnitAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
@@ -64,6 +65,7 @@ from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, group_function
 ALIGNMENT = 128  # bytes: one stick
 LX_OFFSET_ATTR = "spyre.lx_offset"
 PEAK_ATTR = "spyre.peak_lx_bytes"
+SPILLED_ATTR = "spyre.lx_spilled"  # on a compute whose intermediate did not fit
 
 
 @dataclass
@@ -131,6 +133,8 @@ class Planner:
                     f"{offset - base} in use by the buffers live with it): it falls back to HBM",
                 )
                 self.spilled.append(buf.value)
+                if isinstance(buf.value.owner, Operation):
+                    buf.value.owner.attributes[SPILLED_ATTR] = UnitAttr()
                 continue
             buf.offset = offset
             live.append(buf)

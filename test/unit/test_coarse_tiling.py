@@ -199,6 +199,24 @@ def test_automatic_slices_fit_lx():
         assert nests(m) == ([] if count is None else [[(count, [0], [8 // count])]]), lx
 
 
+def test_same_dim_divided_at_two_levels(tmp_path):
+    """[[2, [0]], [2, [0]]]: the inner loop divides the outer loop's tile of 256 into two of 128."""
+    from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+
+    module = only("flat")
+    kernel = next(op for op in module.walk() if getattr(op, "sym_name", None) is not None)
+    level = ArrayAttr([IntegerAttr(2, 64), ArrayAttr([IntegerAttr(0, 64)])])
+    kernel.attributes["spyre.slices"] = ArrayAttr([level, level])
+    args = inputs("flat", seed=2)
+    source = run(module, "flat", args)
+    spyre_mlir.PassManager.parse(",".join(STAGES)).run(module)
+    assert nests(module) == [[(2, [0], [256]), (2, [0], [128])]]
+    assert_same(run(module, "flat", args), source, "tiled")
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
+    assert "d0 * 1024 + d1 * 512" in (tmp_path / "bundle.mlir").read_text()  # f32: 256 and 128 elements
+
+
 def test_hint_is_consumed():
     """A second run of the pass does not tile again (the hint was used)."""
     module = only("flat")

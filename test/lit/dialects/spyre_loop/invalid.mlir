@@ -42,8 +42,8 @@ func.func @nonpositive_tile() {
 func.func @tiled_twice() {
   spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
   ^bb0(%k: index):
-    // expected-error @+1 {{tiles dim 0 that an enclosing spyre_loop.loop already tiles}}
-    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [2] {
+    // expected-error @+1 {{tiles dim 0 into 2 tiles of 3, which do not cover the enclosing loop's tile of 4}}
+    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [3] {
     ^bb1(%j: index):
     }
   }
