@@ -7,7 +7,7 @@ under a name of its own (`sdsc_0.json::sdsc_0`: it cannot collide with the
 bundle's functions, nor with another file's), the calls between them renamed
 alike. The op then runs the entry function as `func.call` runs a callee: on
 the active cores, with the operand values as its arguments (HBM byte
-addresses and index values, passed as they are), so that a bundle function
+addresses, index values and scalars, passed as they are), so that a bundle function
 with a `grid` runs batched over the grid and the SDSC function may read
 `ktdp.get_compute_tile_id`. Everything wrong with a file is a located error
 at the op naming the file.

@@ -29,7 +29,9 @@ HBM, and it is written back (--out, --print-outputs) in logical form.
 With --estimate, --estimate-json or --trace, the run also models the
 kernel's time on Spyre (docs/cost-model.md): --estimate prints a table
 (sequential cycles per core and component, the pipelined figure for
-schedule IR, the bottleneck), --estimate-json writes it as JSON, --trace
+schedule IR, the bottleneck), --estimate-json writes it as JSON (with, at
+the top level, "hbm_bytes": bytes moved between HBM and the cores by loads,
+stores and data transfers, and "peak_lx_bytes_per_core"), --trace
 writes a Chrome trace of the modeled timeline (open it in
 https://ui.perfetto.dev). --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
 --hw FILE.json changes the modeled hardware.
@@ -38,6 +40,9 @@ warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
 --timeout is given; allocations above --memory-limit are refused before
 they are made.
+A bundle (`spyre-run DIR/bundle.mlir --func sdsc_bundle ...`, docs/bundle.md)
+runs with the kernel's arguments; its sdscbundle.sdsc_execute ops read their
+SDSC files from the bundle's directory (the current one for stdin).
 """
 
 from __future__ import annotations
@@ -160,7 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--estimate", action="store_true", help="print the modeled time on Spyre (cost model, docs/cost-model.md)"
     )
-    parser.add_argument("--estimate-json", metavar="PATH", help="write the cost estimate as JSON ('-': stdout)")
+    parser.add_argument(
+        "--estimate-json",
+        metavar="PATH",
+        help="write the cost estimate as JSON, with hbm_bytes and peak_lx_bytes_per_core ('-': stdout)",
+    )
     parser.add_argument(
         "--trace", metavar="PATH", help="write the modeled timeline as a Chrome trace (open in ui.perfetto.dev)"
     )
@@ -333,6 +342,7 @@ def run(args: argparse.Namespace) -> int:
         memory_limit=memory_limit,
         host_layout=args.host_layout,
         cost_model=hardware if (args.estimate or args.estimate_json or args.trace) else None,
+        bundle_dir=(os.path.dirname(args.file) or os.curdir) if args.file != "-" else None,
     )
     try:
         text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")
@@ -341,6 +351,9 @@ def run(args: argparse.Namespace) -> int:
     sources = {name: text}
     try:
         interpreter = Interpreter(call_deep(ir.parse_module, text, name), options)
+        sources = {**interpreter.sources, **sources}  # shared: SDSC files' "ktir" texts join it as read
+        interpreter.sources = sources
+        interpreter.sdsc_files.sources = sources
         with warnings.catch_warnings():  # printed below as diagnostics, with the source line
             warnings.simplefilter("ignore", InterpreterWarning)
             result = interpreter.run(args.func, kernel_args, hbm)
@@ -364,9 +377,15 @@ def run(args: argparse.Namespace) -> int:
         print(result.report.render())
     estimate = result.report.estimate
     if estimate is not None:
+        from spyre_mlir.interpreter.cost import _write_json
+
         if args.estimate:
             print(estimate.render())
-        for path, write in ((args.estimate_json, estimate.write_json), (args.trace, estimate.write_trace)):
+
+        def write_json(path: str) -> None:  # the estimate, with "hbm_bytes" and "peak_lx_bytes_per_core"
+            _write_json(path, result.report.estimate_json())
+
+        for path, write in ((args.estimate_json, write_json), (args.trace, estimate.write_trace)):
             if path:
                 try:
                     write(path)

@@ -226,6 +226,36 @@ def test_the_sdsc_functions_do_not_collide_with_the_bundles(tmp_path):
     np.testing.assert_array_equal(result["z"], args["x"] + args["y"])
 
 
+def _scaled(param_type: str = "f16") -> tuple[str, dict]:
+    """The bundle and SDSC file of z = (x + y) * w, the kernel's scalar w passed through."""
+    bundle = BUNDLE.replace("%z: index)", "%z: index, %w: f16)").replace(
+        "(%addr_0, %addr_1, %addr_2)", "(%addr_0, %addr_1, %addr_2, %w)"
+    ).replace("(index, index, index) -> ()", "(index, index, index, f16) -> ()")
+    text = ktir(
+        f"%sum = arith.addf %a, %b : {TENSOR}\n    %ws = tensor.splat %w : {TENSOR}\n"
+        f"    %s = arith.mulf %sum, %ws : {TENSOR}"
+    ).replace("%az: index)", f"%az: index, %w: {param_type})")
+    arguments = [*sdsc()["arguments"], {"name": "w", "kind": "scalar"}]
+    return bundle, sdsc(ktir=text, arguments=arguments)
+
+
+def test_a_scalar_argument_of_the_kernel_is_passed_through(tmp_path):
+    bundle, data = _scaled()
+    path = write_bundle(tmp_path / "out", data, bundle)
+    args = inputs(9)
+    result = spyre_mlir.interpret(path, "sdsc_bundle", w=0.5, **args)
+    np.testing.assert_array_equal(result["z"], (args["x"] + args["y"]) * np.float16(0.5))
+
+
+def test_a_parameter_of_another_type_is_a_located_error(tmp_path):
+    bundle, data = _scaled("f32")
+    path = write_bundle(tmp_path / "out", bundle=bundle, data={**data, "ktir": data["ktir"].replace(
+        "tensor.splat %w", "tensor.splat %w16").replace(
+        "%ws = ", "%w16 = arith.truncf %w : f32 to f16\n    %ws = ")})  # fmt: skip
+    with pytest.raises(DiagnosticError, match="parameter #3 of @sdsc_0 is f32, but this op passes f16"):
+        spyre_mlir.interpret(path, "sdsc_bundle", w=0.5, **inputs())
+
+
 # -- errors: located at the sdsc_execute op, naming the file -------------------------
 
 
@@ -346,6 +376,18 @@ def test_the_report_exposes_both_figures(tmp_path):
     assert data is not None and (data["hbm_bytes"], data["peak_lx_bytes_per_core"]) == (moved, 3 * tile)
     without = spyre_mlir.interpret(path, "sdsc_bundle", **args).report
     assert without.hbm_traffic_bytes is None and without.estimate_json() is None
+
+
+def test_check_lx_counts_the_sdsc_functions_and_the_declared_peak(tmp_path):
+    tile = CORE_ROWS * COLS * ITEM
+    path = write_bundle(tmp_path / "out", sdsc(peak_lx_bytes_per_core=4 * tile))
+    fits = InterpreterOptions(check_lx=True, lx_limit=4 * tile)
+    assert spyre_mlir.interpret(path, "sdsc_bundle", options=fits, **inputs()).report.peak_lx_bytes_per_core == 4 * tile
+    with pytest.raises(DiagnosticError, match=f"the LX peak of {4 * tile} bytes per core that an executed SDSC file declares"):
+        spyre_mlir.interpret(path, "sdsc_bundle", options=InterpreterOptions(check_lx=True, lx_limit=4 * tile - 1), **inputs())
+    path = write_bundle(tmp_path / "small", sdsc())
+    with pytest.raises(DiagnosticError, match=f"LX use of {3 * tile} bytes per core"):  # the SDSC function's tensors
+        spyre_mlir.interpret(path, "sdsc_bundle", options=InterpreterOptions(check_lx=True, lx_limit=2 * tile), **inputs())
 
 
 def test_hbm_bytes_of_a_plain_kernel_count_its_loads_and_stores(tmp_path):

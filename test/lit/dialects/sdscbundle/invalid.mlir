@@ -1,7 +1,8 @@
 // RUN: %spyre-opt %s --split-input-file --verify-diagnostics
 
-// One chunk per verifier rule of sdscbundle.sdsc_execute: index operands, a
-// required sdsc_filename attribute naming a .json file beside the bundle.
+// One chunk per verifier rule of sdscbundle.sdsc_execute: index or scalar
+// (integer, float) operands, a required sdsc_filename attribute naming a
+// .json file beside the bundle.
 
 func.func @up(%a: index) {
   // expected-error @+1 {{sdsc_filename must be a plain file name beside the bundle (no '/' or '..'), got '../sdsc_0.json'}}
@@ -38,8 +39,8 @@ func.func @missing(%a: index) {
 }
 
 // -----
-func.func @not_index(%a: i64) {
+func.func @not_a_scalar(%a: tensor<4xf16>) {
   // expected-error @+1 {{operand 'args' at position 0 does not verify}}
-  "sdscbundle.sdsc_execute"(%a) {sdsc_filename = "sdsc_0.json"} : (i64) -> ()
+  "sdscbundle.sdsc_execute"(%a) {sdsc_filename = "sdsc_0.json"} : (tensor<4xf16>) -> ()
   func.return
 }
