@@ -285,6 +285,7 @@ FREE = {
     "ktdp.inter_tile_produce": "publishes a partial; the delivery is charged the transfer",
     "spyre.tensor_layout": "a statement about memory",
     "func.call": "its callee's ops are charged",
+    "sdscbundle.sdsc_execute": "runs an SDSC function, whose ops are charged",
     "tensor.empty": "an uninitialized buffer",
     "tensor.splat": "ktir-cpu: free (a broadcast read by the consumer)",
     "tensor.extract": "ktir-cpu: free (one element)",
@@ -315,8 +316,8 @@ CASTS = frozenset(
         "scaling_extf scaling_truncf"
     ).split()
 )
-FREE_DIALECTS = ("scf.", "ktdf.", "builtin.")
-"""Structure: `scf` and the schedule IR's `ktdf` ops hold regions whose ops are charged."""
+FREE_DIALECTS = ("scf.", "ktdf.", "builtin.", "spyre_loop.")
+"""Structure: `scf`, the schedule IR's `ktdf` and the counted loops of `spyre_loop` hold regions whose ops are charged."""
 
 FREE_IN_BODY = CASTS | {"arith.constant", "linalg.index", "linalg.yield"}
 

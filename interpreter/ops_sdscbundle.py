@@ -26,7 +26,6 @@ from xdsl.ir import Operation
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error, location_of
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, functions_of, handles, walk_ops
-from spyre_mlir.interpreter.cost import FREE
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
@@ -253,7 +252,6 @@ def _add_note(exc: DiagnosticError, op: Operation, sdsc: SdscFile) -> None:
 
 
 # The op moves nothing itself: the ops of the function it runs are charged (cost.py's table of free ops).
-FREE.setdefault(SdscExecuteOp.name, "runs an SDSC function, whose ops are charged")
 
 
 @handles(SdscExecuteOp, varying=_no_results)
