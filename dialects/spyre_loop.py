@@ -129,17 +129,18 @@ class LoopOp(IRDLOperation):
             raise VerifyException(f"tile sizes must be positive, got {sizes}")
         # A dim an enclosing loop also tiles is divided again: this loop's
         # tiles must exactly cover one tile of the enclosing loop.
+        pending = dict(zip(dims, sizes))  # dims whose nearest enclosing tiling is still to find
         outer: Operation | None = self.parent_op()
-        while outer is not None:
+        while outer is not None and pending:
             if isinstance(outer, LoopOp):
                 outer_sizes = dict(zip(outer.tiled_dims.get_values(), outer.tile_sizes.get_values()))
-                for d, size in zip(dims, sizes):
-                    if d in outer_sizes and self.static_count is not None and size * self.static_count != outer_sizes[d]:
+                for d in [d for d in pending if d in outer_sizes]:
+                    size = pending.pop(d)
+                    if self.static_count is not None and size * self.static_count != outer_sizes[d]:
                         raise VerifyException(
                             f"tiles dim {d} into {self.static_count} tiles of {size}, which do not cover the "
                             f"enclosing loop's tile of {outer_sizes[d]}"
                         )
-                break
             outer = outer.parent_op()
 
 SPYRE_LOOP = Dialect("spyre_loop", [LoopOp], [])

@@ -23,7 +23,7 @@ After:
       spyre_loop.loop count(2) tiled_dims [0] tile_sizes [512] {
       ^bb0(%k: index):
         %base = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 2097152)>(%k)[%x]
-        %v = ktdp.construct_memory_view %base, sizes: [513, 4096], strides: [4096, 1] ...
+        %v = ktdp.construct_memory_view %base, sizes: [512, 4096], strides: [4096, 1] ...
         %t = ktdp.construct_access_tile %v[%c0, %c0] {... box 512 x 4096 ...}
         %a = ktdp.load %t : ... -> tensor<512x4096xf16>
         ...
@@ -104,6 +104,10 @@ class Refusal(Exception):
         self.message = message
 
 
+class NothingToTile(Exception):
+    """The group writes no memory: there is no iteration space to divide (it stays as it is)."""
+
+
 @dataclass
 class Level:
     """One loop of the nest: `count` tiles of each of `dims` (group dims)."""
@@ -161,6 +165,8 @@ def _parse_hint(op: Operation, attr: Attribute) -> list[Level]:
             return int(a.value.data)
         if isinstance(a, StringAttr):
             if a.data not in names:
+                if not names:
+                    raise error(op, f"'{SLICES_ATTR}' names dim \"{a.data}\", but no '{DIMS_ATTR}' array names the dims")
                 raise error(op, f"'{SLICES_ATTR}' names dim \"{a.data}\", which '{DIMS_ATTR}' does not list {names}")
             return names.index(a.data)
         raise error(op, f"a dim in '{SLICES_ATTR}' is an integer or a name, got {a}")
@@ -184,6 +190,9 @@ def _parse_hint(op: Operation, attr: Attribute) -> list[Level]:
     for level in levels:
         if level.count <= 0:
             raise error(op, f"'{SLICES_ATTR}' asks for {level.count} slices: a count must be positive")
+        repeated = sorted({d for d in level.dims if level.dims.count(d) > 1})
+        if repeated:
+            raise error(op, f"'{SLICES_ATTR}' lists dim {repeated[0]} twice in one level {level.dims}")
     return levels
 
 
@@ -337,7 +346,7 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
             raise Refusal(op, f"'{op.name}' has regions: a group with loops or branches is not tiled")
     stores = [op for op in body if isinstance(op, StoreOp)]
     if not stores:
-        raise Refusal(ret, "the group stores nothing: no iteration space to tile")
+        raise NothingToTile()
     ref = stores[0].data_tile
     if not isinstance(ref.type, TensorType):
         raise Refusal(stores[0], "the group's first store writes no tensor")
@@ -350,7 +359,7 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
     dims = [d for level in levels for d in level.dims]
     for level in levels:
         if len(level.dims) > 1:
-            nested = ", ".join(f"[{level.count}, [{d}]]" for d in level.dims)
+            nested = ", ".join(f"[{other.count}, [{d}]]" for other in levels for d in other.dims)
             raise Refusal(
                 stores[0],
                 f"one loop cannot tile dims {level.dims} together: its {level.count} iterations would cover only "
@@ -360,7 +369,7 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
         if not 0 <= d < len(shape):
             raise Refusal(stores[0], f"cannot tile dim {d}: the group's iteration space {shape} has {len(shape)} dims")
     if facts.contractions:
-        raise Refusal(facts.contractions[0], f"'{facts.contractions[0].name}' inside a tiling loop is not supported (its accumulation over tiles is not handled)")
+        raise Refusal(facts.contractions[0], f"'{facts.contractions[0].name}' inside a tiling loop is not supported (as in seed 000, coarse tiling does not tile contractions)")
 
     members: dict[Node, list[Node]] = {}
     for node in list(uf.parent):
@@ -589,6 +598,8 @@ def _auto_levels(group: func.FuncOp, lx_bytes: int) -> list[Level] | None:
         return None
     try:
         plan = analyze(group, [Level(1, [0])])
+    except NothingToTile:
+        return None
     except Refusal as refusal:
         remark(refusal.op, f"the group's working set exceeds LX ({_working_set(group)} > {lx_bytes} bytes) but dim 0 cannot be tiled: {refusal.message}")
         return None
@@ -611,6 +622,11 @@ class SpyreCoarseTilePass(ModulePass):
 
     slices: int | None = None
     lx_bytes: int = DEFAULT_LX_BYTES
+    auto_tile: bool = False
+    cores: int = 32
+    engine: str = "inprocess"
+    jobs: int = 0
+    search_report: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.slices is not None and self.slices <= 0:
@@ -624,14 +640,23 @@ class SpyreCoarseTilePass(ModulePass):
                 raise error(hinted, "spyre-coarse-tile tiles extracted compute groups: run ktdp-extract-compute-groups first")
             return
         callers = _callers(op)
+        searched = self._search(op) if self.auto_tile else None
         plans: list[Plan] = []
         for group in groups:
             request = _request(group, callers.get(group.sym_name.data), self.slices)
-            levels = request.levels if request is not None else _auto_levels(group, self.lx_bytes)
+            if request is None and searched is not None:
+                found = searched.best.get(group.sym_name.data)
+                if found is None:
+                    remark(group, f"auto-tile: no candidate of group @{group.sym_name.data} fits LX ({self.lx_bytes} bytes); left untiled")
+                levels = [Level(count, list(dims)) for count, dims in found or []]
+            else:
+                levels = request.levels if request is not None else _auto_levels(group, self.lx_bytes)
             if not levels:
                 continue
             try:
                 plans.append(analyze(group, levels))
+            except NothingToTile:
+                continue
             except Refusal as refusal:
                 if request is not None and request.explicit:
                     raise error(refusal.op, refusal.message, (request.at, "the tiling was asked for here")) from None
@@ -642,3 +667,24 @@ class SpyreCoarseTilePass(ModulePass):
         for holder in op.walk():
             holder.attributes.pop(SLICES_ATTR, None)
             holder.attributes.pop(DIMS_ATTR, None)
+
+    def _search(self, module: ModuleOp):
+        """The tiling search over the groups (spyre_mlir.tiling_search); its table on stderr, JSON at search-report."""
+        import sys
+
+        from spyre_mlir.tiling_search import ENGINES, search_tilings
+
+        if self.engine not in ENGINES:
+            raise error(module, f"spyre-coarse-tile: engine must be one of {', '.join(ENGINES)}, got '{self.engine}'")
+        try:
+            report = search_tilings(module, self.lx_bytes, self.cores, self.engine, self.jobs)
+        except RuntimeError as exc:
+            raise error(module, f"spyre-coarse-tile: {exc}") from None
+        print(report.table(), file=sys.stderr)
+        if self.search_report:
+            try:
+                with open(self.search_report, "w") as f:
+                    f.write(report.to_json() + "\n")
+            except OSError as exc:
+                raise error(module, f"spyre-coarse-tile: cannot write '{self.search_report}': {exc.strerror}") from None
+        return report

@@ -49,27 +49,29 @@ def _grid(group: func.FuncOp) -> list[int]:
     return [1]
 
 
-def _depends_on_core(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
-    """Whether `value` is computed from the core id (through any chain of ops)."""
-    stack = [value]
-    seen: set[SSAValue] = set()
-    found = False
-    while stack and not found:
+def _grid_coordinates(value: SSAValue, memo: dict[SSAValue, frozenset[int]]) -> frozenset[int]:
+    """The grid coordinates (results of `ktdp.get_compute_tile_id`) `value` is computed from."""
+    if value in memo:
+        return memo[value]
+    order: list[SSAValue] = []
+    stack, seen = [value], set()
+    while stack:  # post-order without recursion
         v = stack.pop()
-        if v in memo:
-            found = memo[v]
-            continue
-        if v in seen:
+        if v in seen or v in memo:
             continue
         seen.add(v)
+        order.append(v)
+        if isinstance(v.owner, Operation) and not isinstance(v.owner, GetComputeTileIdOp):
+            stack.extend(v.owner.operands)
+    for v in reversed(order):
         owner = v.owner
         if isinstance(owner, GetComputeTileIdOp):
-            found = True
+            memo[v] = frozenset([v.index])  # pyright: ignore[reportAttributeAccessIssue]
         elif isinstance(owner, Operation):
-            stack.extend(owner.operands)
-    if not found:  # nothing reached from `value` depends on the core id
-        memo.update(dict.fromkeys(seen, False))
-    return found
+            memo[v] = frozenset().union(*(memo.get(x, frozenset()) for x in owner.operands))
+        else:
+            memo[v] = frozenset()
+    return memo[value]
 
 
 def core_split(group: func.FuncOp, cores: int) -> dict:
@@ -77,8 +79,8 @@ def core_split(group: func.FuncOp, cores: int) -> dict:
     used = math.prod(grid) if grid else 1
     if used > cores:
         raise error(group, f"the kernel's grid {grid} asks for {used} cores; the machine has {cores}")
-    memo: dict[SSAValue, bool] = {}
-    dims: list[int] = []
+    memo: dict[SSAValue, frozenset[int]] = {}
+    moved_by: dict[int, set[int]] = {}  # grid coordinate -> dims of the iteration space it moves
     per_core: list[int] | None = None
     for op in group.body.walk():
         if not isinstance(op, StoreOp) or not isinstance(op.data_tile.type, TensorType):
@@ -87,18 +89,20 @@ def core_split(group: func.FuncOp, cores: int) -> dict:
         if per_core is None:
             per_core = list(op.data_tile.type.get_shape())
         if isinstance(tile, ConstructAccessTileOp):
-            amap = tile.base_map.data
-            for k, expr in enumerate(amap.results):
-                positions = sorted(expr.used_dims())
-                if any(_depends_on_core(tile.indices[p], memo) for p in positions) and k not in dims:
-                    dims.append(k)
-    per_iteration = list(per_core) if per_core is not None else []
-    if per_core is not None and used > 1 and dims:
-        per_iteration[dims[0]] *= used
+            for k, expr in enumerate(tile.base_map.data.results):
+                for p in sorted(expr.used_dims()):
+                    for g in _grid_coordinates(tile.indices[p], memo):
+                        moved_by.setdefault(g, set()).add(k)
+    per_iteration = list(per_core or [])
+    for g, dims in moved_by.items():
+        if g < len(grid) and per_iteration and len(dims) == 1:
+            (d,) = dims
+            if d < len(per_iteration):
+                per_iteration[d] *= grid[g]
     return {
         "cores": used,
         "machine_cores": cores,
-        "dims": sorted(dims),
+        "dims": sorted(set().union(*moved_by.values())) if moved_by else [],
         "per_core": per_core or [],
         "per_iteration": per_iteration,
     }

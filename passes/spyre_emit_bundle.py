@@ -24,10 +24,10 @@ Before:
 After (`DIR/bundle.mlir`):
 
     func.func @sdsc_bundle(%a: index, %z: index) attributes {spyre.kernel = "add_mul", ...} {
-      %sym_0 = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%a]      // the byte address of a
-      scf.for %i_0 = %c0 to %loop_bound_0 step %c1 {
-        %addr_0 = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 2048)>(%i_0)[%sym_0]
-        "sdscbundle.sdsc_execute"(%addr_0, ...) {sdsc_filename = "sdsc_0.json"} : (index, ...) -> ()
+      %sym = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%a]      // the byte address of a
+      scf.for %i = %c0 to %loop_bound step %c1 {
+        %0 = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 2048)>(%i)[%sym]
+        "sdscbundle.sdsc_execute"(%0, ...) {sdsc_filename = "sdsc_0.json"} : (index, ...) -> ()
       }
     }
 
@@ -159,7 +159,8 @@ def _plan(group: func.FuncOp) -> Dispatch:
             and _global_view_bases(op.result)
             and _view_width(op.result)
         ):
-            arg = Argument(f"addr_{len(d.arguments)}", "hbm_address", op, _view_width(op.result))
+            base = op.operands[-1].name_hint or "addr"
+            arg = Argument(_unique(f"{base}_tile", d.arguments), "hbm_address", op, _view_width(op.result))
             d.arguments.append(arg)
             hoisted.add(op)
             continue
@@ -168,12 +169,13 @@ def _plan(group: func.FuncOp) -> Dispatch:
         for v in op.operands:
             if v in seen or not _defined_outside(v, body):
                 continue
+            name = _unique(_name(v, len(d.arguments)), d.arguments)
             if v in params and _global_view_bases(v) and _view_width(v):
-                arg = Argument(_name(v, len(d.arguments)), "hbm_address", v, _view_width(v))
+                arg = Argument(name, "hbm_address", v, _view_width(v))
             elif isinstance(v.type, IndexType):
-                arg = Argument(_name(v, len(d.arguments)), "index", v)
+                arg = Argument(name, "index", v)
             elif isinstance(v.type, IntegerType | AnyFloat):
-                arg = Argument(_name(v, len(d.arguments)), "scalar", v)
+                arg = Argument(name, "scalar", v)
             else:
                 raise error(op, f"the per-tile body uses a {v.type} from outside it; only scalars can be dispatched")
             seen[v] = arg
@@ -190,7 +192,17 @@ def _inside(op: Operation, ops: set[Operation]) -> bool:
 
 
 def _name(v: SSAValue, k: int) -> str:
-    return v.name_hint or f"arg_{k}"
+    return v.name_hint or f"arg_n{k}"
+
+
+def _unique(name: str, taken: list[Argument]) -> str:
+    """`name`, or with a suffix the printer keeps (it drops a bare `_<digits>`)."""
+    names = {a.name for a in taken}
+    n = 2
+    candidate = name
+    while candidate in names:
+        candidate, n = f"{name}_n{n}", n + 1
+    return candidate
 
 
 def _defined_outside(v: SSAValue, block: Block) -> bool:
@@ -265,6 +277,10 @@ class Emitter:
             for op in self.module.walk()
             if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data.startswith(GROUP_PREFIX)
         }
+        if not groups and not any(isinstance(o, func.CallOp) for o in kernel.walk()):
+            raise error(
+                kernel, "spyre-emit-bundle dispatches extracted compute groups: run ktdp-extract-compute-groups first"
+            )
         bundle_fn = kernel.clone()
         bundle_fn.sym_name = StringAttr("sdsc_bundle")
         bundle_fn.attributes["spyre.kernel"] = StringAttr(kernel.sym_name.data)

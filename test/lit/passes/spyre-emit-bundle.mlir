@@ -55,11 +55,11 @@
 // SDSC-NEXT:   "group": "local_schedule_0",
 // SDSC-NEXT:   "arguments": [
 // SDSC-NEXT:     {
-// SDSC-NEXT:       "name": "addr_0",
+// SDSC-NEXT:       "name": "x_tile",
 // SDSC-NEXT:       "kind": "hbm_address",
 // SDSC-NEXT:       "bytes_per_element": 2
-// SDSC:            "name": "addr_1",
-// SDSC:            "name": "addr_2",
+// SDSC:            "name": "y_tile",
+// SDSC:            "name": "out_tile",
 // SDSC:        "loops": [
 // SDSC-NEXT:     {
 // SDSC-NEXT:       "count": 2,
@@ -80,9 +80,9 @@
 // SDSC-NEXT:   ],
 // SDSC:        "op": "arith.addf",
 // SDSC:            "is_input": true,
-// SDSC:              "hbm": "addr_0"
+// SDSC:              "hbm": "x_tile"
 // SDSC:            "is_input": true,
-// SDSC:              "hbm": "addr_1"
+// SDSC:              "hbm": "y_tile"
 // SDSC:            "is_input": false,
 // SDSC-NEXT:       "device_size": [
 // SDSC-NEXT:         2,
@@ -94,13 +94,13 @@
 // SDSC-NEXT:       }
 // SDSC:        "op": "arith.mulf",
 // SDSC:              "lx": 0
-// SDSC:              "hbm": "addr_0"
+// SDSC:              "hbm": "x_tile"
 // SDSC:            "is_input": false,
 // SDSC:            "allocation": {
-// SDSC-NEXT:         "hbm": "addr_2"
+// SDSC-NEXT:         "hbm": "out_tile"
 // SDSC-NEXT:       }
 // SDSC:        "peak_lx_bytes_per_core": 64,
-// SDSC-NEXT:   "ktir": "builtin.module {\n  func.func @sdsc_0(%addr: index, %addr_1: index, %addr_2: index) attributes {grid = [1 : i64]} {\n    %0 = arith.constant 2 : index\n    %1 = arith.divui %addr, %0 : index\n
+// SDSC-NEXT:   "ktir": "builtin.module {\n  func.func @sdsc_0(%x_tile: index, %y_tile: index, %out_tile: index) attributes {grid = [1 : i64]} {\n    %0 = arith.constant 2 : index\n    %1 = arith.divui %x_tile, %0 : index\n
 // SDSC-SAME:   memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<2x16xf16>
 
 // sdsc_1.json: no loops, the whole vector, f32 (4 bytes per element), no LX.

@@ -65,8 +65,13 @@
 // LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
 // LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
 // LIST-NEXT: {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
+// LIST-NEXT: {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
+// LIST-NEXT: {{^}}  spyre-distribute-work {{ +}}Record {{.+}}
+// LIST-NEXT: {{^}}  spyre-emit-bundle {{ +}}Write {{.+}}
 // LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
 // LIST-NEXT: {{^}}  spyre-physicalize-layouts {{ +}}Rewrite marked views {{.+}}
+// LIST-NEXT: {{^}}  spyre-plan-scratchpad {{ +}}Place {{.+}}
+// LIST: {{^}}  spyre-unroll-loops {{ +}}{{.+}}
 // LIST-EMPTY:
 // LIST-NEXT: {{^}}Upstream passes (xDSL), admitted on KTIR:
 // LIST-NEXT: {{^}}  canonicalize {{ +}}Applies all canonicalization patterns.

@@ -1,0 +1,292 @@
+"""The tiling search of `spyre-coarse-tile{auto-tile=true}` (issue 12, part 5).
+
+For every extracted compute group, enumerate coarse-tiling candidates
+(untiled; each static dim of the group's iteration space in K slices, K a
+proper divisor of its extent within 2..64; two such dims nested), apply
+each to a copy of the module, deduplicate the results by canonical
+identity (`spyre_mlir.identity`), and evaluate each distinct candidate by
+executing its bundle in the interpreter with the cost model on seeded
+arguments: HBM bytes moved, peak LX per core, modeled cycles. A candidate
+is feasible when its peak LX fits `lx_bytes`; the best is the feasible one
+with the fewest HBM bytes, then cycles, then slices. Candidates the tiling
+refuses are kept in the report with their typed reason (the refusal's
+message), never raised.
+
+Evaluation fans out by `engine`: "inprocess" (default), "processes" (a
+process pool of `jobs` workers on this machine) or "ray" (a Ray cluster,
+`pip install 'spyre-mlir[ray]'`; `ray.init()` joins the cluster named by
+RAY_ADDRESS, or starts a local one). Workers get the candidate as text and
+re-run the same deterministic evaluation, so every engine gives the same
+report.
+
+    report = search_tilings(module, lx_bytes=2 << 20)     # module: after ktdp-extract-compute-groups
+    report.best["local_schedule_0"]   # the chosen levels, or [] (untiled)
+    print(report.table()); report.to_json()
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ENGINES = ("inprocess", "processes", "ray")
+MAX_SLICES = 64
+
+
+@dataclass
+class Candidate:
+    group: str
+    levels: list[tuple[int, list[int]]]  # (count, dims) outermost first; [] = untiled
+    status: str = "pending"  # evaluated | refused | duplicate | failed
+    reason: str | None = None
+    identity: str | None = None
+    hbm_bytes: int | None = None
+    peak_lx_bytes_per_core: int | None = None
+    cycles: float | None = None
+    feasible: bool | None = None
+
+    @property
+    def label(self) -> str:
+        if not self.levels:
+            return "untiled"
+        return " x ".join(f"d{','.join(map(str, dims))}/{count}" for count, dims in self.levels)
+
+
+@dataclass
+class SearchReport:
+    lx_bytes: int
+    engine: str
+    candidates: list[Candidate] = field(default_factory=list)
+    best: dict[str, list[tuple[int, list[int]]]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def counts(self) -> dict:
+        refused: dict[str, int] = {}
+        for c in self.candidates:
+            if c.status == "refused":
+                key = (c.reason or "").split(":")[0]
+                refused[key] = refused.get(key, 0) + 1
+        return {
+            "generated": len(self.candidates),
+            "duplicates": sum(c.status == "duplicate" for c in self.candidates),
+            "evaluated": sum(c.status == "evaluated" for c in self.candidates),
+            "refused": sum(c.status == "refused" for c in self.candidates),
+            "failed": sum(c.status == "failed" for c in self.candidates),
+            "refused_by_reason": refused,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "lx_bytes": self.lx_bytes,
+                "engine": self.engine,
+                "seconds": round(self.seconds, 3),
+                "counts": self.counts(),
+                "best": {g: [list(map(_plain, lv)) for lv in levels] for g, levels in self.best.items()},
+                "candidates": [asdict(c) | {"label": c.label} for c in self.candidates],
+            },
+            indent=2,
+        )
+
+    def table(self) -> str:
+        head = f"{'group':<18} {'candidate':<16} {'status':<10} {'hbm bytes':>12} {'peak lx':>10} {'cycles':>12}  note"
+        lines = [head, "-" * len(head)]
+        for c in self.candidates:
+            chosen = self.best.get(c.group) == c.levels and c.status == "evaluated"
+            note = "best" if chosen else (c.reason or ("does not fit LX" if c.feasible is False else ""))
+            lines.append(
+                f"{c.group[:18]:<18} {c.label[:16]:<16} {c.status:<10} {_num(c.hbm_bytes):>12} "
+                f"{_num(c.peak_lx_bytes_per_core):>10} {_num(c.cycles):>12}  {note}"
+            )
+        counts = self.counts()
+        lines.append(
+            f"{counts['generated']} candidates: {counts['evaluated']} evaluated, {counts['duplicates']} duplicates, "
+            f"{counts['refused']} refused, {counts['failed']} failed; {self.seconds:.2f} s ({self.engine})"
+        )
+        return "\n".join(lines)
+
+
+def _plain(x):
+    return list(x) if isinstance(x, (list, tuple)) else x
+
+
+def _num(x) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.0f}" if isinstance(x, float) else str(x)
+
+
+# --------------------------------------------------------------------------
+
+
+def _divisors(n: int) -> list[int]:
+    return [k for k in range(2, min(n - 1, MAX_SLICES) + 1) if n % k == 0]
+
+
+def candidates_for(group) -> list[Candidate]:
+    """Untiled, each dim alone, and ordered pairs of dims nested (outer first)."""
+    from xdsl.dialects.builtin import TensorType
+
+    from spyre_mlir.dialects.ktdp import StoreOp
+
+    name = group.sym_name.data
+    out = [Candidate(name, [])]
+    store = next((op for op in group.body.walk() if isinstance(op, StoreOp)), None)
+    if store is None or not isinstance(store.data_tile.type, TensorType):
+        return out
+    shape = list(store.data_tile.type.get_shape())
+    single = [(d, k) for d, extent in enumerate(shape) if extent > 1 for k in _divisors(extent)]
+    out += [Candidate(name, [(k, [d])]) for d, k in single]
+    for d1, k1 in single:
+        for d2, k2 in single:
+            if d1 != d2:
+                out.append(Candidate(name, [(k1, [d1]), (k2, [d2])]))
+    return out
+
+
+@dataclass
+class _Job:
+    text: str  # the extracted module
+    group: str
+    levels: list[tuple[int, list[int]]]
+    lx_bytes: int
+    cores: int
+    kernel: str | None
+
+
+def _tiled(job: _Job):
+    """The module with the candidate applied, or a refusal message."""
+    import spyre_mlir
+    from spyre_mlir.passes.spyre_coarse_tile import Level, Refusal, analyze, apply_plan, group_functions
+
+    module = spyre_mlir.parse(job.text)
+    group = next(g for g in group_functions(module) if g.sym_name.data == job.group)
+    if job.levels:
+        try:
+            apply_plan(analyze(group, [Level(count, list(dims)) for count, dims in job.levels]))
+        except Refusal as refusal:
+            return None, refusal.message
+    return module, None
+
+
+def evaluate(job: _Job) -> dict:
+    """Run the candidate's bundle with the cost model: {"hbm_bytes", "peak_lx_bytes_per_core", "cycles"} or an error."""
+    import numpy as np
+
+    import spyre_mlir
+    from spyre_mlir.diagnostics import DiagnosticError
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+    from spyre_mlir.interpreter.cost import HardwareConfig
+    from spyre_mlir.interpreter.sample_args import sample_arguments
+
+    module, refusal = _tiled(job)
+    if module is None:
+        return {"refused": refusal}
+    kernel_op = Interpreter(spyre_mlir.parse(job.text)).kernel(job.kernel)
+    with tempfile.TemporaryDirectory(prefix="spyre_search_") as out:
+        try:
+            passes = f'spyre-distribute-work{{cores={job.cores}}},spyre-plan-scratchpad{{lx-bytes={job.lx_bytes}}},'
+            passes += f'spyre-emit-bundle{{out-dir="{out}" kernel="{kernel_op.sym_name.data}"}}'
+            spyre_mlir.PassManager.parse(passes).run(module)
+            args = sample_arguments(kernel_op, {}, seed=0)
+            options = InterpreterOptions(cost_model=HardwareConfig(stick_bytes=0), check_lx=False)
+            result = spyre_mlir.interpret(Path(out) / "bundle.mlir", "sdsc_bundle", options=options, **args)
+        except (DiagnosticError, Exception) as exc:  # noqa: BLE001 - a candidate that cannot run is reported
+            return {"failed": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+    report = result.report
+    estimate = report.estimate
+    del np
+    return {
+        "hbm_bytes": report.hbm_traffic_bytes,
+        "peak_lx_bytes_per_core": report.peak_lx_bytes_per_core,
+        "cycles": estimate.sequential_cycles if estimate is not None else None,
+    }
+
+
+def _identity_of(job: _Job) -> tuple[str | None, str | None]:
+    import spyre_mlir
+
+    module, refusal = _tiled(job)
+    if module is None:
+        return None, refusal
+    return spyre_mlir.identity(module), None
+
+
+def _evaluate_all(jobs: list[_Job], engine: str, workers: int) -> list[dict]:
+    if engine == "inprocess" or len(jobs) <= 1:
+        return [evaluate(j) for j in jobs]
+    if engine == "processes":
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(evaluate, jobs))
+    if engine == "ray":
+        try:
+            import ray  # pyright: ignore[reportMissingImports]
+        except ImportError:
+            raise RuntimeError("engine=ray needs Ray: pip install 'spyre-mlir[ray]'") from None
+        if not ray.is_initialized():
+            ray.init(ignore_reinit_error=True, log_to_driver=False)
+        remote = ray.remote(evaluate)
+        return ray.get([remote.remote(j) for j in jobs])
+    raise ValueError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
+
+
+def search_tilings(
+    module,
+    lx_bytes: int = 2 * 1024 * 1024,
+    cores: int = 32,
+    engine: str = "inprocess",
+    jobs: int = 0,
+    kernel: str | None = None,
+) -> SearchReport:
+    """Search the coarse tilings of every group of `module` (after ktdp-extract-compute-groups); see the module docstring."""
+    import os
+    import time
+
+    import spyre_mlir
+    from spyre_mlir.ir import print_ir
+    from spyre_mlir.passes.spyre_coarse_tile import group_functions
+
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
+    start = time.perf_counter()
+    text = print_ir(module)
+    report = SearchReport(lx_bytes, engine)
+    workers = jobs or os.cpu_count() or 1
+    for group in group_functions(module):
+        cands = candidates_for(group)
+        report.candidates += cands
+        seen: dict[str, Candidate] = {}
+        todo: list[tuple[Candidate, _Job]] = []
+        for c in cands:
+            job = _Job(text, c.group, c.levels, lx_bytes, cores, kernel)
+            identity, refusal = _identity_of(job)
+            if refusal is not None:
+                c.status, c.reason = "refused", refusal
+                continue
+            c.identity = identity
+            if identity in seen:
+                c.status, c.reason = "duplicate", f"same program as {seen[identity].label}"
+                continue
+            seen[identity] = c  # pyright: ignore[reportArgumentType]
+            todo.append((c, job))
+        for (c, _), outcome in zip(todo, _evaluate_all([j for _, j in todo], engine, workers)):
+            if "refused" in outcome:
+                c.status, c.reason = "refused", outcome["refused"]
+            elif "failed" in outcome:
+                c.status, c.reason = "failed", outcome["failed"]
+            else:
+                c.status = "evaluated"
+                c.hbm_bytes, c.peak_lx_bytes_per_core, c.cycles = (
+                    outcome["hbm_bytes"], outcome["peak_lx_bytes_per_core"], outcome["cycles"]
+                )
+                c.feasible = c.peak_lx_bytes_per_core is not None and c.peak_lx_bytes_per_core <= lx_bytes
+        fit = [c for c in cands if c.status == "evaluated" and c.feasible]
+        if fit:
+            best = min(fit, key=lambda c: (c.hbm_bytes or 0, c.cycles or 0, sum(k for k, _ in c.levels)))
+            report.best[group.sym_name.data] = best.levels
+    report.seconds = time.perf_counter() - start
+    del spyre_mlir
+    return report
