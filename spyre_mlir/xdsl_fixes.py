@@ -7,9 +7,10 @@ third_party/README.md, and to be removed once xDSL ships the fix.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from xdsl.dialects.builtin import AnyFloat
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
 from xdsl.parser import AttrParser
 from xdsl.parser.affine_parser import AffineParser
@@ -248,3 +249,52 @@ def _lex_with_mlirs_wording(self: MLIRLexer):  # noqa: ANN202
 
 
 MLIRLexer.lex = _lex_with_mlirs_wording
+
+
+# `walk` without recursion. xDSL's `Operation/Region/Block.walk` are nested
+# generators (`yield from` per level), so each op costs O(depth) and a walk
+# of a deep nest (3000 nested regions, which the fuzzer makes) is quadratic
+# and recurses as deep as the nest. Same order and flags, one explicit stack.
+class _Emit:
+    __slots__ = ("op",)
+
+    def __init__(self, op: Operation):
+        self.op = op
+
+
+def _iterative_walk(first: Operation | Region | Block, reverse: bool, region_first: bool) -> Iterator[Operation]:
+    stack: list[Iterator] = [iter((first,))]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, _Emit):
+            yield item.op
+        elif isinstance(item, Operation):
+            if region_first:
+                stack.append(iter((_Emit(item),)))
+            else:
+                yield item
+            if item.regions:
+                stack.append(iter(tuple(reversed(item.regions)) if reverse else item.regions))
+        elif isinstance(item, Region):
+            stack.append(iter(tuple(reversed(item.blocks)) if reverse else item.blocks))
+        else:
+            stack.append(reversed(item.ops) if reverse else iter(item.ops))
+
+
+def _op_walk(self: Operation, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    return _iterative_walk(self, reverse, region_first)
+
+
+def _region_walk(self: Region, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    return _iterative_walk(self, reverse, region_first)
+
+
+def _block_walk(self: Block, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    return _iterative_walk(self, reverse, region_first)
+
+
+Operation.walk = _op_walk
+Region.walk = _region_walk
+Block.walk = _block_walk

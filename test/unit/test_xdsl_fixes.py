@@ -128,3 +128,47 @@ def test_affine_constant_beyond_64_bits_built_by_code_is_refused_by_the_verifier
     d = info.value.diagnostic
     assert d.message == "'affine.apply' op affine constant 18446744073709551616 is too large for index (64 bits)"
     assert d.location.line == 2
+
+
+def _recursive_walk(item, reverse, region_first):
+    """xDSL's walk as it was (nested generators), the reference for the order."""
+    from xdsl.ir import Block, Operation, Region
+
+    if isinstance(item, Operation):
+        if not region_first:
+            yield item
+        for region in reversed(item.regions) if reverse else item.regions:
+            yield from _recursive_walk(region, reverse, region_first)
+        if region_first:
+            yield item
+    elif isinstance(item, Region):
+        for block in reversed(item.blocks) if reverse else item.blocks:
+            yield from _recursive_walk(block, reverse, region_first)
+    elif isinstance(item, Block):
+        for op in reversed(item.ops) if reverse else item.ops:
+            yield from _recursive_walk(op, reverse, region_first)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("region_first", [False, True])
+def test_walk_keeps_xdsls_order(reverse, region_first):
+    from conftest import REPO
+
+    module = spyre_mlir.parse(REPO / "test" / "unit" / "kernels" / "tiling" / "kernels.mlir")
+    roots = [module, module.body, module.body.block, *list(module.body.block.ops)[:2]]
+    for root in roots:
+        got = list(root.walk(reverse=reverse, region_first=region_first))
+        assert got == list(_recursive_walk(root, reverse, region_first))
+    assert len(list(module.walk())) > 50
+
+
+def test_walk_of_a_deep_nest_is_linear():
+    # 3000 nested scf.execute_region (a fuzzer input): the recursive walk took seconds.
+    depth = 3000
+    src = "func.func @f() {\n" + '  scf.execute_region {\n' * depth + "  scf.yield\n  }\n" * depth + "  return\n}\n"
+    module = spyre_mlir.parse(src)
+    start = time.perf_counter()
+    for _ in range(5):
+        count = sum(1 for _ in module.walk())
+    assert count == 1 + 1 + 2 * depth + 1  # module, func, region ops and yields, return
+    assert time.perf_counter() - start < 2
