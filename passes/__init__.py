@@ -82,6 +82,12 @@ def _spyre_unroll_loops() -> type[ModulePass]:
     return SpyreUnrollLoopsPass
 
 
+def _spyre_raise_counted_loops() -> type[ModulePass]:
+    from spyre_mlir.passes.spyre_raise_counted_loops import SpyreRaiseCountedLoopsPass
+
+    return SpyreRaiseCountedLoopsPass
+
+
 def _spyre_plan_scratchpad() -> type[ModulePass]:
     from spyre_mlir.passes.spyre_plan_scratchpad import SpyrePlanScratchpadPass
 
@@ -112,6 +118,7 @@ SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "spyre-fold-reshapes": _spyre_fold_reshapes,
     "spyre-physicalize-layouts": _spyre_physicalize_layouts,
     "spyre-plan-scratchpad": _spyre_plan_scratchpad,
+    "spyre-raise-counted-loops": _spyre_raise_counted_loops,
     "spyre-unroll-loops": _spyre_unroll_loops,
 }
 """Passes defined in this project."""

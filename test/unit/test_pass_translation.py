@@ -62,6 +62,7 @@ def test_pass_preserves_results(path, pipeline):
 OWN_EXAMPLES = {
     "spyre-physicalize-layouts": REPO / "test" / "unit" / "kernels" / "layout" / "rules.mlir",
     "spyre-coarse-tile": REPO / "test" / "unit" / "kernels" / "tiling" / "seed000_add_mul.mlir",
+    "spyre-raise-counted-loops": REPO / "test" / "lit" / "passes" / "spyre-raise-counted-loops.mlir",
     "spyre-unroll-loops": REPO / "test" / "lit" / "passes" / "spyre-unroll-loops.mlir",
 }
 # Passes that act on what an earlier pass produces: run those first.
