@@ -451,6 +451,19 @@ def _check_access(op: Operation) -> None:
 # The rewrite
 
 
+def working_set(group: func.FuncOp, plan: Plan | None) -> int:
+    """Per-core peak bytes of live tensors of `group` once `plan` tiles it (None: untiled)."""
+    if plan is None:
+        return _working_set(group)
+    scale: dict[SSAValue, int] = {}
+    for value, dims in plan.tiled.items():
+        scale[value] = 1
+        for level in plan.levels:
+            if any(d in dims.values() for d in level.dims):
+                scale[value] *= level.count
+    return _working_set(group, scale)
+
+
 def _working_set(group: func.FuncOp, scale: dict[SSAValue, int] | None = None) -> int:
     """Peak bytes of tensors live at once in the group (def to last use, block order)."""
     ops = _group_ops(group)
@@ -626,6 +639,7 @@ class SpyreCoarseTilePass(ModulePass):
     cores: int = 32
     engine: str = "inprocess"
     jobs: int = 0
+    max_evaluations: int = 16
     search_report: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -672,13 +686,13 @@ class SpyreCoarseTilePass(ModulePass):
         """The tiling search over the groups (spyre_mlir.tiling_search); its table on stderr, JSON at search-report."""
         import sys
 
-        from spyre_mlir.tiling_search import ENGINES, search_tilings
+        from spyre_mlir.tiling_search import ENGINES, SearchError, search_tilings
 
         if self.engine not in ENGINES:
             raise error(module, f"spyre-coarse-tile: engine must be one of {', '.join(ENGINES)}, got '{self.engine}'")
         try:
-            report = search_tilings(module, self.lx_bytes, self.cores, self.engine, self.jobs)
-        except RuntimeError as exc:
+            report = search_tilings(module, self.lx_bytes, self.cores, self.engine, self.jobs, max_evaluations=self.max_evaluations)
+        except SearchError as exc:
             raise error(module, f"spyre-coarse-tile: {exc}") from None
         print(report.table(), file=sys.stderr)
         if self.search_report:

@@ -5,6 +5,7 @@ Public API (see README, "Python API"):
     spyre_mlir.parse(text_or_path) -> ModuleOp
     spyre_mlir.PassManager.parse("cse,canonicalize") / .from_pipeline("default"); .run(module)
     spyre_mlir.interpret(module_or_text_or_path, func, hbm=None, **args) -> dict[str, np.ndarray]
+    spyre_mlir.canonical_bytes(module) -> bytes; spyre_mlir.identity(module) -> "sha256:<hex>"
 
 Imports are lazy so that `spyre-opt` starts quickly.
 """
@@ -25,10 +26,11 @@ if os.path.isfile(os.path.join(_checkout, "pyproject.toml")) and os.path.isdir(o
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
+    from spyre_mlir.canonical import canonical_bytes, identity
     from spyre_mlir.interpreter import interpret
     from spyre_mlir.passes.pipelines import PassManager
 
-__all__ = ["parse", "PassManager", "interpret", "DiagnosticError"]
+__all__ = ["parse", "PassManager", "interpret", "DiagnosticError", "canonical_bytes", "identity"]
 
 
 def parse(text_or_path: Any, *, verify: bool = True) -> ModuleOp:
@@ -74,4 +76,8 @@ def __getattr__(name: str) -> Any:
         from spyre_mlir.diagnostics import DiagnosticError
 
         return DiagnosticError
+    if name in ("canonical_bytes", "identity"):  # in spyre_mlir.canonical (docs/identity.md)
+        from spyre_mlir import canonical
+
+        return getattr(canonical, name)
     raise AttributeError(f"module 'spyre_mlir' has no attribute {name!r}")

@@ -147,6 +147,13 @@ def candidates_for(group) -> list[Candidate]:
     return out
 
 
+SEARCH_ARGS_ATTR = "spyre.search_args"  # scalar arguments a kernel's candidates run with
+
+
+class SearchError(Exception):
+    """The search cannot run (arguments it cannot derive, an unknown engine)."""
+
+
 @dataclass
 class _Job:
     text: str  # the extracted module
@@ -155,6 +162,61 @@ class _Job:
     lx_bytes: int
     cores: int
     kernel: str | None
+    args: dict = field(default_factory=dict)
+
+
+def derive_arguments(module, kernel_name: str | None = None) -> dict:
+    """Seeded arguments of the kernel of an extracted module: arrays sized by the
+    views of the groups it calls (each group parameter is the kernel argument
+    the call passes), scalars from the kernel's `spyre.search_args`
+    dictionary. Raises SearchError naming what cannot be derived."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+
+    from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
+    from spyre_mlir.passes.spyre_coarse_tile import group_functions
+    from spyre_mlir.passes.spyre_emit_bundle import Emitter
+
+    kernel = Emitter(module, "", kernel_name).kernel()
+    given: dict = {}
+    attr = kernel.attributes.get(SEARCH_ARGS_ATTR)
+    if isinstance(attr, DictionaryAttr):
+        for name, value in attr.data.items():
+            if isinstance(value, IntegerAttr):
+                given[name] = int(value.value.data)
+    groups = {g.sym_name.data: g for g in group_functions(module)}
+    params = {p: p.name_hint or f"arg{i}" for i, p in enumerate(kernel.body.block.args)}
+    args = dict(given)
+    for call in [op for op in kernel.walk() if isinstance(op, func.CallOp)]:
+        group = groups.get(call.callee.root_reference.data)
+        if group is None:
+            continue
+        inner_given = {}
+        for gparam, operand in zip(group.body.block.args, call.arguments):
+            if operand in params and params[operand] in given:
+                inner_given[gparam.name_hint or ""] = given[params[operand]]
+        try:
+            found = sample_arguments(group, inner_given, seed=0)
+        except MissingArgument as exc:
+            raise SearchError(
+                f"auto-tile runs every candidate's bundle on seeded arguments and cannot derive {exc} "
+                f"(put scalars in the kernel's {SEARCH_ARGS_ATTR} = {{name = value}})"
+            ) from None
+        for gparam, operand in zip(group.body.block.args, call.arguments):
+            name = params.get(operand)
+            value = found.get(gparam.name_hint or "")
+            if name is None or value is None:
+                continue
+            previous = args.get(name)
+            if previous is None or (hasattr(value, "size") and value.size > getattr(previous, "size", 0)):
+                args[name] = value
+    missing = [n for n in params.values() if n not in args]
+    if missing:
+        raise SearchError(
+            f"auto-tile cannot derive the kernel argument '{missing[0]}' (put scalars in the kernel's "
+            f"{SEARCH_ARGS_ATTR} = {{name = value}})"
+        )
+    return args
 
 
 def _tiled(job: _Job):
@@ -178,20 +240,18 @@ def evaluate(job: _Job) -> dict:
 
     import spyre_mlir
     from spyre_mlir.diagnostics import DiagnosticError
-    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+    from spyre_mlir.interpreter import InterpreterOptions
     from spyre_mlir.interpreter.cost import HardwareConfig
-    from spyre_mlir.interpreter.sample_args import sample_arguments
 
     module, refusal = _tiled(job)
     if module is None:
         return {"refused": refusal}
-    kernel_op = Interpreter(spyre_mlir.parse(job.text)).kernel(job.kernel)
     with tempfile.TemporaryDirectory(prefix="spyre_search_") as out:
         try:
             passes = f'spyre-distribute-work{{cores={job.cores}}},spyre-plan-scratchpad{{lx-bytes={job.lx_bytes}}},'
-            passes += f'spyre-emit-bundle{{out-dir="{out}" kernel="{kernel_op.sym_name.data}"}}'
+            passes += f'spyre-emit-bundle{{out-dir="{out}"' + (f' kernel="{job.kernel}"' if job.kernel else "") + "}"
             spyre_mlir.PassManager.parse(passes).run(module)
-            args = sample_arguments(kernel_op, {}, seed=0)
+            args = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in job.args.items()}
             options = InterpreterOptions(cost_model=HardwareConfig(stick_bytes=0), check_lx=False)
             result = spyre_mlir.interpret(Path(out) / "bundle.mlir", "sdsc_bundle", options=options, **args)
         except (DiagnosticError, Exception) as exc:  # noqa: BLE001 - a candidate that cannot run is reported
@@ -225,7 +285,7 @@ def _evaluate_all(jobs: list[_Job], engine: str, workers: int) -> list[dict]:
         try:
             import ray  # pyright: ignore[reportMissingImports]
         except ImportError:
-            raise RuntimeError("engine=ray needs Ray: pip install 'spyre-mlir[ray]'") from None
+            raise SearchError("engine=ray needs Ray: pip install 'spyre-mlir[ray]'") from None
         if not ray.is_initialized():
             ray.init(ignore_reinit_error=True, log_to_driver=False)
         remote = ray.remote(evaluate)
@@ -240,28 +300,65 @@ def search_tilings(
     engine: str = "inprocess",
     jobs: int = 0,
     kernel: str | None = None,
+    max_evaluations: int = 16,
+    args: dict | None = None,
 ) -> SearchReport:
-    """Search the coarse tilings of every group of `module` (after ktdp-extract-compute-groups); see the module docstring."""
+    """Search the coarse tilings of every group of `module` (after ktdp-extract-compute-groups); see the module docstring.
+
+    Per group: every candidate is checked by the tiling's own analysis (a
+    refusal is its typed reason) and its per-core working set computed; one
+    that cannot fit `lx_bytes` is refused as such without running. The ones
+    that fit are evaluated fewest slices first, deduplicated by identity, up
+    to `max_evaluations` per group (the rest are reported as not evaluated)."""
     import os
     import time
 
     import spyre_mlir
     from spyre_mlir.ir import print_ir
-    from spyre_mlir.passes.spyre_coarse_tile import group_functions
+    from spyre_mlir.passes.spyre_coarse_tile import (
+        Level,
+        NothingToTile,
+        Refusal,
+        analyze,
+        group_functions,
+        working_set,
+    )
 
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
+        raise SearchError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
     start = time.perf_counter()
     text = print_ir(module)
+    if args is None:
+        args = derive_arguments(module, kernel)
     report = SearchReport(lx_bytes, engine)
     workers = jobs or os.cpu_count() or 1
     for group in group_functions(module):
         cands = candidates_for(group)
         report.candidates += cands
+        fitting: list[Candidate] = []
+        for c in cands:
+            try:
+                plan = analyze(group, [Level(count, list(dims)) for count, dims in c.levels]) if c.levels else None
+            except NothingToTile:
+                c.status, c.reason = "refused", "nothing to tile: the group stores nothing"
+                continue
+            except Refusal as refusal:
+                c.status, c.reason = "refused", refusal.message
+                continue
+            need = working_set(group, plan)
+            if need > lx_bytes:
+                c.status, c.reason = "refused", f"does not fit LX: a working set of {need} bytes per core > {lx_bytes}"
+                c.feasible = False
+                continue
+            fitting.append(c)
+        fitting.sort(key=lambda c: (_slices(c), str(c.levels)))
         seen: dict[str, Candidate] = {}
         todo: list[tuple[Candidate, _Job]] = []
-        for c in cands:
-            job = _Job(text, c.group, c.levels, lx_bytes, cores, kernel)
+        for c in fitting:
+            if len(todo) >= max_evaluations:
+                c.status, c.reason = "skipped", f"not evaluated: max-evaluations={max_evaluations} reached"
+                continue
+            job = _Job(text, c.group, c.levels, lx_bytes, cores, kernel, args)
             identity, refusal = _identity_of(job)
             if refusal is not None:
                 c.status, c.reason = "refused", refusal
@@ -285,8 +382,15 @@ def search_tilings(
                 c.feasible = c.peak_lx_bytes_per_core is not None and c.peak_lx_bytes_per_core <= lx_bytes
         fit = [c for c in cands if c.status == "evaluated" and c.feasible]
         if fit:
-            best = min(fit, key=lambda c: (c.hbm_bytes or 0, c.cycles or 0, sum(k for k, _ in c.levels)))
+            best = min(fit, key=lambda c: (c.hbm_bytes or 0, c.cycles or 0, _slices(c)))
             report.best[group.sym_name.data] = best.levels
     report.seconds = time.perf_counter() - start
     del spyre_mlir
     return report
+
+
+def _slices(c: Candidate) -> int:
+    total = 1
+    for count, _ in c.levels:
+        total *= count
+    return total

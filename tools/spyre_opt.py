@@ -3,17 +3,19 @@
     spyre-opt FILE [-p PASSES | --pipeline NAME] [-o OUT] [--split-input-file]
               [--verify-diagnostics] [--mlir-print-op-generic]
               [--mlir-print-ir-after-all] [--mlir-timing]
+              [--print-identity] [--cache-dir DIR] [--cache-stats]
 
 Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
 (`spyre_mlir.ir`, `spyre_mlir.passes`, `spyre_mlir.verify_diagnostics`,
-`spyre_mlir.diagnostics`, `spyre_mlir.deep`).
+`spyre_mlir.diagnostics`, `spyre_mlir.deep`, `spyre_mlir.canonical`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import os
 import re
 import signal
@@ -29,13 +31,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from spyre_mlir import ir
+from spyre_mlir import canonical, ir
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
 from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)
+
+CACHE_DIR_ENV = "SPYRE_OPT_CACHE_DIR"
+"""Environment variable: the compile cache's directory (as --cache-dir)."""
 
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of stdout went away (`| head`): that of a
@@ -56,11 +61,23 @@ Kinds: error, warning, note, remark. Annotations in string literals do not
 count; a malformed one (expected-foo, @bogus, a count such as expected-error-2,
 an unterminated {{) is an error. --verify-diagnostics=only-expected checks only
 that the annotations are met.
+
+--print-identity prints `sha256:<hex>`, the identity of each module (of each
+// ----- chunk) instead of the module: of the input, or with -p/--pipeline of
+the output. Modules that differ only in SSA names, block labels, private
+symbol names, locations and attribute order have one identity.
+
+--cache-dir DIR (or SPYRE_OPT_CACHE_DIR=DIR) keeps the output of each run of a
+pipeline in DIR, keyed by the input's identity and exact text, the pipeline,
+the output options and the version of spyre-opt; a later run on the same
+input parses and verifies it, then prints the kept output without running
+the pipeline. Off by default. --cache-stats reports hits and misses on stderr.
 """
 
 
 class SpyreOptMain(xDSLOptMain):
     pass_manager: PassManager
+    cache: canonical.CompileCache | None = None
 
     def __init__(self, args: Sequence[str] | None = None):
         args = list(sys.argv[1:] if args is None else args)
@@ -119,6 +136,14 @@ class SpyreOptMain(xDSLOptMain):
             help="print the IR after every pass (to stderr)")
         add("--mlir-timing", "--time-passes", dest="time_passes", action="store_true",
             help="report the wall time of parsing, each pass and printing (to stderr)")
+        add("--print-identity", action="store_true",
+            help="print the identity (sha256:<hex>) of each module instead of the module: "
+            "of the input, or with -p/--pipeline of the output")
+        add("--cache-dir", metavar="DIR", type=_nonempty("--cache-dir", "a directory"), default=None,
+            help=f"keep pipeline outputs in DIR and reuse them for the same input (default: ${CACHE_DIR_ENV}, "
+            "else no cache)")
+        add("--no-cache", action="store_true", help=f"do not use the compile cache (even with ${CACHE_DIR_ENV})")
+        add("--cache-stats", action="store_true", help="report compile cache hits and misses on stderr")
         add("--disable-verify", action="store_true", help="do not run the verifiers")
         add("--allow-unregistered-dialect", action="store_true", help="accept operations of unknown dialects")
         add("--list-passes", action="store_true", help="list the available passes and exit")
@@ -164,6 +189,7 @@ class SpyreOptMain(xDSLOptMain):
         timings = _Timings() if args.time_passes else None
         if args.print_ir_after_all or timings:
             self.pass_manager.after_pass.append(self._after_pass_hook(timings))
+        self.cache, cache_off = self._open_cache()
 
         chunks = split_input(text) if args.split_input_file else [(text, 0)]
         sources = {name: _SourceText(text)}
@@ -189,6 +215,11 @@ class SpyreOptMain(xDSLOptMain):
         output = "// -----\n".join(outputs)
         if timings:
             timings.report(sys.stderr)
+        if args.cache_stats:
+            if self.cache is not None:
+                print(f"spyre-opt: compile cache {self.cache.directory}: {self.cache.stats()}", file=sys.stderr)
+            else:
+                print(f"spyre-opt: compile cache off ({cache_off})", file=sys.stderr)
         if args.output_file and args.output_file != "-":
             if failed:
                 return 1  # no output file, not even the chunks that succeeded
@@ -200,6 +231,52 @@ class SpyreOptMain(xDSLOptMain):
         else:
             _write_stdout(output)
         return 1 if failed else 0
+
+    def _open_cache(self) -> tuple[canonical.CompileCache | None, str]:
+        """The compile cache of this run, or None and why not."""
+        args = self.args
+        directory = args.cache_dir if args.cache_dir is not None else os.environ.get(CACHE_DIR_ENV) or None
+        if args.no_cache:
+            return None, "--no-cache"
+        if directory is None:
+            return None, f"no --cache-dir or ${CACHE_DIR_ENV}"
+        if not self.pass_manager.passes:
+            return None, "no pipeline"
+        if args.verify_diagnostics:
+            return None, "--verify-diagnostics"
+        if args.print_ir_after_all:
+            return None, "--mlir-print-ir-after-all"
+        if args.disable_verify:
+            return None, "--disable-verify"
+        for p in self.pass_manager.passes:
+            if (why := _side_effect(p)) is not None:
+                return None, f"pass '{p.name}' {why}"
+        return canonical.CompileCache(directory), ""
+
+    def cache_key(self, module: ModuleOp, chunk: str, name: str, line_offset: int) -> tuple[str, str] | None:
+        """(key, input identity) of `module` for the compile cache; None when
+        it has no identity (its canonical form does not finalize)."""
+        args, cache = self.args, self.cache
+        assert cache is not None
+        try:
+            input_identity = canonical.identity(module, allow_unregistered=args.allow_unregistered_dialect)
+        except Exception:  # noqa: BLE001 - the cache never fails a run: the chunk is compiled, not kept
+            cache.without_identity += 1
+            return None
+        pipeline = f"--pipeline {args.pipeline}" if args.pipeline is not None else f"-p {args.passes}"
+        options = {
+            # The output keeps the input's SSA names and block labels, which
+            # the identity leaves out: the exact text is part of the key.
+            "text": hashlib.sha256(_encode(chunk)).hexdigest(),
+            "print_identity": args.print_identity,
+            "generic": args.print_op_generic,
+            "generic_for": args.print_op_generic_for,
+            "debuginfo": args.print_debuginfo,
+            "allow_unregistered": args.allow_unregistered_dialect,
+        }
+        if args.print_debuginfo:  # locations print the file name and line numbers
+            options.update(file=name, line_offset=line_offset)
+        return cache.key(input_identity, pipeline, options), input_identity
 
     def _after_pass_hook(self, timings: _Timings | None):
         def hook(p: ModulePass, module: ModuleOp, elapsed: float) -> None:
@@ -242,16 +319,34 @@ def _process_chunk(
                 ir.verify(module)
                 if timings:
                     timings.add("Verifier", time.perf_counter() - start)
+            cached = None
+            if main.cache is not None:
+                start = time.perf_counter()
+                cached = main.cache_key(module, chunk, name, line_offset)
+                if cached is not None and (hit := main.cache.get(cached[0])) is not None:
+                    if timings:
+                        timings.add("Compile cache", time.perf_counter() - start)
+                    return _ChunkResult(hit, list(diagnostics))  # the pipeline is not run
+                if timings:
+                    timings.add("Compile cache", time.perf_counter() - start)
+            before = len(diagnostics)
             main.pass_manager.run(module)
             start = time.perf_counter()
-            out = ir.print_ir(
-                module,
-                generic=args.print_op_generic,
-                debuginfo=args.print_debuginfo,
-                generic_dialects=[d for d in args.print_op_generic_for.split(",") if d],
-            )
+            if args.print_identity:
+                out = canonical.identity(module, allow_unregistered=args.allow_unregistered_dialect) + "\n"
+            else:
+                out = ir.print_ir(
+                    module,
+                    generic=args.print_op_generic,
+                    debuginfo=args.print_debuginfo,
+                    generic_dialects=[d for d in args.print_op_generic_for.split(",") if d],
+                )
             if timings:
                 timings.add("Output", time.perf_counter() - start)
+            if cached is not None and len(diagnostics) == before:  # a run with remarks or warnings is not kept
+                assert main.cache is not None
+                key, input_identity = cached
+                main.cache.put(key, out, identity=input_identity, pipeline=main.args.pipeline or main.args.passes or "")
             return _ChunkResult(out, list(diagnostics))
         except DiagnosticError as exc:
             return _ChunkResult(None, [*diagnostics, exc.diagnostic])
@@ -294,6 +389,19 @@ def write_atomically(path: str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _side_effect(p: ModulePass) -> str | None:
+    """Why pass `p` must run even when its output is known (it writes files
+    or prints a report), or None. Its output alone cannot stand in for it."""
+    if p.name == "spyre-emit-bundle":
+        return "writes the bundle's files"
+    if getattr(p, "auto_tile", False):
+        return "prints a tiling search report"
+    for field_name, value in getattr(p, "__dict__", {}).items():
+        if value and field_name.endswith(("_dir", "_file", "_path", "_report")):
+            return f"writes {field_name.replace('_', '-')}"
+    return None
 
 
 def _pass_listing() -> str:
