@@ -290,11 +290,24 @@ class Physicalizer:
             (scf.YieldOp, lambda op: None),  # its parent decides
             (func.ReturnOp, self._a_logical_boundary),
             (func.CallOp, self._a_logical_boundary),
-            (func.FuncOp, lambda op: self._analyze_block(op.body.block) if op.body.blocks else None),
+            (func.FuncOp, self._a_function),
             (ModuleOp, lambda op: [self._analyze_op(o) for o in op.ops]),
             (is_elementwise, self._a_elementwise),
             (LinalgStructuredOperation, self._a_contraction),
         ]
+
+    def _a_function(self, op: func.FuncOp) -> None:
+        """A function's body; one of several blocks (unstructured control flow) only when nothing in it is marked."""
+        if len(op.body.blocks) == 1:
+            self._analyze_block(op.body.block)
+            return
+        marker = next((o for o in op.walk() if isinstance(o, TensorLayoutOp)), None)
+        if marker is not None:
+            raise Refusal(
+                marker,
+                f"@{op.sym_name.data} has {len(op.body.blocks)} blocks: layouts are propagated through structured "
+                "control flow (scf.for, scf.if) only",
+            )
 
     def _physical_operands(self, op: Operation) -> list[tuple[SSAValue, Layout]]:
         return [(v, lay) for v in op.operands if isinstance(lay := self.lay(v), Layout)]

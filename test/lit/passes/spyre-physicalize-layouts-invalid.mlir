@@ -149,3 +149,16 @@ func.func @view_used_elsewhere(%x: index) {
   %d = ktdp.construct_distributed_memory_view (%v : memref<1x64xf16>) {index_map = affine_map<(d0, d1) -> (d0, d1)>} : memref<1x64xf16>
   return
 }
+
+// -----
+// Unstructured control flow (several blocks) with a marked view: refused,
+// located at the marker (a function of several blocks without markers is
+// left alone: spyre-physicalize-layouts.mlir).
+func.func @blocks(%x: index, %c: i1) {
+  %v = ktdp.construct_memory_view %x, sizes: [4, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4x64xf16>
+  // expected-error @+1 {{@blocks has 2 blocks: layouts are propagated through structured control flow (scf.for, scf.if) only}}
+  spyre.tensor_layout %v {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>} : memref<4x64xf16>
+  cf.cond_br %c, ^a, ^a
+^a:
+  return
+}

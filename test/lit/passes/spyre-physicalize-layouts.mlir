@@ -211,3 +211,13 @@ func.func @one_stick(%x: index, %out: index, %i: index) {
   ktdp.store %e, %ot : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
   return
 }
+
+// -----
+// A function of several blocks without markers is left as it is.
+// CHECK-LABEL: func.func @unstructured
+// CHECK:         cf.cond_br %c, ^{{.*}}, ^{{.*}}
+func.func @unstructured(%c: i1) {
+  cf.cond_br %c, ^a, ^a
+^a:
+  return
+}
