@@ -27,14 +27,14 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "clean up a KTIR kernel: one memory-space spelling, no no-op reshape pairs, CSE, canonicalize",
     ),
     "ktir-to-schedule": (
-        "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-hbm-roundtrip,"
+        "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-hbm-roundtrip,"
         "ktdp-extract-compute-groups,ktdf-build-pipelines",
-        "lower a kernel to the schedule IR: physical layouts, HBM round trips between computes, one "
+        "lower a kernel to the schedule IR: counted while loops raised, physical layouts, HBM round trips between computes, one "
         "outlined function per compute group, load/compute/store ktdf pipelines",
     ),
     "ktir-to-bundle": (
-        "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-extract-compute-groups,"
-        "spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
+        "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
+        "ktdp-extract-compute-groups,spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
         "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
         "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
         "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N)",

@@ -1531,8 +1531,8 @@ def our_verdict(result: dict) -> str | None:
 
 
 PIPELINE = (
-    "ktdp-normalize-memory-space,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
-    "ktdp-hbm-roundtrip,ktdp-extract-compute-groups,ktdf-build-pipelines"
+    "ktdp-normalize-memory-space,spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,"
+    "canonicalize,ktdp-hbm-roundtrip,ktdp-extract-compute-groups,ktdf-build-pipelines"
 )
 """What the `pipeline` stage runs: the clean-up of the `default` pipeline, then
 the lowering to the schedule IR (`ktir-to-schedule`), so that the interpreter
