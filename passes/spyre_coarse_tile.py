@@ -605,6 +605,24 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
 # --------------------------------------------------------------------------
 
 
+def _apply_transformations(module: ModuleOp, transforms: list) -> None:
+    """Apply the chosen loop transformations (each returns a new module) and take the result in place."""
+    from spyre_mlir.loop_transforms import Refusal as TransformRefusal
+
+    current = module
+    for t in transforms:
+        done = t.apply(current)
+        if isinstance(done, TransformRefusal):
+            raise error(module, f"spyre-coarse-tile: the search chose {t!r}, which now refuses: {done.message}")
+        current = done
+    for child in list(module.body.block.ops):
+        child.detach()
+        child.erase(safe_erase=False)
+    for child in list(current.body.block.ops):
+        child.detach()
+        module.body.block.add_op(child)
+
+
 def _auto_levels(group: func.FuncOp, lx_bytes: int) -> list[Level] | None:
     """The fewest slices of dim 0 whose tiles fit LX, or None when the group fits untiled."""
     if _working_set(group) <= lx_bytes:
@@ -655,6 +673,7 @@ class SpyreCoarseTilePass(ModulePass):
             return
         callers = _callers(op)
         searched = self._search(op) if self.auto_tile else None
+        transforms: list = []  # loop transformations the search chose
         plans: list[Plan] = []
         for group in groups:
             request = _request(group, callers.get(group.sym_name.data), self.slices)
@@ -662,7 +681,9 @@ class SpyreCoarseTilePass(ModulePass):
                 found = searched.best.get(group.sym_name.data)
                 if found is None:
                     remark(group, f"auto-tile: no candidate of group @{group.sym_name.data} fits LX ({self.lx_bytes} bytes); left untiled")
-                levels = [Level(count, list(dims)) for count, dims in found or []]
+                elif found.transform is not None:
+                    transforms.append(found.transform)
+                levels = [Level(count, list(dims)) for count, dims in (found.levels if found else [])]
             else:
                 levels = request.levels if request is not None else _auto_levels(group, self.lx_bytes)
             if not levels:
@@ -677,6 +698,8 @@ class SpyreCoarseTilePass(ModulePass):
                 remark(refusal.op, f"group @{group.sym_name.data} left untiled: {refusal.message}")
         for plan in plans:
             apply_plan(plan)
+        if transforms:
+            _apply_transformations(op, transforms)
         # A hint is consumed once its groups are tiled (a second run must not tile again).
         for holder in op.walk():
             holder.attributes.pop(SLICES_ATTR, None)

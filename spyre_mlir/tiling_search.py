@@ -40,6 +40,7 @@ MAX_SLICES = 64
 class Candidate:
     group: str
     levels: list[tuple[int, list[int]]]  # (count, dims) outermost first; [] = untiled
+    transform: object = None  # a spyre_mlir.loop_transforms transformation, instead of a tiling
     status: str = "pending"  # evaluated | refused | duplicate | failed
     reason: str | None = None
     identity: str | None = None
@@ -50,6 +51,10 @@ class Candidate:
 
     @property
     def label(self) -> str:
+        if self.transform is not None:
+            t = self.transform
+            factor = getattr(t, "factor", None)
+            return f"{type(t).__name__.lower()} L{t.loop_path[1]}" + (f"/{factor}" if factor else "")  # pyright: ignore
         if not self.levels:
             return "untiled"
         return " x ".join(f"d{','.join(map(str, dims))}/{count}" for count, dims in self.levels)
@@ -60,7 +65,7 @@ class SearchReport:
     lx_bytes: int
     engine: str
     candidates: list[Candidate] = field(default_factory=list)
-    best: dict[str, list[tuple[int, list[int]]]] = field(default_factory=dict)
+    best: dict[str, Candidate] = field(default_factory=dict)  # group -> the chosen candidate
     seconds: float = 0.0
 
     def counts(self) -> dict:
@@ -85,8 +90,8 @@ class SearchReport:
                 "engine": self.engine,
                 "seconds": round(self.seconds, 3),
                 "counts": self.counts(),
-                "best": {g: [list(map(_plain, lv)) for lv in levels] for g, levels in self.best.items()},
-                "candidates": [asdict(c) | {"label": c.label} for c in self.candidates],
+                "best": {g: c.label for g, c in self.best.items()},
+                "candidates": [_as_dict(c) for c in self.candidates],
             },
             indent=2,
         )
@@ -95,7 +100,7 @@ class SearchReport:
         head = f"{'group':<18} {'candidate':<16} {'status':<10} {'hbm bytes':>12} {'peak lx':>10} {'cycles':>12}  note"
         lines = [head, "-" * len(head)]
         for c in self.candidates:
-            chosen = self.best.get(c.group) == c.levels and c.status == "evaluated"
+            chosen = self.best.get(c.group) is c
             note = "best" if chosen else (c.reason or ("does not fit LX" if c.feasible is False else ""))
             lines.append(
                 f"{c.group[:18]:<18} {c.label[:16]:<16} {c.status:<10} {_num(c.hbm_bytes):>12} "
@@ -107,6 +112,13 @@ class SearchReport:
             f"{counts['refused']} refused, {counts['failed']} failed; {self.seconds:.2f} s ({self.engine})"
         )
         return "\n".join(lines)
+
+
+def _as_dict(c: Candidate) -> dict:
+    data = asdict(c) | {"label": c.label}
+    data["transform"] = None if c.transform is None else repr(c.transform)
+    data["levels"] = [[count, list(dims)] for count, dims in c.levels]
+    return data
 
 
 def _plain(x):
@@ -124,6 +136,24 @@ def _num(x) -> str:
 
 def _divisors(n: int) -> list[int]:
     return [k for k in range(2, min(n - 1, MAX_SLICES) + 1) if n % k == 0]
+
+
+def transformation_candidates(module, group_name: str) -> list[Candidate]:
+    """The typed loop transformations (spyre_mlir.loop_transforms) of the group's scf.for loops;
+    one refused by its own check carries the typed reason."""
+    from spyre_mlir.loop_transforms import enumerate_transformations
+
+    out = []
+    for t, refusal in enumerate_transformations(module, assume_distinct_params=True):
+        if t.loop_path[0] != group_name:
+            continue
+        c = Candidate(group_name, [], transform=t)
+        if refusal is not None:
+            if refusal.kind.name == "NO_OP":
+                continue  # a no-op makes no candidate
+            c.status, c.reason = "refused", f"{refusal.kind.name}: {refusal.message}"
+        out.append(c)
+    return out
 
 
 def candidates_for(group) -> list[Candidate]:
@@ -163,6 +193,8 @@ class _Job:
     cores: int
     kernel: str | None
     args: dict = field(default_factory=dict)
+    transform: object = None
+    hbm: dict = field(default_factory=dict)  # preloads at constant addresses (interpret's `hbm=`)
 
 
 def derive_arguments(module, kernel_name: str | None = None) -> dict:
@@ -171,7 +203,7 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
     the call passes), scalars from the kernel's `spyre.search_args`
     dictionary. Raises SearchError naming what cannot be derived."""
     from xdsl.dialects import func
-    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
 
     from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
     from spyre_mlir.passes.spyre_coarse_tile import group_functions
@@ -195,6 +227,8 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
         for gparam, operand in zip(group.body.block.args, call.arguments):
             if operand in params and params[operand] in given:
                 inner_given[gparam.name_hint or ""] = given[params[operand]]
+            elif operand not in params and isinstance(gparam.type, IndexType):
+                inner_given[gparam.name_hint or ""] = 0  # a loop number or a value of the kernel: sizes do not depend on it
         try:
             found = sample_arguments(group, inner_given, seed=0)
         except MissingArgument as exc:
@@ -225,6 +259,13 @@ def _tiled(job: _Job):
     from spyre_mlir.passes.spyre_coarse_tile import Level, Refusal, analyze, apply_plan, group_functions
 
     module = spyre_mlir.parse(job.text)
+    if job.transform is not None:
+        from spyre_mlir.loop_transforms import Refusal as TransformRefusal
+
+        done = job.transform.apply(module)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(done, TransformRefusal):
+            return None, f"{done.kind.name}: {done.message}"
+        return done, None
     group = next(g for g in group_functions(module) if g.sym_name.data == job.group)
     if job.levels:
         try:
@@ -253,7 +294,8 @@ def evaluate(job: _Job) -> dict:
             spyre_mlir.PassManager.parse(passes).run(module)
             args = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in job.args.items()}
             options = InterpreterOptions(cost_model=HardwareConfig(stick_bytes=0), check_lx=False)
-            result = spyre_mlir.interpret(Path(out) / "bundle.mlir", "sdsc_bundle", options=options, **args)
+            hbm = {a: v.copy() for a, v in job.hbm.items()}
+            result = spyre_mlir.interpret(Path(out) / "bundle.mlir", "sdsc_bundle", options=options, hbm=hbm, **args)
         except (DiagnosticError, Exception) as exc:  # noqa: BLE001 - a candidate that cannot run is reported
             return {"failed": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
     report = result.report
@@ -302,6 +344,7 @@ def search_tilings(
     kernel: str | None = None,
     max_evaluations: int = 16,
     args: dict | None = None,
+    hbm: dict | None = None,
 ) -> SearchReport:
     """Search the coarse tilings of every group of `module` (after ktdp-extract-compute-groups); see the module docstring.
 
@@ -333,10 +376,15 @@ def search_tilings(
     report = SearchReport(lx_bytes, engine)
     workers = jobs or os.cpu_count() or 1
     for group in group_functions(module):
-        cands = candidates_for(group)
+        cands = candidates_for(group) + transformation_candidates(module, group.sym_name.data)
         report.candidates += cands
         fitting: list[Candidate] = []
         for c in cands:
+            if c.status != "pending":
+                continue  # refused by its own check
+            if c.transform is not None:
+                fitting.append(c)  # its LX use is measured by running it
+                continue
             try:
                 plan = analyze(group, [Level(count, list(dims)) for count, dims in c.levels]) if c.levels else None
             except NothingToTile:
@@ -351,14 +399,14 @@ def search_tilings(
                 c.feasible = False
                 continue
             fitting.append(c)
-        fitting.sort(key=lambda c: (_slices(c), str(c.levels)))
+        fitting.sort(key=lambda c: (c.transform is not None, _slices(c), str(c.levels), c.label))
         seen: dict[str, Candidate] = {}
         todo: list[tuple[Candidate, _Job]] = []
         for c in fitting:
             if len(todo) >= max_evaluations:
                 c.status, c.reason = "skipped", f"not evaluated: max-evaluations={max_evaluations} reached"
                 continue
-            job = _Job(text, c.group, c.levels, lx_bytes, cores, kernel, args)
+            job = _Job(text, c.group, c.levels, lx_bytes, cores, kernel, args, c.transform, dict(hbm or {}))
             identity, refusal = _identity_of(job)
             if refusal is not None:
                 c.status, c.reason = "refused", refusal
@@ -382,8 +430,9 @@ def search_tilings(
                 c.feasible = c.peak_lx_bytes_per_core is not None and c.peak_lx_bytes_per_core <= lx_bytes
         fit = [c for c in cands if c.status == "evaluated" and c.feasible]
         if fit:
-            best = min(fit, key=lambda c: (c.hbm_bytes or 0, c.cycles or 0, _slices(c)))
-            report.best[group.sym_name.data] = best.levels
+            report.best[group.sym_name.data] = min(
+                fit, key=lambda c: (c.hbm_bytes or 0, c.cycles or 0, c.transform is not None, _slices(c))
+            )
     report.seconds = time.perf_counter() - start
     del spyre_mlir
     return report
