@@ -37,7 +37,8 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "ktdp-extract-compute-groups,spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
         "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
         "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
-        "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N)",
+        "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N, kernel=NAME, auto-tile=true with engine=, jobs=, "
+        "max-evaluations=, search-report=)",
     ),
     "physicalize": (
         "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
