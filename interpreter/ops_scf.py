@@ -6,17 +6,22 @@ branches around the decoded bodies. When a bound or condition is varying
 group runs the region on a frame holding only its lanes (`gather_frame`)
 and the results are merged back lane by lane. Loop-carried values of such
 loops are always varying, since cores leave the loop at different times.
+
+`scf.forall` runs its iterations one after another in row-major order (the
+last dimension fastest): its iterations are independent by the op's
+contract, so any order computes what a parallel run would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from time import monotonic
 
 import numpy as np
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
+from spyre_mlir.dialects.scf import ForallOp
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, not_executable
 from spyre_mlir.interpreter.errors import InterpreterError
 
@@ -351,6 +356,122 @@ def _while(fc: FunctionCompiler, op: Operation) -> Step:
             values = _apply(after_body(sub), yield_fixes, sub[0].count)
         for slot, value in zip(result_slots, results):
             frame[slot] = value
+
+    return step
+
+
+def _forall_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """As scf.for's: an induction variable varies with its lower bound or step."""
+    assert isinstance(op, ForallOp)
+    v = fc.varying
+    changed = False
+    for iv, lb, st in zip(op.body.block.args, op.mixed_lower_bound(), op.mixed_step()):
+        changed |= fc.mark([iv], any(isinstance(x, SSAValue) and x in v for x in (lb, st)))
+    return changed
+
+
+def _points(trips: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """The iteration numbers of a nest with these trip counts, row-major (the
+    last one fastest), lazily; one empty point for rank 0."""
+    if any(t <= 0 for t in trips):
+        return
+    point = [0] * len(trips)
+    while True:
+        yield tuple(point)
+        d = len(trips) - 1
+        while d >= 0:
+            point[d] += 1
+            if point[d] < trips[d]:
+                break
+            point[d] = 0
+            d -= 1
+        if d < 0:
+            return
+
+
+@handles(ForallOp, varying=_forall_varying)
+def _forall(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, ForallOp)
+    block = op.body.block
+    body = fc.compile_block(block)
+    ivs = tuple(fc.slot(a) for a in block.args)
+    # Per dimension: (static value, None) or (None, slot of the SSA value).
+    specs = [
+        [(x, None) if isinstance(x, int) else (None, fc.slot(x)) for x in values]
+        for values in (op.mixed_lower_bound(), op.mixed_upper_bound(), op.mixed_step())
+    ]
+    program = fc.program
+
+    def read(frame, spec) -> list:
+        return [value if slot is None else frame[slot] for value, slot in spec]
+
+    def check_steps(steps: list) -> None:
+        for k, s in enumerate(steps):
+            if (np.asarray(s) <= 0).any():
+                raise InterpreterError(
+                    f"scf.forall step must be positive, got {np.unique(s).tolist()} for dimension #{k}"
+                )
+
+    dynamic = [x for values in (op.mixed_lower_bound(), op.mixed_upper_bound(), op.mixed_step()) for x in values]
+    if not any(isinstance(x, SSAValue) and fc.is_varying(x) for x in dynamic):
+
+        def step(frame):
+            lo, hi, st = (read(frame, spec) for spec in specs)
+            check_steps(st)
+            lo, hi, st = ([int(x) for x in xs] for xs in (lo, hi, st))
+            trips = [max(0, -((a - b) // c)) for a, b, c in zip(lo, hi, st)]
+            deadline = program.runtime.deadline
+            for point in _points(trips):
+                if deadline is not None and monotonic() > deadline:
+                    raise program.runtime.timed_out()
+                for slot, k, a, c in zip(ivs, point, lo, st):
+                    frame[slot] = a + k * c
+                body(frame)
+
+        return step
+
+    # A bound differs between cores: each group of cores with the same trip
+    # counts runs its iterations on a frame of its lanes.
+    captured = fc.varying_captured_slots(op.body)
+    lanes = [fc.is_varying(a) for a in block.args]
+    iv_dtypes = [fc.format(a).compute for a in block.args]
+
+    def run(frame, trips: tuple[int, ...], lo: list[np.ndarray], st: list[np.ndarray], small: bool) -> None:
+        """The iterations of `trips` on the lanes of `frame`; `lo`, `st`: int64 lane arrays per dimension."""
+        deadline = program.runtime.deadline
+        for point in _points(trips):
+            if deadline is not None and monotonic() > deadline:
+                raise program.runtime.timed_out()
+            for d, k in enumerate(point):
+                if not lanes[d]:  # uniform lower bound and step
+                    frame[ivs[d]] = int(lo[d][0]) + k * int(st[d][0])
+                    continue
+                if small:
+                    value = lo[d] + k * st[d]
+                else:  # bounds near the int64 limits: exact in Python ints
+                    value = np.array([a + k * b for a, b in zip(lo[d].tolist(), st[d].tolist())], np.int64)
+                frame[ivs[d]] = value if iv_dtypes[d] == np.int64 else value.astype(iv_dtypes[d])
+            body(frame)
+
+    def step(frame):
+        count = frame[0].count
+        lo, hi, st = (read(frame, spec) for spec in specs)
+        check_steps(st)
+        counted = [_trip_counts(a, b, c, count) for a, b, c in zip(lo, hi, st)]
+        small = all(ok for _, ok in counted)
+        lo = [np.broadcast_to(np.asarray(x), (count,)).astype(np.int64) for x in lo]
+        st = [np.broadcast_to(np.asarray(x), (count,)).astype(np.int64) for x in st]
+        table = np.stack([t for t, _ in counted], axis=1)  # (lanes, rank)
+        groups, which = np.unique(table, axis=0, return_inverse=True)
+        if groups.shape[0] == 1:
+            run(frame, tuple(int(t) for t in groups[0]), lo, st, small)
+            return
+        program.runtime.stats.divergent_regions += 1
+        which = which.reshape(-1)
+        for g, trips in enumerate(groups):
+            idx = np.nonzero(which == g)[0]
+            sub = gather_frame(frame, captured, idx)
+            run(sub, tuple(int(t) for t in trips), [a[idx] for a in lo], [c[idx] for c in st], small)
 
     return step
 

@@ -1,5 +1,5 @@
 """Typed loop transformations (issue 12, part 4): tile, unroll, interchange,
-and the legality of `scf.for` -> `scf.forall`.
+and parallelize (`scf.for` -> `scf.forall`, when proven legal).
 
 Each transformation is a frozen dataclass naming its loop by a stable path,
 `(function name, index of the loop in iteration_domains(function))`, so the
@@ -26,7 +26,7 @@ from enum import Enum
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.interpreter.core import walk_ops
@@ -408,13 +408,15 @@ class Interchange(Transformation):
 
 @dataclass(frozen=True)
 class Parallelize(Transformation):
-    """`scf.for` -> `scf.forall` with the same bounds, only when the loop
-    carries no values and every pair of accesses in its body (one a write)
-    is PROVEN_INDEPENDENT across its iterations.
+    """`scf.for %i = %lb to %ub step %s {body}` -> `scf.forall (%i) = (%lb)
+    to (%ub) step (%s) {body}` (the same SSA bounds, the body without its
+    `scf.yield`, the loop's attributes kept), only when the loop carries no
+    values and every pair of accesses in its body (one a write) is
+    PROVEN_INDEPENDENT across its iterations.
 
-    xDSL 0.75 has no `scf.forall`: `legality` is the proof; `check` and
-    `apply` return it, or, when it holds, the refusal UNSUPPORTED saying
-    the loop is legal to parallelize but cannot be materialized."""
+    `legality` is that proof; `check` is it plus the one structural
+    condition of `scf.forall`: an `index` induction variable (an integer one
+    is INCOMPATIBLE_TYPES); `apply` builds the forall when `check` passes."""
 
     loop_path: LoopPath
     assume_distinct_params: bool = False
@@ -440,11 +442,32 @@ class Parallelize(Transformation):
         refusal = self.legality(module)
         if refusal is not None:
             return refusal
-        return Refusal(
-            RefusalKind.UNSUPPORTED,
-            f"loop #{self.loop_path[1]} of @{self.loop_path[0]} is legal to parallelize (every pair of accesses "
-            "ProvenIndependent across iterations), but xDSL has no scf.forall to build",
-        )
+        d = find_loop(module, self.loop_path)
+        assert isinstance(d, LoopDomain)
+        if not isinstance(d.iv.type, IndexType):
+            return Refusal(
+                RefusalKind.INCOMPATIBLE_TYPES,
+                f"loop #{d.index} of @{d.function} counts in {d.iv.type}; scf.forall iterates over index",
+            )
+        return d
+
+    def _rewrite(self, d: LoopDomain) -> None:
+        from spyre_mlir.dialects.scf import ForallOp, InParallelOp
+
+        loop = d.op
+        assert isinstance(loop, scf.ForOp)
+        block = loop.body.block
+        terminator = block.last_op
+        assert isinstance(terminator, scf.YieldOp) and not terminator.operands
+        terminator.detach()
+        terminator.erase()
+        block.add_op(InParallelOp())
+        loop.body.detach_block(block)
+        forall = ForallOp([loop.lb], [loop.ub], [loop.step], Region(block), dict(loop.attributes))
+        forall.location = loop.location
+        Rewriter.insert_op(forall, InsertPoint.before(loop))
+        loop.detach()
+        loop.erase()
 
 
 # ---------------------------------------------------------------------------

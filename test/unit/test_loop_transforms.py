@@ -7,10 +7,12 @@ factor of 1 is the no-op (no module produced), a factor that does not
 divide the trip count is refused, and so are the other broken
 preconditions, each with its typed kind. Legality (the issue's test): a
 loop with a proven dependence and one with an unknown alias are never
-parallelized; a loop over disjoint rows is, and running its iterations in
-reverse order computes the same (while reversing the dependent loop does
-not). Inputs are never modified, and applying a decision twice, or to a
-re-parse, gives the same text.
+parallelized; a loop over disjoint rows is: it becomes an `scf.forall` with
+the loop's bounds that computes the same as the loop (and as NumPy), as does
+running the loop's iterations in reverse order (while reversing the
+dependent loop does not); the forall parses in real MLIR. Inputs are never
+modified, and applying a decision twice, or to a re-parse, gives the same
+text.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_loop_analysis import COLUMN_SUMS, DOMAINS, HEADER, LOADED_POINTER, ROWS, STENCIL, view
+from test_real_mlir import IREE_OPT, check_against_mlir
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -394,23 +397,62 @@ def test_a_loop_with_an_unknown_alias_is_never_parallelized():
         assert isinstance(t.apply(module), Refusal)
 
 
-@pytest.mark.parametrize(
-    ("source", "fn", "needs_assumption"), [(EXP_ROWS, "exprows", True), (IN_PLACE_ROWS, "exprows", False)]
-)
-def test_a_loop_over_disjoint_rows_is_parallel(source, fn, needs_assumption):
+DISJOINT = [(EXP_ROWS, "exprows", True), (IN_PLACE_ROWS, "exprows", False)]
+
+
+def disjoint_args(needs_assumption: bool) -> dict:
+    x = rows_args(5)["x"]
+    return {"x": x, "y": np.zeros_like(x)} if needs_assumption else {"y": x}
+
+
+@pytest.mark.parametrize(("source", "fn", "needs_assumption"), DISJOINT)
+def test_a_loop_over_disjoint_rows_is_parallelized(source, fn, needs_assumption):
     module = spyre_mlir.parse(source)
     path = (fn, 0)
-    if needs_assumption:
+    if needs_assumption:  # %x and %y may be one buffer: no proof without the calling convention
         assert Parallelize(path).legality(module).kind is K.PROOF_NOT_ESTABLISHED
+        assert Parallelize(path).check(module).kind is K.PROOF_NOT_ESTABLISHED
+        assert isinstance(Parallelize(path).apply(module), Refusal)
     t = Parallelize(path, assume_distinct_params=True)
-    assert t.legality(module) is None
-    refusal = t.check(module)  # legal; xDSL 0.75 has no scf.forall to build
-    assert refusal.kind is K.UNSUPPORTED and "legal to parallelize" in refusal.message
+    assert t.legality(module) is None and t.check(module) is None
+    args = disjoint_args(needs_assumption)
+    child = validated(source, fn, t, args)  # the same results as the loop; input untouched; deterministic
+    assert not loops_of(child, "scf.for")
+    (forall,) = loops_of(child, "scf.forall")
+    assert [v.name_hint for v in forall.operands] == ["c0", "c8", "c1"]  # the loop's own bounds, as SSA values
+    assert "scf.forall (%i) = (%c0) to (%c8) step (%c1) {" in text(child)
+    assert [op.name for op in forall.body.block.ops][-2:] == ["ktdp.store", "scf.forall.in_parallel"]
+    np.testing.assert_allclose(run(child, fn, args)["y"], np.exp(args["y" if not needs_assumption else "x"]), rtol=1e-6)
     # independent iterations: any order computes the same
-    args = {k: v for k, v in rows_args(5).items() if k in ("x", "y")}
-    if not needs_assumption:
-        args = {"y": args["x"]}
     assert_same(run(module, fn, args), run(reversed_loop(source, path), fn, args))
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
+def test_the_parallelized_loop_parses_in_real_mlir():
+    child = Parallelize(("exprows", 0), assume_distinct_params=True).apply(spyre_mlir.parse(EXP_ROWS))
+    assert not isinstance(child, Refusal)
+    check_against_mlir(child)
+
+
+def test_parallelize_keeps_attributes_and_needs_an_index_loop():
+    source = """
+    func.func @empty(%a: i32, %b: i32, %c: i32, %n: index) attributes {grid = [1]} {
+      scf.for %i = %a to %b step %c : i32 {
+      }
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      scf.for %j = %c0 to %n step %c2 {
+      } {tag = "kept"}
+      return
+    }
+    """
+    module = spyre_mlir.parse(source)
+    refusal = Parallelize(("empty", 0)).check(module)
+    assert refusal.kind is K.INCOMPATIBLE_TYPES and "counts in i32" in refusal.message
+    assert Parallelize(("empty", 0)).legality(module) is None  # legal, but scf.forall iterates over index
+    child = Parallelize(("empty", 1)).apply(module)
+    assert not isinstance(child, Refusal)
+    assert 'scf.forall (%j) = (%c0) to (%n) step (%c2) {\n    } {tag = "kept"}' in text(child)
 
 
 # -- enumeration -------------------------------------------------------------------------------
@@ -449,3 +491,5 @@ def test_every_enumerated_candidate_that_applies_keeps_results(source, fn, args)
     assert applied >= 3
     if source is not CARRIED:
         assert any(isinstance(t, Interchange) and r is None for t, r in found)
+    if source is ELEMENTWISE_2D:  # both loops of the nest, each over disjoint blocks
+        assert [t.loop_path for t, r in found if isinstance(t, Parallelize) and r is None] == [("ew", 0), ("ew", 1)]
