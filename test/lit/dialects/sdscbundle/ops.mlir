@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s | %spyre-opt | filecheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | filecheck %s
+// RUN: %spyre-opt %s | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
 
 // A bundle in the shape spyre-emit-bundle writes (docs/bundle.md): a loop of
 // sdsc_execute ops on per-tile HBM byte addresses (and the kernel's scalars).

@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s | %spyre-opt | filecheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | filecheck %s
+// RUN: %spyre-opt %s | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
 
 // A 2x4 nest (seed 000's canonical example): the outer loop tiles dim 1 into
 // tiles of 512, the inner one dim 0 into tiles of 16; a symbolic count is
