@@ -86,7 +86,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
 )
 from spyre_mlir.dialects.spyre_loop import LoopOp
-from spyre_mlir.ir import fill_locations
+from spyre_mlir.ir import ancestor_in, fill_locations, replace_module_body
 from spyre_mlir.traits import is_elementwise
 
 SLICES_ATTR = "spyre.slices"
@@ -473,7 +473,7 @@ def _working_set(group: func.FuncOp, scale: dict[SSAValue, int] | None = None) -
         for r in op.results:
             if not isinstance(r.type, TensorType):
                 continue
-            last = max((position.get(_top(u.operation, group), i) for u in r.uses), default=i)
+            last = max((position.get(ancestor_in(u.operation, group.body.block), i) for u in r.uses), default=i)
             size = tensor_bytes(r.type) // (scale or {}).get(r, 1)
             events.append((i, size))
             events.append((last + 1, -size))
@@ -493,15 +493,6 @@ def tensor_bytes(ty: Attribute) -> int:
     for n in ty.get_shape():
         count *= max(n, 0)
     return count * max(1, int(width) // 8)
-
-
-def _top(op: Operation, group: func.FuncOp) -> Operation:
-    while op.parent_op() is not group:
-        parent = op.parent_op()
-        if parent is None:
-            return op
-        op = parent
-    return op
 
 
 def apply_plan(plan: Plan) -> LoopOp:
@@ -615,12 +606,7 @@ def _apply_transformations(module: ModuleOp, transforms: list) -> None:
         if isinstance(done, TransformRefusal):
             raise error(module, f"spyre-coarse-tile: the search chose {t!r}, which now refuses: {done.message}")
         current = done
-    for child in list(module.body.block.ops):
-        child.detach()
-        child.erase(safe_erase=False)
-    for child in list(current.body.block.ops):
-        child.detach()
-        module.body.block.add_op(child)
+    replace_module_body(module, current)
 
 
 def _auto_levels(group: func.FuncOp, lx_bytes: int) -> list[Level] | None:

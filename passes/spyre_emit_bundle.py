@@ -78,7 +78,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
-from spyre_mlir.ir import print_ir
+from spyre_mlir.ir import print_ir, replace_module_body
 from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
 from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
 
@@ -559,9 +559,4 @@ class SpyreEmitBundlePass(ModulePass):
 
         fill_locations(bundle)
         emitter.write(bundle)
-        for child in list(op.body.block.ops):
-            child.detach()
-            child.erase(safe_erase=False)
-        for child in list(bundle.body.block.ops):
-            child.detach()
-            op.body.block.add_op(child)
+        replace_module_body(op, bundle)

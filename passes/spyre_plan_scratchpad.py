@@ -59,6 +59,7 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.ir import ancestor_in
 from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
 from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, group_functions, tensor_bytes
 
@@ -83,15 +84,6 @@ def _is_compute(op: Operation) -> bool:
     )
 
 
-def _ancestor_in(op: Operation, block: Block) -> Operation | None:
-    while op.parent_block() is not block:
-        parent = op.parent_op()
-        if parent is None:
-            return None
-        op = parent
-    return op
-
-
 class Planner:
     def __init__(self, lx_bytes: int):
         self.lx_bytes = lx_bytes
@@ -109,7 +101,7 @@ class Planner:
                 if not isinstance(r.type, TensorType) or not r.type.has_static_shape():
                     continue
                 users = [u.operation for u in r.uses]
-                holders = [_ancestor_in(u, block) for u in users]
+                holders = [ancestor_in(u, block) for u in users]
                 if not any(h is not None and not isinstance(h, StoreOp) for h in holders):
                     continue  # an output only: written straight to HBM
                 if any(h is None for h in holders):

@@ -101,6 +101,26 @@ swapped into them under the same names: upstream syntax and verifiers xDSL
 lacks; its `ADDITIONS`, if any, are upstream ops xDSL does not have."""
 
 
+def ancestor_in(op: Operation, block) -> Operation | None:
+    """The op of `block` that is `op` or holds it; None when `op` is not under `block`."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        op = parent
+    return op
+
+
+def replace_module_body(target: ModuleOp, source: ModuleOp) -> None:
+    """Make `target` hold `source`'s ops (a pass that builds a new module returns it in place)."""
+    for child in list(target.body.block.ops):
+        child.detach()
+        child.erase(safe_erase=False)
+    for child in list(source.body.block.ops):
+        child.detach()
+        target.body.block.add_op(child)
+
+
 def fill_locations(root: Operation) -> None:
     """Give every op under `root` that a pass created without a location the
     location of the op it was made for: the next located op of its block (a
