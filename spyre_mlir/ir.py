@@ -77,12 +77,19 @@ def _sdscbundle() -> Dialect:
     return SDSCBUNDLE
 
 
+def _spatial() -> Dialect:
+    from spyre_mlir.dialects.spatial import SPATIAL
+
+    return SPATIAL
+
+
 SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "ktdp": _ktdp,
     "spyre": _spyre,
     "ktdf": _ktdf,
     "spyre_loop": _spyre_loop,
     "sdscbundle": _sdscbundle,
+    "spatial": _spatial,
 }
 """Our dialects, by name. Upstream dialects come from xDSL."""
 

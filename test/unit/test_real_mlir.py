@@ -24,7 +24,7 @@ from spyre_mlir import ir
 IREE_OPT = shutil.which("iree-opt", path=str(Path(sys.executable).parent)) or shutil.which("iree-opt")
 pytestmark = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
 
-OURS = ("ktdp", "spyre", "ktdf", "spyre_loop", "sdscbundle")
+OURS = ("ktdp", "spyre", "ktdf", "spyre_loop", "sdscbundle", "spatial")
 
 
 def upstream_parse(text: str) -> str:

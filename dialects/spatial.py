@@ -1,0 +1,1237 @@
+"""The `spatial` dialect: spatial programs for a dataflow accelerator (issue 13, seed 004).
+
+    spatial.program @vadd attributes {spatial.phase = "synthesized"} {
+      spatial.tensor @x : memref<64x64xf16>                       // a global tensor
+      spatial.site @s0 at [0] engines ["load", "compute", "store"]
+      spatial.buffer @b0 on @s0 : !spatial.tile<16x64xf16> depth 2 offset 0   // LX
+      spatial.stage @ld0 load @x -> @b0 on @s0 engine "load"
+      spatial.stage @cp0 compute(@b0) -> @b1 on @s0 engine "compute" {
+      ^bb0(%a: tensor<16x64xf16>):
+        ...
+        spatial.yield %r : tensor<16x64xf16>
+      }
+      spatial.edge @e0 from @ld0 to @cp0 via @b0 : !spatial.tile<16x64xf16>
+      spatial.multicast @g0 reader @ld0 to [@s0, @s1]
+      spatial.semaphore @full0 on @s0 init 0
+      spatial.engine @s0 "load" {
+        spatial.loop %k = 0 to 4 {
+          spatial.wait @empty0 >= 1
+          spatial.load_step @ld0 [%k]
+          spatial.signal @full0 += 1
+        }
+      }
+    }
+
+A `spatial.program` is a symbol table holding declarations, one phase at a
+time (`spatial.phase`: tiled < placed < fused < sized < synthesized <
+verified). Declarations name each other by symbol: tensors (kernel
+arguments in HBM), sites (logical core coordinates and their engines),
+buffers (tile slots in a site's LX), stages (load, store, receive, compute),
+edges (a producer and a consumer of one buffer), multicast groups (one load
+read by several sites), semaphores, and the per-(site, engine)
+choreographies (`spatial.engine`: loops, waits, signals and steps).
+
+The verifiers check the structural invariants that hold in every phase:
+every reference names a declaration of the right kind in the enclosing
+program; a stage runs on an engine of its site and touches buffers of its
+site only; an edge's `from` stage writes its buffer, its `to` stage reads
+it, and the three agree on the tile type; the buffers of a site fit LX
+(`lx_bytes` on the program, else 2 MiB) and, where placed (`offset`), do not
+overlap; one `spatial.engine` per (site, engine), naming an engine its site
+has; every semaphore a wait names is signalled somewhere. Each violation is
+a `VerifyException` naming the symbols. Design notes: docs/spatial.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FlatSymbolRefAttrConstr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    opt_prop_def,
+    opt_region_def,
+    prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "verified")
+"""The phases of a spatial program, in order (`spatial.phase` on the program)."""
+
+PHASE_ATTR = "spatial.phase"
+LX_ATTR = "lx_bytes"
+DEFAULT_LX_BYTES = 2 * 1024 * 1024
+"""LX scratchpad per core, the default budget of a site's buffers (as the interpreter's runtime)."""
+
+STAGE_KINDS: tuple[str, ...] = ("load", "store", "receive", "compute")
+
+
+# ===========================================================================
+# The tile type
+# ===========================================================================
+
+
+@irdl_attr_definition
+class TileType(ParametrizedAttribute, TypeAttribute):
+    """`!spatial.tile<16x64xf16>`: one tile, a static shape and an element type
+    (the unit a buffer slot holds and an edge carries)."""
+
+    name = "spatial.tile"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            dims, element_type = parser.parse_ranked_shape()
+            if not dims or any(d < 0 for d in dims):
+                parser.raise_error(
+                    "a tile has a static shape and an element type: expected e.g. `16x64xf16`", pos, parser.pos
+                )
+        return (ArrayAttr([IntAttr(d) for d in dims]), element_type)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{d}x" for d in self.get_shape()))
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        shape = self.get_shape()
+        if not shape or any(d <= 0 for d in shape):
+            raise VerifyException(f"a tile has a static shape of positive dims, got {list(shape)}")
+        if _element_bits(self.element_type) is None:
+            raise VerifyException(f"the element type of a tile must be an integer or float type, got {self.element_type}")
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def get_element_type(self) -> Attribute:
+        return self.element_type
+
+    @property
+    def bytes(self) -> int:
+        """Bytes one tile occupies (elements x element bytes, rounded up to whole bytes)."""
+        bits = _element_bits(self.element_type) or 0
+        return math.prod(self.get_shape()) * ((bits + 7) // 8)
+
+    def as_tensor(self) -> TensorType:
+        """The tensor type of one tile, as a compute stage's body sees it."""
+        return TensorType(self.element_type, self.get_shape())
+
+    def short(self) -> str:
+        return f"!spatial.tile<{''.join(f'{d}x' for d in self.get_shape())}{self.element_type}>"
+
+
+def _element_bits(t: Attribute) -> int | None:
+    if isinstance(t, IndexType):
+        return None
+    bits = getattr(t, "bitwidth", None)
+    return bits if isinstance(bits, int) and bits > 0 else None
+
+
+# ===========================================================================
+# Helpers: symbols, syntax
+# ===========================================================================
+
+
+def _ref(name: str | StringAttr | SymbolRefAttr) -> SymbolRefAttr:
+    return name if isinstance(name, SymbolRefAttr) else SymbolRefAttr(name)
+
+
+def _name(ref: SymbolRefAttr | StringAttr | None) -> str:
+    if ref is None:
+        return "?"
+    if isinstance(ref, StringAttr):
+        return ref.data
+    return ref.root_reference.data
+
+
+def _i64(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def _int(attr: IntegerAttr | None) -> int | None:
+    return None if attr is None else int(attr.value.data)
+
+
+def program_of(op: Operation) -> ProgramOp | None:
+    """The `spatial.program` holding `op` at any depth (or `op` itself)."""
+    current: Operation | None = op
+    while current is not None and not isinstance(current, ProgramOp):
+        current = current.parent_op()
+    return current
+
+
+def _resolve(op: Operation, ref: SymbolRefAttr, kind: type[Operation], who: str, role: str) -> Operation:
+    """The declaration `ref` names in `op`'s program, which must be a `kind`;
+    else a VerifyException naming `who` (the referring op), the role and the symbol."""
+    program = program_of(op)
+    if program is None:
+        raise VerifyException(f"{who} must be inside a 'spatial.program'")
+    if ref.nested_references.data:
+        raise VerifyException(f"{who}: {role} {ref} must be a flat symbol of program @{program.sym_name.data}")
+    found = program.lookup(ref.root_reference.data)
+    if found is None:
+        raise VerifyException(
+            f"{who}: {role} @{_name(ref)} is not declared in program @{program.sym_name.data}"
+        )
+    if not isinstance(found, kind):
+        raise VerifyException(
+            f"{who}: {role} @{_name(ref)} is a '{found.name}', expected a '{kind.name}'"  # pyright: ignore[reportAttributeAccessIssue]
+        )
+    return found
+
+
+def _parse_symbol(parser: Parser) -> SymbolRefAttr:
+    return SymbolRefAttr(parser.parse_symbol_name())
+
+
+def _parse_symbols(parser: Parser, delimiter: Parser.Delimiter) -> list[SymbolRefAttr]:
+    return parser.parse_comma_separated_list(delimiter, lambda: _parse_symbol(parser))
+
+
+def _print_symbols(printer: Printer, refs: Sequence[SymbolRefAttr]) -> None:
+    printer.print_list(refs, lambda r: printer.print_symbol_name(_name(r)))
+
+
+def _set_attrs(op: Operation, attrs) -> None:
+    if attrs is not None:
+        op.attributes.update(attrs.data)
+
+
+def _single_block(region: Region, arg_types: Sequence[Attribute] = ()) -> Region:
+    if not region.blocks:
+        region.add_block(Block(arg_types=arg_types))
+    return region
+
+
+def _print_attrs(printer: Printer, op: Operation) -> None:
+    printer.print_op_attributes(op.attributes, print_keyword=True)
+
+
+# ===========================================================================
+# The program
+# ===========================================================================
+
+
+@irdl_op_definition
+class ProgramOp(IRDLOperation):
+    """`spatial.program @name attributes {spatial.phase = "tiled", ...} { declarations }`:
+    a symbol table of declarations, in one phase. `lx_bytes` (optional) is the
+    LX budget of each site's buffers (default 2 MiB)."""
+
+    name = "spatial.program"
+
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), SymbolOpInterface(), SymbolTable())
+
+    def __init__(self, name: str, phase: str, body: Region | Block | Sequence[Operation] = (),
+                 attributes: dict[str, Attribute] | None = None):
+        if isinstance(body, Region):
+            region = _single_block(body)
+        elif isinstance(body, Block):
+            region = Region(body)
+        else:
+            region = Region(Block(list(body)))
+        attrs = {PHASE_ATTR: StringAttr(phase), **(attributes or {})}
+        super().__init__(properties={"sym_name": StringAttr(name)}, attributes=attrs, regions=[region])
+
+    @property
+    def phase(self) -> str | None:
+        attr = self.attributes.get(PHASE_ATTR)
+        return attr.data if isinstance(attr, StringAttr) else None
+
+    @property
+    def lx_bytes(self) -> int:
+        attr = self.attributes.get(LX_ATTR)
+        return int(attr.value.data) if isinstance(attr, IntegerAttr) else DEFAULT_LX_BYTES
+
+    def declarations(self) -> Iterator[Operation]:
+        return iter(self.body.block.ops) if self.body.blocks else iter(())
+
+    def lookup(self, name: str) -> Operation | None:
+        """The declaration named `name`, if any."""
+        for op in self.declarations():
+            sym = op.get_attr_or_prop("sym_name")
+            if isinstance(sym, StringAttr) and sym.data == name:
+                return op
+        return None
+
+    def of_kind(self, kind: type[Operation]) -> list[Operation]:
+        return [op for op in self.declarations() if isinstance(op, kind)]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ProgramOp:
+        name = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = _single_block(parser.parse_region())
+        op = cls.create(properties={"sym_name": name}, regions=[body])
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        _print_attrs(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+    def verify_(self) -> None:
+        me = f"program @{self.sym_name.data}"
+        phase = self.attributes.get(PHASE_ATTR)
+        if phase is None:
+            raise VerifyException(f"{me} needs a '{PHASE_ATTR}' attribute, one of: {', '.join(PHASES)}")
+        if not isinstance(phase, StringAttr) or phase.data not in PHASES:
+            raise VerifyException(f"{me}: '{PHASE_ATTR}' must be one of {', '.join(PHASES)}, got {phase}")
+        lx = self.attributes.get(LX_ATTR)
+        if lx is not None and (not isinstance(lx, IntegerAttr) or lx.value.data <= 0):
+            raise VerifyException(f"{me}: '{LX_ATTR}' must be a positive integer (bytes of LX per site), got {lx}")
+        if self.body.blocks and self.body.block.args:
+            raise VerifyException(f"{me}: the body takes no arguments")
+        for op in self.declarations():
+            if not isinstance(op, DECLARATIONS):
+                raise VerifyException(
+                    f"{me} holds declarations only ({', '.join(c.name for c in DECLARATIONS)}), found '{op.name}'"
+                )
+
+
+# ===========================================================================
+# Declarations
+# ===========================================================================
+
+
+@irdl_op_definition
+class TensorOp(IRDLOperation):
+    """`spatial.tensor @x : memref<1024x4096xf16>`: a global tensor (a kernel argument, in HBM)."""
+
+    name = "spatial.tensor"
+
+    sym_name = prop_def(StringAttr)
+    tensor_type = prop_def(MemRefType, prop_name="type")
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, tensor_type: MemRefType):
+        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TensorOp:
+        name = parser.parse_symbol_name()
+        parser.parse_punctuation(":")
+        tensor_type = parser.parse_type()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls.create(properties={"sym_name": name, "type": tensor_type})
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor_type)
+        _print_attrs(printer, self)
+
+
+@irdl_op_definition
+class SiteOp(IRDLOperation):
+    """`spatial.site @s0 at [0, 1] engines ["load", "compute", "store"]`: a logical
+    core coordinate (never a physical NoC one) and the engines it runs."""
+
+    name = "spatial.site"
+
+    sym_name = prop_def(StringAttr)
+    coords = prop_def(DenseArrayBase.constr(i64))
+    engines = prop_def(ArrayAttr[StringAttr])
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, coords: Sequence[int], engines: Sequence[str]):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "coords": DenseArrayBase.from_list(i64, list(coords)),
+                "engines": ArrayAttr([StringAttr(e) for e in engines]),
+            }
+        )
+
+    @property
+    def coordinates(self) -> tuple[int, ...]:
+        return tuple(self.coords.get_values())
+
+    @property
+    def engine_names(self) -> tuple[str, ...]:
+        return tuple(e.data for e in self.engines.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SiteOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("at")
+        coords = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("engines")
+        engines = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name.data, coords, engines)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" at [" + ", ".join(str(c) for c in self.coordinates) + "] engines [")
+        printer.print_list(self.engine_names, printer.print_string_literal)
+        printer.print_string("]")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"site @{self.sym_name.data}"
+        coords = self.coordinates
+        if not coords or any(c < 0 for c in coords):
+            raise VerifyException(f"{me}: coordinates must be non-negative, at least one, got {list(coords)}")
+        engines = self.engine_names
+        if not engines:
+            raise VerifyException(f"{me} has no engine")
+        if len(set(engines)) != len(engines) or any(not e for e in engines):
+            raise VerifyException(f"{me}: engines must be distinct non-empty names, got {list(engines)}")
+        program = program_of(self)
+        if program is None:
+            return
+        for other in program.of_kind(SiteOp):
+            if other is self:
+                break
+            assert isinstance(other, SiteOp)
+            if other.coordinates == coords:
+                raise VerifyException(
+                    f"{me} is at {list(coords)}, where site @{other.sym_name.data} is already: one site per coordinate"
+                )
+
+
+@irdl_op_definition
+class BufferOp(IRDLOperation):
+    """`spatial.buffer @b0 on @s0 : !spatial.tile<16x64xf16> depth 2 offset 0`: `depth`
+    tile slots in the LX of a site, from byte `offset` (absent before sizing)."""
+
+    name = "spatial.buffer"
+
+    sym_name = prop_def(StringAttr)
+    site = prop_def(FlatSymbolRefAttrConstr)
+    tile = prop_def(TileType)
+    depth = prop_def(IntegerAttr)
+    offset = opt_prop_def(IntegerAttr)
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, site: str | SymbolRefAttr, tile: TileType, depth: int, offset: int | None = None):
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "site": _ref(site),
+            "tile": tile,
+            "depth": _i64(depth),
+        }
+        if offset is not None:
+            props["offset"] = _i64(offset)
+        super().__init__(properties=props)
+
+    @property
+    def depth_value(self) -> int:
+        return int(self.depth.value.data)
+
+    @property
+    def offset_value(self) -> int | None:
+        return _int(self.offset)
+
+    @property
+    def size(self) -> int:
+        """Bytes of LX the buffer occupies: depth x tile bytes."""
+        return max(self.depth_value, 0) * self.tile.bytes
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BufferOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("on")
+        site = _parse_symbol(parser)
+        parser.parse_punctuation(":")
+        tile = parser.parse_type()
+        parser.parse_keyword("depth")
+        props: dict[str, Attribute] = {
+            "sym_name": name,
+            "site": site,
+            "tile": tile,
+            "depth": _i64(parser.parse_integer(allow_boolean=False)),
+        }
+        if parser.parse_optional_keyword("offset") is not None:
+            props["offset"] = _i64(parser.parse_integer(allow_boolean=False))
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls.create(properties=props)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" on ")
+        printer.print_symbol_name(_name(self.site))
+        printer.print_string(" : ")
+        printer.print_attribute(self.tile)
+        printer.print_string(f" depth {self.depth_value}")
+        if self.offset is not None:
+            printer.print_string(f" offset {self.offset_value}")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"buffer @{self.sym_name.data}"
+        if self.depth_value < 1:
+            raise VerifyException(f"{me}: depth must be at least 1, got {self.depth_value}")
+        offset = self.offset_value
+        if offset is not None and offset < 0:
+            raise VerifyException(f"{me}: offset must be non-negative, got {offset}")
+        site = _resolve(self, self.site, SiteOp, me, "site")
+        program = program_of(self)
+        assert program is not None and isinstance(site, SiteOp)
+        lx = program.lx_bytes
+        where = f"site @{site.sym_name.data}"
+        if offset is not None and offset + self.size > lx:
+            raise VerifyException(
+                f"{me} occupies LX bytes [{offset}, {offset + self.size}) ({self.depth_value} x {self.tile.bytes} "
+                f"bytes from offset {offset}), past the {lx} bytes of LX of {where}"
+            )
+        mine = [b for b in program.of_kind(BufferOp) if isinstance(b, BufferOp) and b.site == self.site]
+        for other in mine:
+            if other is self:
+                break
+            o = other.offset_value
+            if offset is not None and o is not None and offset < o + other.size and o < offset + self.size:
+                raise VerifyException(
+                    f"{me} at LX bytes [{offset}, {offset + self.size}) overlaps buffer @{other.sym_name.data} "
+                    f"at [{o}, {o + other.size}) on {where}"
+                )
+        if mine and mine[-1] is self:  # the last buffer of the site checks the total
+            total = sum(b.size for b in mine)
+            if total > lx:
+                parts = ", ".join(f"@{b.sym_name.data}: {max(b.depth_value, 0)} x {b.tile.bytes}" for b in mine)
+                raise VerifyException(
+                    f"the buffers of {where} need {total} bytes of LX ({parts}), more than its {lx} bytes"
+                )
+
+
+@irdl_op_definition
+class StageOp(IRDLOperation):
+    """A stage pinned to an engine of a site:
+
+        spatial.stage @ld0 load @x -> @b0 on @s0 engine "load"         // tensor -> buffer
+        spatial.stage @st0 store @b1 -> @z on @s0 engine "store"       // buffer -> tensor
+        spatial.stage @rv0 receive @g0 -> @b0 on @s1 engine "load"     // multicast group -> buffer
+        spatial.stage @cp0 compute(@b0, @b1) -> @b2 on @s0 engine "compute" {
+        ^bb0(%a: tensor<16x64xf16>, %b: tensor<16x64xf16>):            // one tile per input buffer
+          ...
+          spatial.yield %r : tensor<16x64xf16>                          // one tile per output buffer
+        }
+
+    Only a compute stage has a body (optional: absent until it is filled in)."""
+
+    name = "spatial.stage"
+
+    sym_name = prop_def(StringAttr)
+    kind = prop_def(StringAttr)
+    inputs = prop_def(ArrayAttr[SymbolRefAttr])
+    outputs = prop_def(ArrayAttr[SymbolRefAttr])
+    site = prop_def(FlatSymbolRefAttrConstr)
+    engine = prop_def(StringAttr)
+    body = opt_region_def("single_block")
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    KINDS: ClassVar[tuple[str, ...]] = STAGE_KINDS
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        inputs: Sequence[str | SymbolRefAttr],
+        outputs: Sequence[str | SymbolRefAttr],
+        site: str | SymbolRefAttr,
+        engine: str,
+        body: Region | None = None,
+    ):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "kind": StringAttr(kind),
+                "inputs": ArrayAttr([_ref(r) for r in inputs]),
+                "outputs": ArrayAttr([_ref(r) for r in outputs]),
+                "site": _ref(site),
+                "engine": StringAttr(engine),
+            },
+            regions=[[] if body is None else body],
+        )
+
+    @property
+    def kind_name(self) -> str:
+        return self.kind.data
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(_name(r) for r in self.inputs.data)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(_name(r) for r in self.outputs.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StageOp:
+        name = parser.parse_symbol_name()
+        pos = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in cls.KINDS:
+            parser.raise_error(f"unknown stage kind '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos)
+        if parser.parse_optional_punctuation("(") is not None:
+            inputs = [] if parser.parse_optional_punctuation(")") is not None else None
+            if inputs is None:
+                inputs = _parse_symbols(parser, parser.Delimiter.NONE)
+                parser.parse_punctuation(")")
+        else:
+            inputs = [_parse_symbol(parser)]
+        parser.parse_punctuation("->")
+        outputs = _parse_symbols(parser, parser.Delimiter.NONE)
+        parser.parse_keyword("on")
+        site = _parse_symbol(parser)
+        parser.parse_keyword("engine")
+        engine = parser.parse_str_literal()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_optional_region()
+        op = cls(name.data, kind, inputs, outputs, site, engine, None if region is None else _single_block(region))
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" {self.kind_name}")
+        if self.kind_name == "compute" or len(self.inputs.data) != 1:
+            printer.print_string("(")
+            _print_symbols(printer, self.inputs.data)
+            printer.print_string(")")
+        else:
+            printer.print_string(" ")
+            _print_symbols(printer, self.inputs.data)
+        printer.print_string(" -> ")
+        _print_symbols(printer, self.outputs.data)
+        printer.print_string(" on ")
+        printer.print_symbol_name(_name(self.site))
+        printer.print_string(" engine ")
+        printer.print_string_literal(self.engine.data)
+        _print_attrs(printer, self)
+        if self.body is not None:
+            printer.print_string(" ")
+            printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
+
+    def verify_(self) -> None:
+        me = f"stage @{self.sym_name.data}"
+        kind = self.kind_name
+        if kind not in self.KINDS:
+            raise VerifyException(f"{me}: unknown kind '{kind}', expected one of: {', '.join(self.KINDS)}")
+        site = _resolve(self, self.site, SiteOp, me, "site")
+        assert isinstance(site, SiteOp)
+        if self.engine.data not in site.engine_names:
+            raise VerifyException(
+                f"{me} runs on engine \"{self.engine.data}\", which site @{site.sym_name.data} does not have "
+                f"(its engines: {', '.join(site.engine_names)})"
+            )
+        ins, outs = self.inputs.data, self.outputs.data
+        arity = {"load": (1, 1), "store": (1, 1), "receive": (1, 1)}
+        if kind in arity and (len(ins), len(outs)) != arity[kind]:
+            raise VerifyException(
+                f"{me}: a {kind} stage has one input and one output, got {len(ins)} and {len(outs)}"
+            )
+        if kind == "compute" and not outs:
+            raise VerifyException(f"{me}: a compute stage writes at least one buffer")
+        in_kind: type[Operation] = {"load": TensorOp, "receive": MulticastOp}.get(kind, BufferOp)
+        out_kind: type[Operation] = TensorOp if kind == "store" else BufferOp
+        in_decls = [_resolve(self, r, in_kind, me, "input") for r in ins]
+        out_decls = [_resolve(self, r, out_kind, me, "output") for r in outs]
+        for decl in (*in_decls, *out_decls):
+            if isinstance(decl, BufferOp) and decl.site != self.site:
+                raise VerifyException(
+                    f"{me} on site @{site.sym_name.data} uses buffer @{decl.sym_name.data}, which is on site "
+                    f"@{_name(decl.site)}: a stage reads and writes the LX of its own site"
+                )
+        if kind in ("load", "store"):
+            tensor, buffer = (in_decls[0], out_decls[0]) if kind == "load" else (out_decls[0], in_decls[0])
+            assert isinstance(tensor, TensorOp) and isinstance(buffer, BufferOp)
+            t_elem, b_elem = tensor.tensor_type.get_element_type(), buffer.tile.element_type
+            if t_elem != b_elem:
+                raise VerifyException(
+                    f"{me} moves tiles of {b_elem} (buffer @{buffer.sym_name.data}) "
+                    f"{'from' if kind == 'load' else 'to'} tensor @{tensor.sym_name.data} of {t_elem}"
+                )
+        if kind == "receive":
+            group = in_decls[0]
+            assert isinstance(group, MulticastOp)
+            if self.site not in group.targets.data:
+                raise VerifyException(
+                    f"{me} on site @{site.sym_name.data} receives group @{group.sym_name.data}, which does not "
+                    f"reach that site (its targets: {', '.join('@' + _name(t) for t in group.targets.data)})"
+                )
+        if self.body is not None:
+            if kind != "compute":
+                raise VerifyException(f"{me}: only a compute stage has a body, this is a {kind} stage")
+            self._verify_body(me, in_decls, out_decls)
+
+    def _verify_body(self, me: str, in_decls: Sequence[Operation], out_decls: Sequence[Operation]) -> None:
+        assert self.body is not None
+        if not self.body.blocks:
+            return
+        block = self.body.block
+        expected = [b.tile.as_tensor() for b in in_decls if isinstance(b, BufferOp)]
+        got = [a.type for a in block.args]
+        if got != expected:
+            raise VerifyException(
+                f"{me}: the body takes one tile per input buffer ({', '.join(map(str, expected)) or 'none'}), "
+                f"got ({', '.join(map(str, got))})"
+            )
+        last = block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException(f"{me}: the body ends with a 'spatial.yield' of the output tiles")
+        expected = [b.tile.as_tensor() for b in out_decls if isinstance(b, BufferOp)]
+        got = [v.type for v in last.values]
+        if got != expected:
+            raise VerifyException(
+                f"{me}: the body yields one tile per output buffer ({', '.join(map(str, expected))}), "
+                f"got ({', '.join(map(str, got)) or 'none'})"
+            )
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """`spatial.yield %t : tensor<16x64xf16>`: the output tiles of a compute stage's body."""
+
+    name = "spatial.yield"
+
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(StageOp)))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class EdgeOp(IRDLOperation):
+    """`spatial.edge @e0 from @ld0 to @cp0 via @b0 : !spatial.tile<16x64xf16>`: the
+    stage `from` writes tiles into the buffer `via`, the stage `to` reads them."""
+
+    name = "spatial.edge"
+
+    sym_name = prop_def(StringAttr)
+    producer = prop_def(FlatSymbolRefAttrConstr, prop_name="from")
+    consumer = prop_def(FlatSymbolRefAttrConstr, prop_name="to")
+    buffer = prop_def(FlatSymbolRefAttrConstr, prop_name="via")
+    tile = prop_def(TileType)
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, producer: str | SymbolRefAttr, consumer: str | SymbolRefAttr,
+                 buffer: str | SymbolRefAttr, tile: TileType):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "from": _ref(producer),
+                "to": _ref(consumer),
+                "via": _ref(buffer),
+                "tile": tile,
+            }
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> EdgeOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("from")
+        producer = _parse_symbol(parser)
+        parser.parse_keyword("to")
+        consumer = _parse_symbol(parser)
+        parser.parse_keyword("via")
+        buffer = _parse_symbol(parser)
+        parser.parse_punctuation(":")
+        tile = parser.parse_type()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls.create(properties={"sym_name": name, "from": producer, "to": consumer, "via": buffer, "tile": tile})
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        for word, ref in (("from", self.producer), ("to", self.consumer), ("via", self.buffer)):
+            printer.print_string(f" {word} ")
+            printer.print_symbol_name(_name(ref))
+        printer.print_string(" : ")
+        printer.print_attribute(self.tile)
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"edge @{self.sym_name.data}"
+        producer = _resolve(self, self.producer, StageOp, me, "producer")
+        consumer = _resolve(self, self.consumer, StageOp, me, "consumer")
+        buffer = _resolve(self, self.buffer, BufferOp, me, "buffer")
+        assert isinstance(producer, StageOp) and isinstance(consumer, StageOp) and isinstance(buffer, BufferOp)
+        b = f"@{buffer.sym_name.data}"
+        if producer is consumer:
+            raise VerifyException(f"{me} joins stage @{producer.sym_name.data} to itself: an edge joins two stages")
+        if buffer.tile != self.tile:
+            raise VerifyException(f"{me} carries {self.tile.short()} but its buffer {b} holds {buffer.tile.short()}")
+        if self.buffer not in producer.outputs.data:
+            raise VerifyException(
+                f"{me} is from stage @{producer.sym_name.data}, which does not write its buffer {b}"
+            )
+        if self.buffer not in consumer.inputs.data:
+            raise VerifyException(f"{me} is to stage @{consumer.sym_name.data}, which does not read its buffer {b}")
+
+
+@irdl_op_definition
+class MulticastOp(IRDLOperation):
+    """`spatial.multicast @g0 reader @ld0 to [@s0, @s1]`: one load, its tiles
+    delivered to several sites (each takes them with a receive stage)."""
+
+    name = "spatial.multicast"
+
+    sym_name = prop_def(StringAttr)
+    reader = prop_def(FlatSymbolRefAttrConstr)
+    targets = prop_def(ArrayAttr[SymbolRefAttr])
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, reader: str | SymbolRefAttr, targets: Sequence[str | SymbolRefAttr]):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "reader": _ref(reader),
+                "targets": ArrayAttr([_ref(t) for t in targets]),
+            }
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MulticastOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("reader")
+        reader = _parse_symbol(parser)
+        parser.parse_keyword("to")
+        targets = _parse_symbols(parser, parser.Delimiter.SQUARE)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name.data, reader, targets)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" reader ")
+        printer.print_symbol_name(_name(self.reader))
+        printer.print_string(" to [")
+        _print_symbols(printer, self.targets.data)
+        printer.print_string("]")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"multicast group @{self.sym_name.data}"
+        reader = _resolve(self, self.reader, StageOp, me, "reader")
+        assert isinstance(reader, StageOp)
+        if reader.kind_name != "load":
+            raise VerifyException(
+                f"{me}: reader @{reader.sym_name.data} is a {reader.kind_name} stage, expected a load stage"
+            )
+        targets = self.targets.data
+        if not targets:
+            raise VerifyException(f"{me} has no target site")
+        names = [_name(t) for t in targets]
+        if len(set(names)) != len(names):
+            raise VerifyException(f"{me}: target sites must be distinct, got [{', '.join('@' + n for n in names)}]")
+        for t in targets:
+            _resolve(self, t, SiteOp, me, "target")
+
+
+@irdl_op_definition
+class SemaphoreOp(IRDLOperation):
+    """`spatial.semaphore @full0 on @s0 init 0`: a counting semaphore of a site."""
+
+    name = "spatial.semaphore"
+
+    sym_name = prop_def(StringAttr)
+    site = prop_def(FlatSymbolRefAttrConstr)
+    init = prop_def(IntegerAttr)
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, site: str | SymbolRefAttr, init: int = 0):
+        super().__init__(properties={"sym_name": StringAttr(name), "site": _ref(site), "init": _i64(init)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SemaphoreOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("on")
+        site = _parse_symbol(parser)
+        parser.parse_keyword("init")
+        init = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name.data, site, init)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" on ")
+        printer.print_symbol_name(_name(self.site))
+        printer.print_string(f" init {_int(self.init)}")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"semaphore @{self.sym_name.data}"
+        init = _int(self.init)
+        if init is None or init < 0:
+            raise VerifyException(f"{me}: init must be non-negative, got {init}")
+        _resolve(self, self.site, SiteOp, me, "site")
+
+
+@irdl_op_definition
+class EngineOp(IRDLOperation):
+    """`spatial.engine @s0 "load" { choreography }`: what one engine of one site
+    runs, in order (loops, waits, signals, steps of its stages)."""
+
+    name = "spatial.engine"
+
+    site = prop_def(FlatSymbolRefAttrConstr)
+    engine = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = lazy_traits_def(lambda: (NoTerminator(), HasParent(ProgramOp)))
+
+    def __init__(self, site: str | SymbolRefAttr, engine: str, body: Region | Block | Sequence[Operation] = ()):
+        if isinstance(body, Region):
+            region = _single_block(body)
+        elif isinstance(body, Block):
+            region = Region(body)
+        else:
+            region = Region(Block(list(body)))
+        super().__init__(properties={"site": _ref(site), "engine": StringAttr(engine)}, regions=[region])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> EngineOp:
+        site = _parse_symbol(parser)
+        engine = parser.parse_str_literal()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(site, engine, parser.parse_region())
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_name(self.site))
+        printer.print_string(" ")
+        printer.print_string_literal(self.engine.data)
+        _print_attrs(printer, self)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+    def describe(self) -> str:
+        return f'engine "{self.engine.data}" of site @{_name(self.site)}'
+
+    def verify_(self) -> None:
+        me = self.describe()
+        site = _resolve(self, self.site, SiteOp, me, "site")
+        assert isinstance(site, SiteOp)
+        if self.engine.data not in site.engine_names:
+            raise VerifyException(
+                f"{me}: site @{site.sym_name.data} has no engine \"{self.engine.data}\" "
+                f"(its engines: {', '.join(site.engine_names)})"
+            )
+        if self.body.blocks and self.body.block.args:
+            raise VerifyException(f"{me}: the body takes no arguments")
+        _check_choreography(self.body, me)
+        program = program_of(self)
+        assert program is not None
+        for other in program.of_kind(EngineOp):
+            if other is self:
+                break
+            assert isinstance(other, EngineOp)
+            if other.site == self.site and other.engine == self.engine:
+                raise VerifyException(f"{me} has two choreographies: one 'spatial.engine' per (site, engine)")
+
+
+# ===========================================================================
+# Choreography
+# ===========================================================================
+
+
+def _check_choreography(body: Region, me: str) -> None:
+    for block in body.blocks:
+        for op in block.ops:
+            if not isinstance(op, CHOREOGRAPHY):
+                raise VerifyException(
+                    f"{me} holds choreography ops only ({', '.join(c.name for c in CHOREOGRAPHY)}), "
+                    f"found '{op.name}'"
+                )
+
+
+def enclosing_engine(op: Operation) -> EngineOp | None:
+    current = op.parent_op()
+    while current is not None and not isinstance(current, EngineOp):
+        current = current.parent_op()
+    return current
+
+
+@irdl_op_definition
+class LoopOp(IRDLOperation):
+    """`spatial.loop %k = 0 to 8 { ... }`: the body for %k = lower, ..., upper - 1
+    (static bounds)."""
+
+    name = "spatial.loop"
+
+    lower = prop_def(IntegerAttr)
+    upper = prop_def(IntegerAttr)
+    body = region_def("single_block")
+    traits = lazy_traits_def(lambda: (NoTerminator(), HasParent(EngineOp, LoopOp)))
+
+    def __init__(self, lower: int, upper: int, body: Region | Block | None = None):
+        if body is None:
+            body = Block(arg_types=[IndexType()])
+        region = body if isinstance(body, Region) else Region(body)
+        super().__init__(properties={"lower": _i64(lower), "upper": _i64(upper)}, regions=[region])
+
+    @property
+    def iteration(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        return int(self.lower.value.data), int(self.upper.value.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoopOp:
+        arg = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        lower = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("to")
+        upper = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        resolved = arg.resolve(IndexType())  # pyright: ignore[reportAttributeAccessIssue]
+        region = _single_block(parser.parse_region(arguments=[resolved]), [IndexType()])
+        op = cls(lower, upper, region)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if self.body.blocks and len(self.body.block.args) == 1:
+            printer.print_block_argument(self.body.block.args[0], print_type=False)
+            printer.print_string(" = ")
+            lower, upper = self.bounds
+            printer.print_string(f"{lower} to {upper}")
+            _print_attrs(printer, self)
+            printer.print_string(" ")
+            printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        else:  # malformed (refused by the verifier): print what there is, readable
+            lower, upper = self.bounds
+            printer.print_string(f"%_ = {lower} to {upper}")
+            _print_attrs(printer, self)
+            printer.print_string(" ")
+            printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
+
+    def verify_(self) -> None:
+        lower, upper = self.bounds
+        if lower < 0 or upper < lower:
+            raise VerifyException(f"loop bounds must satisfy 0 <= lower <= upper, got {lower} to {upper}")
+        if not self.body.blocks or [a.type for a in self.body.block.args] != [IndexType()]:
+            raise VerifyException("the body takes one index argument, the iteration number")
+        _check_choreography(self.body, "a loop")
+
+
+class _SemaphoreStep(IRDLOperation):
+    """`spatial.wait @sem >= N`, `spatial.signal @sem += N`."""
+
+    semaphore = prop_def(FlatSymbolRefAttrConstr)
+    count = prop_def(IntegerAttr)
+    traits = lazy_traits_def(lambda: (HasParent(EngineOp, LoopOp),))
+
+    SYNTAX: ClassVar[str]
+    WORD: ClassVar[str]
+
+    def __init__(self, semaphore: str | SymbolRefAttr, count: int = 1):
+        super().__init__(properties={"semaphore": _ref(semaphore), "count": _i64(count)})
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        semaphore = _parse_symbol(parser)
+        parser.parse_punctuation(cls.SYNTAX)  # type: ignore[arg-type]
+        parser.parse_punctuation("=")
+        count = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(semaphore, count)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_name(self.semaphore))
+        printer.print_string(f" {self.SYNTAX}= {_int(self.count)}")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"{self.WORD} on @{_name(self.semaphore)}"
+        count = _int(self.count)
+        if count is None or count < 1:
+            raise VerifyException(f"{me}: the count must be at least 1, got {count}")
+        _resolve(self, self.semaphore, SemaphoreOp, me, "semaphore")
+
+
+@irdl_op_definition
+class WaitOp(_SemaphoreStep):
+    """`spatial.wait @sem >= N`: block until the semaphore reaches N, then take N."""
+
+    name = "spatial.wait"
+    SYNTAX: ClassVar[str] = ">"
+    WORD: ClassVar[str] = "wait"
+
+    def verify_(self) -> None:
+        super().verify_()
+        program = program_of(self)
+        assert program is not None
+        if not any(isinstance(op, SignalOp) and op.semaphore == self.semaphore for op in program.walk()):
+            raise VerifyException(
+                f"wait on @{_name(self.semaphore)}: no engine signals semaphore @{_name(self.semaphore)}, "
+                "so the wait never ends"
+            )
+
+
+@irdl_op_definition
+class SignalOp(_SemaphoreStep):
+    """`spatial.signal @sem += N`: add N to the semaphore."""
+
+    name = "spatial.signal"
+    SYNTAX: ClassVar[str] = "+"
+    WORD: ClassVar[str] = "signal"
+
+
+class _StageStep(IRDLOperation):
+    """`spatial.<kind>_step @stage [%k, ...]`: one step of a stage, run by the
+    engine whose choreography holds it (the stage's own engine and site); the
+    indices pick the tile of the step."""
+
+    stage = prop_def(FlatSymbolRefAttrConstr)
+    indices = var_operand_def(IndexType)
+    traits = lazy_traits_def(lambda: (HasParent(EngineOp, LoopOp),))
+
+    KIND: ClassVar[str]
+
+    def __init__(self, stage: str | SymbolRefAttr, indices: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(indices)], properties={"stage": _ref(stage)})
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        stage = _parse_symbol(parser)
+        indices = []
+        if parser.parse_optional_punctuation("[") is not None:
+            if parser.parse_optional_punctuation("]") is None:
+                indices = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+                parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(stage, [parser.resolve_operand(i, IndexType()) for i in indices])
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(_name(self.stage))
+        if self.indices:
+            printer.print_string(" [")
+            printer.print_list(self.indices, printer.print_ssa_value)
+            printer.print_string("]")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"{self.name.split('.', 1)[1]} @{_name(self.stage)}"
+        stage = _resolve(self, self.stage, StageOp, me, "stage")
+        assert isinstance(stage, StageOp)
+        if stage.kind_name != self.KIND:
+            raise VerifyException(f"{me}: stage @{stage.sym_name.data} is a {stage.kind_name} stage, expected a "
+                                  f"{self.KIND} stage")
+        engine = enclosing_engine(self)
+        if engine is not None and (engine.site != stage.site or engine.engine != stage.engine):
+            raise VerifyException(
+                f"{me}: stage @{stage.sym_name.data} runs on engine \"{stage.engine.data}\" of site "
+                f"@{_name(stage.site)}, not on this {engine.describe()}"
+            )
+
+
+@irdl_op_definition
+class LoadStepOp(_StageStep):
+    name = "spatial.load_step"
+    KIND: ClassVar[str] = "load"
+
+
+@irdl_op_definition
+class StoreStepOp(_StageStep):
+    name = "spatial.store_step"
+    KIND: ClassVar[str] = "store"
+
+
+@irdl_op_definition
+class ComputeStepOp(_StageStep):
+    name = "spatial.compute_step"
+    KIND: ClassVar[str] = "compute"
+
+
+@irdl_op_definition
+class RecvStepOp(_StageStep):
+    name = "spatial.recv_step"
+    KIND: ClassVar[str] = "receive"
+
+
+DECLARATIONS: tuple[type[Operation], ...] = (
+    TensorOp,
+    SiteOp,
+    BufferOp,
+    StageOp,
+    EdgeOp,
+    MulticastOp,
+    SemaphoreOp,
+    EngineOp,
+)
+"""The ops a `spatial.program` holds."""
+
+CHOREOGRAPHY: tuple[type[Operation], ...] = (
+    LoopOp,
+    WaitOp,
+    SignalOp,
+    LoadStepOp,
+    StoreStepOp,
+    ComputeStepOp,
+    RecvStepOp,
+)
+"""The ops of a `spatial.engine`'s body (and of its loops)."""
+
+SPATIAL = Dialect(
+    "spatial",
+    [ProgramOp, *DECLARATIONS, YieldOp, *CHOREOGRAPHY],
+    [TileType],
+)
