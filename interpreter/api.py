@@ -51,6 +51,7 @@ from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.memory import ARG_ALIGNMENT, format_bytes
 from spyre_mlir.interpreter.ops_sdscbundle import BundleFiles
+from spyre_mlir.interpreter.ops_spatial import spatial_kernels
 from spyre_mlir.interpreter.runtime import (
     ARG_BASE,
     CORE_BYTES,
@@ -359,6 +360,10 @@ class Interpreter:
             else:
                 verify(self.module)
         self.functions = functions_of(self.module)
+        # A `spatial.program` runs by its symbol name as a kernel does (a function of that name wins):
+        # through a wrapper function, one pointer parameter per `spatial.tensor` (ops_spatial.py).
+        self.spatial_kernels = spatial_kernels(self.module, self.functions)
+        self.functions.update(self.spatial_kernels)
         # The SDSC files of a bundle (sdscbundle.sdsc_execute; docs/bundle.md), found beside
         # the bundle file, in options.bundle_dir, or else in the current directory.
         bundle_dir = self.options.bundle_dir
@@ -666,6 +671,7 @@ class Interpreter:
         def per_core(reason: str | None):
             program = Program(self.module, grid, cores, batched=False, memory_limit=limit, cost_model=model())
             program.sdsc_files = self.sdsc_files  # pyright: ignore[reportAttributeAccessIssue] - ops_sdscbundle
+            program.functions.update(self.spatial_kernels)  # spatial.program wrappers (ops_spatial.py)
             return program, program.function(name, no_varying_args), "per-core", reason
 
         # Inter-tile communication needs the cores together: never per-core unless asked
@@ -687,6 +693,7 @@ class Interpreter:
         try:
             program = Program(self.module, grid, cores, batched=True, memory_limit=limit, cost_model=model())
             program.sdsc_files = self.sdsc_files  # pyright: ignore[reportAttributeAccessIssue] - ops_sdscbundle
+            program.functions.update(self.spatial_kernels)  # spatial.program wrappers (ops_spatial.py)
             return program, program.function(name, no_varying_args), "batched", None
         except NotBatchable as exc:
             if must_batch:

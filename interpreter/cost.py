@@ -286,6 +286,7 @@ FREE = {
     "spyre.tensor_layout": "a statement about memory",
     "func.call": "its callee's ops are charged",
     "sdscbundle.sdsc_execute": "runs an SDSC function, whose ops are charged",
+    "spyre_interpreter.run_spatial_program": "runs a spatial.program: its compute bodies' ops are charged, its tile moves not yet",
     "tensor.empty": "an uninitialized buffer",
     "tensor.splat": "ktir-cpu: free (a broadcast read by the consumer)",
     "tensor.extract": "ktir-cpu: free (one element)",
