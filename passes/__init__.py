@@ -28,6 +28,12 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _spatial_verify() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_verify import SpatialVerifyPass
+
+    return SpatialVerifyPass
+
+
 def _spyre_fold_reshapes() -> type[ModulePass]:
     from spyre_mlir.passes.spyre_fold_reshapes import SpyreFoldReshapesPass
 
@@ -112,6 +118,7 @@ SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
     "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
+    "spatial-verify": _spatial_verify,
     "spyre-coarse-tile": _spyre_coarse_tile,
     "spyre-distribute-work": _spyre_distribute_work,
     "spyre-emit-bundle": _spyre_emit_bundle,

@@ -60,6 +60,7 @@ def test_pass_preserves_results(path, pipeline):
 # Passes that act on what the example does not have: the kernels they act on
 # (whose translation validation is in the pass's own test file).
 OWN_EXAMPLES = {
+    "spatial-verify": REPO / "test" / "lit" / "passes" / "spatial-verify.mlir",
     "spyre-physicalize-layouts": REPO / "test" / "unit" / "kernels" / "layout" / "rules.mlir",
     "spyre-coarse-tile": REPO / "test" / "unit" / "kernels" / "tiling" / "seed000_add_mul.mlir",
     "spyre-raise-counted-loops": REPO / "test" / "lit" / "passes" / "spyre-raise-counted-loops.mlir",

@@ -65,6 +65,7 @@
 // LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
 // LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
 // LIST-NEXT: {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
+// LIST-NEXT: {{^}}  spatial-verify {{ +}}Simulate {{.+}}
 // LIST-NEXT: {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
 // LIST-NEXT: {{^}}  spyre-distribute-work {{ +}}Record {{.+}}
 // LIST-NEXT: {{^}}  spyre-emit-bundle {{ +}}Write {{.+}}

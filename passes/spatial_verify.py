@@ -1,0 +1,350 @@
+"""spatial-verify: re-check a synthesized spatial program by simulating counts.
+
+Each `spatial.program` in phase "synthesized" (or "verified", re-checked) is
+simulated on counts only, no data: every `spatial.engine` is a program
+counter over its choreography (`spatial.loop` bounds unrolled on the fly),
+semaphores are counters (`wait @s >= N` blocks until the value reaches N,
+then takes N; `signal @s += N` adds N) and buffers are counts of full slots,
+bounded by their depth. A step of a load, compute or receive stage fills one
+slot of each of its output buffers (a full buffer is an overflow); a step of
+a compute or store stage takes one full slot of each of its input buffers
+(an empty buffer is an underflow). The engines run round robin, one
+choreography op each per round, in declaration order, until all finish.
+
+Refused, each with a located error:
+
+- a program in another phase;
+- more than 10 million choreography steps (too large to simulate);
+- a deadlock (no engine can progress): at a blocked wait, naming the
+  semaphore, its value, the wanted count and every blocked (site, engine);
+- an overflow or underflow: at the step, naming the stage and the buffer;
+- at the end, an edge whose producer ran a different number of times than
+  its consumer (every produced tile consumed exactly as often as planned),
+  or a buffer still holding tiles: naming the stages and the buffer.
+
+On success the program moves to phase "verified" and carries a certificate:
+the total step count, the steps of each (site, engine) and the peak number
+of full slots of each buffer.
+
+Before:
+
+    spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
+      ...
+      spatial.engine @s0 "load" {
+        spatial.loop %k = 0 to 4 {
+          spatial.wait @empty_in >= 1
+          spatial.load_step @ldx [%k]
+          spatial.load_step @ldy [%k]
+          spatial.signal @full_in += 1
+        }
+      }
+      ...
+    }
+
+After:
+
+    spatial.program @vadd attributes {spatial.phase = "verified", grid = [1 : i64],
+        spatial.certificate = {steps = 48 : i64,
+                               engines = {"s0.load" = 16 : i64, "s0.compute" = 20 : i64, "s0.store" = 12 : i64},
+                               max_full = {bx = 2 : i64, by = 2 : i64, bz = 1 : i64}}} {
+      ... (unchanged)
+    }
+
+A module without a `spatial.program` is left as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.spatial import (
+    PHASE_ATTR,
+    BufferOp,
+    ComputeStepOp,
+    EdgeOp,
+    EngineOp,
+    LoadStepOp,
+    LoopOp,
+    ProgramOp,
+    RecvStepOp,
+    SemaphoreOp,
+    SignalOp,
+    StageOp,
+    StoreStepOp,
+    WaitOp,
+)
+
+CERTIFICATE_ATTR = "spatial.certificate"
+MAX_STEPS = 10_000_000
+"""Choreography steps (waits, signals, stage steps, loops unrolled) a program may take to be simulated."""
+
+_ACCEPTED = ("synthesized", "verified")
+
+# Instructions of a flattened choreography.
+_WAIT, _SIGNAL, _STEP, _LOOP, _END = range(5)
+
+
+def _sym(attr) -> str:
+    return attr.root_reference.data
+
+
+def _who(engine: EngineOp) -> str:
+    return f'(@{_sym(engine.site)}, "{engine.engine.data}")'
+
+
+def _static_steps(ops) -> int:
+    """Steps one run of `ops` takes (loops multiplied out, loops themselves not counted)."""
+    total = 0
+    for op in ops:
+        if isinstance(op, LoopOp):
+            lower, upper = op.bounds
+            total += max(upper - lower, 0) * _static_steps(op.body.block.ops)
+        else:
+            total += 1
+    return total
+
+
+class _Engine:
+    """One engine's program counter over its flattened choreography."""
+
+    def __init__(self, op: EngineOp, code: list[tuple]):
+        self.op = op
+        self.code = code
+        self.pc = 0
+        self.trips: list[int] = []  # remaining iterations of the enclosing loops, innermost last
+        self.steps = 0
+
+    def settle(self) -> None:
+        """Run the loop bookkeeping up to the next real op (or the end)."""
+        code = self.code
+        while self.pc < len(code):
+            instr = code[self.pc]
+            if instr[0] == _LOOP:
+                if instr[1] <= 0:
+                    self.pc = instr[2] + 1
+                else:
+                    self.trips.append(instr[1])
+                    self.pc += 1
+            elif instr[0] == _END:
+                self.trips[-1] -= 1
+                if self.trips[-1] > 0:
+                    self.pc = instr[1] + 1
+                else:
+                    self.trips.pop()
+                    self.pc += 1
+            else:
+                return
+
+    @property
+    def done(self) -> bool:
+        return self.pc >= len(self.code)
+
+
+def _flatten(ops, sems: dict[str, int], stages: dict[str, int], code: list[tuple]) -> None:
+    for op in ops:
+        if isinstance(op, LoopOp):
+            lower, upper = op.bounds
+            start = len(code)
+            code.append([_LOOP, upper - lower, -1])
+            _flatten(op.body.block.ops, sems, stages, code)
+            code[start][2] = len(code)
+            code.append((_END, start))
+        elif isinstance(op, WaitOp):
+            code.append((_WAIT, sems[_sym(op.semaphore)], int(op.count.value.data), op))
+        elif isinstance(op, SignalOp):
+            code.append((_SIGNAL, sems[_sym(op.semaphore)], int(op.count.value.data), op))
+        elif isinstance(op, LoadStepOp | ComputeStepOp | StoreStepOp | RecvStepOp):
+            code.append((_STEP, stages[_sym(op.stage)], 0, op))
+        else:  # refused by the dialect's verifier
+            raise error(op, f"spatial-verify: '{op.name}' is not a choreography op")
+
+
+def _dict(entries: list[tuple[str, int]]) -> DictionaryAttr:
+    return DictionaryAttr({k: IntegerAttr(v, i64) for k, v in entries})
+
+
+def verify_program(program: ProgramOp) -> DictionaryAttr:
+    """Simulate `program`'s choreography on counts; its certificate, or a located error."""
+    phase = program.phase
+    if phase not in _ACCEPTED:
+        raise error(
+            program,
+            f"spatial-verify needs a program in phase synthesized, got {phase} "
+            f"(program @{program.sym_name.data}; a verified program is re-checked)",
+        )
+    sem_ops = [op for op in program.of_kind(SemaphoreOp) if isinstance(op, SemaphoreOp)]
+    buf_ops = [op for op in program.of_kind(BufferOp) if isinstance(op, BufferOp)]
+    stage_ops = [op for op in program.of_kind(StageOp) if isinstance(op, StageOp)]
+    engine_ops = [op for op in program.of_kind(EngineOp) if isinstance(op, EngineOp)]
+
+    sem_index = {op.sym_name.data: i for i, op in enumerate(sem_ops)}
+    buf_index = {op.sym_name.data: i for i, op in enumerate(buf_ops)}
+    stage_index = {op.sym_name.data: i for i, op in enumerate(stage_ops)}
+
+    # What a step of each stage takes (input buffers) and fills (output buffers).
+    takes: list[list[int]] = []
+    fills: list[list[int]] = []
+    for st in stage_ops:
+        kind = st.kind_name
+        takes.append([buf_index[n] for n in st.input_names] if kind in ("compute", "store") else [])
+        fills.append([buf_index[n] for n in st.output_names] if kind in ("load", "compute", "receive") else [])
+
+    # The guard: count the steps before simulating any.
+    per_engine = [(e, _static_steps(e.body.block.ops)) for e in engine_ops]
+    total = sum(n for _, n in per_engine)
+    if total > MAX_STEPS:
+        biggest, n = max(per_engine, key=lambda p: p[1])
+        raise error(
+            biggest,
+            f"spatial-verify: program @{program.sym_name.data} takes {total} choreography steps, more than "
+            f"{MAX_STEPS} (too large to simulate); {_who(biggest)} alone takes {n}",
+        )
+
+    engines: list[_Engine] = []
+    for e in engine_ops:
+        code: list[tuple] = []
+        _flatten(e.body.block.ops, sem_index, stage_index, code)
+        code = [tuple(c) for c in code]
+        engines.append(_Engine(e, code))
+
+    value = [int(op.init.value.data) for op in sem_ops]
+    depth = [op.depth_value for op in buf_ops]
+    full = [0] * len(buf_ops)
+    peak = [0] * len(buf_ops)
+    runs = [0] * len(stage_ops)
+
+    for eng in engines:
+        eng.settle()
+    live = [eng for eng in engines if not eng.done]
+    while live:
+        progressed = False
+        for eng in live:
+            instr = eng.code[eng.pc]
+            kind = instr[0]
+            if kind == _WAIT:
+                if value[instr[1]] < instr[2]:
+                    continue
+                value[instr[1]] -= instr[2]
+            elif kind == _SIGNAL:
+                value[instr[1]] += instr[2]
+            else:  # _STEP
+                s = instr[1]
+                step_op = instr[3]
+                st = stage_ops[s]
+                for b in takes[s]:
+                    if full[b] == 0:
+                        raise error(
+                            step_op,
+                            f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} reads "
+                            f"buffer @{buf_ops[b].sym_name.data}, which holds no full slot "
+                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                        )
+                    full[b] -= 1
+                for b in fills[s]:
+                    if full[b] >= depth[b]:
+                        raise error(
+                            step_op,
+                            f"spatial-verify: overflow: {_step_name(step_op)} of stage @{st.sym_name.data} writes "
+                            f"buffer @{buf_ops[b].sym_name.data}, whose {depth[b]} slot(s) are all full "
+                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                        )
+                    full[b] += 1
+                    if full[b] > peak[b]:
+                        peak[b] = full[b]
+                runs[s] += 1
+            progressed = True
+            eng.steps += 1
+            eng.pc += 1
+            eng.settle()
+        if not progressed:
+            _deadlock(program, live, sem_ops, value)
+        live = [eng for eng in live if not eng.done]
+
+    _check_counts(program, stage_ops, stage_index, buf_ops, buf_index, runs, full)
+
+    steps = sum(eng.steps for eng in engines)
+    return DictionaryAttr(
+        {
+            "steps": IntegerAttr(steps, i64),
+            "engines": _dict([(f"{_sym(eng.op.site)}.{eng.op.engine.data}", eng.steps) for eng in engines]),
+            "max_full": _dict([(op.sym_name.data, p) for op, p in zip(buf_ops, peak)]),
+        }
+    )
+
+
+def _step_name(op: Operation) -> str:
+    return op.name.split(".", 1)[1]
+
+
+def _deadlock(program: ProgramOp, live: list[_Engine], sem_ops: list[SemaphoreOp], value: list[int]) -> None:
+    blocked = []
+    for eng in live:
+        _, sem, want, op = eng.code[eng.pc]
+        blocked.append((eng, sem, want, op))
+    eng, sem, want, op = blocked[0]
+    others = "; ".join(
+        f"{_who(e.op)} waits on @{sem_ops[s].sym_name.data} >= {w} (value {value[s]})" for e, s, w, _ in blocked
+    )
+    raise error(
+        op,
+        f"spatial-verify: deadlock: no engine can progress; semaphore @{sem_ops[sem].sym_name.data} is "
+        f"{value[sem]}, this wait wants {want}; blocked: {others}",
+    )
+
+
+def _check_counts(
+    program: ProgramOp,
+    stage_ops: list[StageOp],
+    stage_index: dict[str, int],
+    buf_ops: list[BufferOp],
+    buf_index: dict[str, int],
+    runs: list[int],
+    full: list[int],
+) -> None:
+    for edge in program.of_kind(EdgeOp):
+        assert isinstance(edge, EdgeOp)
+        src, dst, via = _sym(edge.producer), _sym(edge.consumer), _sym(edge.buffer)
+        produced, consumed = runs[stage_index[src]], runs[stage_index[dst]]
+        if produced != consumed:
+            raise error(
+                edge,
+                f"spatial-verify: edge @{edge.sym_name.data}: stage @{src} produced {produced} tile(s) into buffer "
+                f"@{via}, stage @{dst} consumed {consumed}: every produced tile must be consumed exactly as often "
+                "as planned",
+            )
+    for b, buf in enumerate(buf_ops):
+        if full[b]:
+            name = buf.sym_name.data
+            producers = [st.sym_name.data for st in stage_ops if name in st.output_names]
+            consumers = [st.sym_name.data for st in stage_ops if name in st.input_names]
+            raise error(
+                buf,
+                f"spatial-verify: buffer @{name} still holds {full[b]} full slot(s) at the end: produced by "
+                f"{_stages(producers)}, never consumed by {_stages(consumers)}",
+            )
+
+
+def _stages(names: list[str]) -> str:
+    return ", ".join("@" + n for n in names) if names else "no stage"
+
+
+@dataclass(frozen=True)
+class SpatialVerifyPass(ModulePass):
+    """Simulate a synthesized spatial program's choreography on counts, certify it (see module docstring)."""
+
+    name = "spatial-verify"
+    changes_ir: ClassVar[bool] = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        programs = [p for p in op.walk() if isinstance(p, ProgramOp)]
+        certificates: list[tuple[ProgramOp, Attribute]] = [(p, verify_program(p)) for p in programs]
+        for program, certificate in certificates:
+            program.attributes[PHASE_ATTR] = StringAttr("verified")
+            program.attributes[CERTIFICATE_ATTR] = certificate
