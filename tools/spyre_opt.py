@@ -4,11 +4,13 @@
               [--verify-diagnostics] [--mlir-print-op-generic]
               [--mlir-print-ir-after-all] [--mlir-timing]
               [--print-identity] [--cache-dir DIR] [--cache-stats]
+              [--print-plan-summary] [--plan-summary-json PATH]
 
 Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
 (`spyre_mlir.ir`, `spyre_mlir.passes`, `spyre_mlir.verify_diagnostics`,
-`spyre_mlir.diagnostics`, `spyre_mlir.deep`, `spyre_mlir.canonical`).
+`spyre_mlir.diagnostics`, `spyre_mlir.deep`, `spyre_mlir.canonical`,
+`spyre_mlir.spatial_summary`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import json
 import os
 import re
 import signal
@@ -24,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
@@ -35,6 +38,7 @@ from spyre_mlir import canonical, ir
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
+from spyre_mlir.spatial_summary import PlanSummary, plan_summaries
 from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)
@@ -72,6 +76,12 @@ pipeline in DIR, keyed by the input's identity and exact text, the pipeline,
 the output options and the version of spyre-opt; a later run on the same
 input parses and verifies it, then prints the kept output without running
 the pipeline. Off by default. --cache-stats reports hits and misses on stderr.
+
+--print-plan-summary prints, after the pipeline, the plan summary of every
+spatial.program of the output to stderr (sites, multicast groups, block shape,
+buffers and LX per site, engine-program classes, steps and cycles as recorded
+in the IR); stdout stays the IR. --plan-summary-json PATH writes the same
+summaries as JSON. Either turns the compile cache off.
 """
 
 
@@ -144,6 +154,10 @@ class SpyreOptMain(xDSLOptMain):
             "else no cache)")
         add("--no-cache", action="store_true", help=f"do not use the compile cache (even with ${CACHE_DIR_ENV})")
         add("--cache-stats", action="store_true", help="report compile cache hits and misses on stderr")
+        add("--print-plan-summary", action="store_true",
+            help="after the pipeline, print the plan summary of every spatial.program to stderr")
+        add("--plan-summary-json", metavar="PATH", type=_nonempty("--plan-summary-json", "a file name"),
+            default=None, help="write the plan summaries of the output's spatial.programs as JSON to PATH")
         add("--disable-verify", action="store_true", help="do not run the verifiers")
         add("--allow-unregistered-dialect", action="store_true", help="accept operations of unknown dialects")
         add("--list-passes", action="store_true", help="list the available passes and exit")
@@ -194,6 +208,7 @@ class SpyreOptMain(xDSLOptMain):
         chunks = split_input(text) if args.split_input_file else [(text, 0)]
         sources = {name: _SourceText(text)}
         outputs: list[str] = []
+        summaries: list[PlanSummary] = []
         failed = False
         for chunk, line_offset in chunks:
             result = call_deep(_process_chunk, self, chunk, name, line_offset, timings)
@@ -211,8 +226,19 @@ class SpyreOptMain(xDSLOptMain):
                 failed |= any(d.severity == "error" for d in result.diagnostics)
             if result.output is not None:
                 outputs.append(result.output)
+            summaries.extend(result.summaries)
 
         output = "// -----\n".join(outputs)
+        if args.print_plan_summary:
+            for summary in summaries:
+                sys.stderr.write(summary.table())
+        if args.plan_summary_json:
+            data = json.dumps([summary.to_json() for summary in summaries], indent=2) + "\n"
+            try:
+                write_atomically(args.plan_summary_json, _encode(data))
+            except OSError as exc:
+                print(f"error: cannot write '{args.plan_summary_json}': {exc.strerror or exc}", file=sys.stderr)
+                return 1
         if timings:
             timings.report(sys.stderr)
         if args.cache_stats:
@@ -248,6 +274,8 @@ class SpyreOptMain(xDSLOptMain):
             return None, "--mlir-print-ir-after-all"
         if args.disable_verify:
             return None, "--disable-verify"
+        if args.print_plan_summary or args.plan_summary_json:
+            return None, "the plan summary needs the output module"
         for p in self.pass_manager.passes:
             if (why := _side_effect(p)) is not None:
                 return None, f"pass '{p.name}' {why}"
@@ -301,6 +329,7 @@ _VERIFY_LEVELS = {
 class _ChunkResult:
     output: str | None
     diagnostics: list[Diagnostic]
+    summaries: list[PlanSummary] = field(default_factory=list)
 
 
 def _process_chunk(
@@ -343,11 +372,12 @@ def _process_chunk(
                 )
             if timings:
                 timings.add("Output", time.perf_counter() - start)
+            summaries = plan_summaries(module) if args.print_plan_summary or args.plan_summary_json else []
             if cached is not None and len(diagnostics) == before:  # a run with remarks or warnings is not kept
                 assert main.cache is not None
                 key, input_identity = cached
                 main.cache.put(key, out, identity=input_identity, pipeline=main.args.pipeline or main.args.passes or "")
-            return _ChunkResult(out, list(diagnostics))
+            return _ChunkResult(out, list(diagnostics), summaries)
         except DiagnosticError as exc:
             return _ChunkResult(None, [*diagnostics, exc.diagnostic])
 
