@@ -28,7 +28,9 @@ verified). Declarations name each other by symbol: tensors (kernel
 arguments in HBM), sites (logical core coordinates and their engines),
 buffers (tile slots in a site's LX), stages (load, store, receive, compute),
 edges (a producer and a consumer of one buffer), multicast groups (one load
-read by several sites), semaphores, and the per-(site, engine)
+read by several sites), semaphores, trips (a loop count read from an input
+tensor, with an admitted range: `spatial.trip`, run to by `spatial.loop %k
+= 0 to trip(@t)`), and the per-(site, engine)
 choreographies (`spatial.engine`: loops, waits, signals and steps).
 
 The verifiers check the structural invariants that hold in every phase:
@@ -55,6 +57,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     SymbolRefAttr,
@@ -915,6 +918,125 @@ class SemaphoreOp(IRDLOperation):
 
 
 @irdl_op_definition
+class TripOp(IRDLOperation):
+    """`spatial.trip @t from @x[ELEM] per P bias B admit [LO, HI]`: a loop count
+    the program reads from its own data (seed 004's `Trip`). Element ELEM (a
+    flat, row-major index) of the integer tensor @x, a program argument set
+    before the program runs, gives v; every `spatial.loop %k = 0 to trip(@t)`
+    runs n = ceil((v + B) / P) times (0 when v + B <= 0). The program admits
+    the values LO ..= HI only: a value outside is refused before anything
+    runs, never clamped or wrapped. Every static question takes the greatest
+    count, ceil((HI + B) / P) (`greatest_count`)."""
+
+    name = "spatial.trip"
+
+    sym_name = prop_def(StringAttr)
+    tensor = prop_def(FlatSymbolRefAttrConstr)
+    elem = prop_def(IntegerAttr)
+    per = prop_def(IntegerAttr)
+    bias = prop_def(IntegerAttr)
+    admit = prop_def(DenseArrayBase.constr(i64))
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, tensor: str | SymbolRefAttr, elem: int, per: int, bias: int, admit: Sequence[int]):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "tensor": _ref(tensor),
+                "elem": _i64(elem),
+                "per": _i64(per),
+                "bias": _i64(bias),
+                "admit": DenseArrayBase.from_list(i64, list(admit)),
+            }
+        )
+
+    @property
+    def element(self) -> int:
+        return int(self.elem.value.data)
+
+    @property
+    def per_value(self) -> int:
+        return int(self.per.value.data)
+
+    @property
+    def bias_value(self) -> int:
+        return int(self.bias.value.data)
+
+    @property
+    def admitted(self) -> tuple[int, ...]:
+        return tuple(int(v) for v in self.admit.get_values())
+
+    def count(self, value: int) -> int:
+        """Iterations of a loop run to this trip when the tensor holds `value`:
+        ceil((value + bias) / per), and 0 when value + bias <= 0."""
+        total = value + self.bias_value
+        return 0 if total <= 0 else -(-total // self.per_value)
+
+    @property
+    def greatest_count(self) -> int:
+        """The count at the greatest admitted value, the bound every static question takes."""
+        return self.count(self.admitted[-1])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TripOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("from")
+        tensor = _parse_symbol(parser)
+        parser.parse_punctuation("[")
+        elem = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation("]")
+        parser.parse_keyword("per")
+        per = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("bias")
+        bias = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("admit")
+        admit = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name.data, tensor, elem, per, bias, admit)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" from ")
+        printer.print_symbol_name(_name(self.tensor))
+        printer.print_string(f"[{self.element}] per {self.per_value} bias {self.bias_value} admit [")
+        printer.print_string(", ".join(str(v) for v in self.admitted))
+        printer.print_string("]")
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"trip @{self.sym_name.data}"
+        tensor = _resolve(self, self.tensor, TensorOp, me, "tensor")
+        assert isinstance(tensor, TensorOp)
+        ty = tensor.tensor_type
+        assert isinstance(ty, MemRefType)
+        if not isinstance(ty.get_element_type(), IntegerType):
+            raise VerifyException(
+                f"{me}: tensor @{_name(self.tensor)} must have integer elements (a count is read from it), got {ty}"
+            )
+        shape = tuple(ty.get_shape())
+        if any(d < 0 for d in shape):
+            raise VerifyException(f"{me}: tensor @{_name(self.tensor)} must have a static shape, got {ty}")
+        size = math.prod(shape)
+        if not 0 <= self.element < size:
+            raise VerifyException(
+                f"{me}: element {self.element} is outside tensor @{_name(self.tensor)} "
+                f"({size} element(s), flat indices 0 to {size - 1})"
+            )
+        if self.per_value <= 0:
+            raise VerifyException(f"{me}: per must be positive, got {self.per_value}")
+        admitted = self.admitted
+        if len(admitted) != 2:
+            raise VerifyException(f"{me}: admit takes two values [LO, HI], got {list(admitted)}")
+        if admitted[0] > admitted[1]:
+            raise VerifyException(f"{me}: the admitted range [{admitted[0]}, {admitted[1]}] is empty (LO > HI)")
+
+
+@irdl_op_definition
 class EngineOp(IRDLOperation):
     """`spatial.engine @s0 "load" { choreography }`: what one engine of one site
     runs, in order (loops, waits, signals, steps of its stages)."""
@@ -1003,28 +1125,63 @@ def enclosing_engine(op: Operation) -> EngineOp | None:
 @irdl_op_definition
 class LoopOp(IRDLOperation):
     """`spatial.loop %k = 0 to 8 { ... }`: the body for %k = lower, ..., upper - 1
-    (static bounds)."""
+    (static bounds). `spatial.loop %k = 0 to trip(@t) { ... }`: the upper bound
+    is a `spatial.trip`, a count read from the program's data at run time:
+    %k = lower, ..., lower + n - 1 for the trip's count n; every static
+    question (`bounds`) takes its greatest count."""
 
     name = "spatial.loop"
 
     lower = prop_def(IntegerAttr)
-    upper = prop_def(IntegerAttr)
+    upper = opt_prop_def(IntegerAttr)
+    trip = opt_prop_def(FlatSymbolRefAttrConstr)
     body = region_def("single_block")
     traits = lazy_traits_def(lambda: (NoTerminator(), HasParent(EngineOp, LoopOp)))
 
-    def __init__(self, lower: int, upper: int, body: Region | Block | None = None):
+    def __init__(self, lower: int, upper: int | str | SymbolRefAttr, body: Region | Block | None = None):
         if body is None:
             body = Block(arg_types=[IndexType()])
         region = body if isinstance(body, Region) else Region(body)
-        super().__init__(properties={"lower": _i64(lower), "upper": _i64(upper)}, regions=[region])
+        bound = {"upper": _i64(upper)} if isinstance(upper, int) else {"trip": _ref(upper)}
+        super().__init__(properties={"lower": _i64(lower), **bound}, regions=[region])
 
     @property
     def iteration(self) -> SSAValue:
         return self.body.block.args[0]
 
     @property
+    def trip_name(self) -> str | None:
+        """The trip this loop runs to, if its upper bound is one."""
+        return None if self.trip is None else _name(self.trip)
+
+    def trip_op(self) -> TripOp | None:
+        """The `spatial.trip` this loop runs to (None for static bounds or an unresolved symbol)."""
+        if self.trip is None:
+            return None
+        program = program_of(self)
+        found = program.lookup(_name(self.trip)) if program is not None else None
+        return found if isinstance(found, TripOp) else None
+
+    @property
     def bounds(self) -> tuple[int, int]:
-        return int(self.lower.value.data), int(self.upper.value.data)
+        """(lower, upper); for a loop run to a trip, upper = lower + the trip's greatest
+        count (the bound every static question takes)."""
+        lower = int(self.lower.value.data)
+        if self.upper is not None:
+            return lower, int(self.upper.value.data)
+        trip = self.trip_op()
+        if trip is None:
+            raise VerifyException(f"loop runs to trip @{self.trip_name}, which is not a declared 'spatial.trip'")
+        return lower, lower + trip.greatest_count
+
+    def _print_upper(self, printer: Printer) -> None:
+        lower = int(self.lower.value.data)
+        if self.trip is not None:
+            printer.print_string(f"{lower} to trip(")
+            printer.print_symbol_name(_name(self.trip))
+            printer.print_string(")")
+        else:
+            printer.print_string(f"{lower} to {_int(self.upper)}")
 
     @classmethod
     def parse(cls, parser: Parser) -> LoopOp:
@@ -1032,7 +1189,13 @@ class LoopOp(IRDLOperation):
         parser.parse_punctuation("=")
         lower = parser.parse_integer(allow_boolean=False)
         parser.parse_keyword("to")
-        upper = parser.parse_integer(allow_boolean=False)
+        upper: int | SymbolRefAttr
+        if parser.parse_optional_keyword("trip") is not None:
+            parser.parse_punctuation("(")
+            upper = _parse_symbol(parser)
+            parser.parse_punctuation(")")
+        else:
+            upper = parser.parse_integer(allow_boolean=False)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         resolved = arg.resolve(IndexType())  # pyright: ignore[reportAttributeAccessIssue]
         region = _single_block(parser.parse_region(arguments=[resolved]), [IndexType()])
@@ -1045,22 +1208,30 @@ class LoopOp(IRDLOperation):
         if self.body.blocks and len(self.body.block.args) == 1:
             printer.print_block_argument(self.body.block.args[0], print_type=False)
             printer.print_string(" = ")
-            lower, upper = self.bounds
-            printer.print_string(f"{lower} to {upper}")
+            self._print_upper(printer)
             _print_attrs(printer, self)
             printer.print_string(" ")
             printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
         else:  # malformed (refused by the verifier): print what there is, readable
-            lower, upper = self.bounds
-            printer.print_string(f"%_ = {lower} to {upper}")
+            printer.print_string("%_ = ")
+            self._print_upper(printer)
             _print_attrs(printer, self)
             printer.print_string(" ")
             printer.print_region(self.body, print_entry_block_args=True, print_empty_block=True)
 
     def verify_(self) -> None:
-        lower, upper = self.bounds
-        if lower < 0 or upper < lower:
-            raise VerifyException(f"loop bounds must satisfy 0 <= lower <= upper, got {lower} to {upper}")
+        lower = int(self.lower.value.data)
+        if (self.upper is None) == (self.trip is None):
+            raise VerifyException("a loop's upper bound is either a static count or a trip, exactly one of them")
+        if self.trip is not None:
+            if lower < 0:
+                raise VerifyException(f"loop bounds must satisfy 0 <= lower, got {lower} to trip(@{self.trip_name})")
+            _resolve(self, self.trip, TripOp, "loop", "trip")
+        else:
+            upper = _int(self.upper)
+            assert upper is not None
+            if lower < 0 or upper < lower:
+                raise VerifyException(f"loop bounds must satisfy 0 <= lower <= upper, got {lower} to {upper}")
         if not self.body.blocks or [a.type for a in self.body.block.args] != [IndexType()]:
             raise VerifyException("the body takes one index argument, the iteration number")
         _check_choreography(self.body, "a loop")
@@ -1215,6 +1386,7 @@ DECLARATIONS: tuple[type[Operation], ...] = (
     EdgeOp,
     MulticastOp,
     SemaphoreOp,
+    TripOp,
     EngineOp,
 )
 """The ops a `spatial.program` holds."""

@@ -34,6 +34,8 @@ Semantics (a deterministic discrete-event simulation, no threads):
 - Engines. Each `spatial.engine` (one per (site, engine)) is a coroutine (a
   Python generator) over its choreography, in order:
   `spatial.loop %k = lo to hi` runs its body for k = lo .. hi-1;
+  `spatial.loop %k = lo to trip(@t)` runs it for k = lo .. lo+n-1, n the
+  trip's count (below);
   `spatial.wait @sem >= N` blocks until the semaphore's value is >= N, then
   DECREMENTS it by N (a counting-semaphore acquire, as the dialect's
   `WaitOp` says: "block until the semaphore reaches N, then take N");
@@ -51,6 +53,13 @@ Semantics (a deterministic discrete-event simulation, no threads):
   Element types convert as the interpreter's formats do (bf16 is stored as
   its bits, computed in f32).
   `spatial.recv_step` (multicast) is not executable yet: a located error.
+- Trips. Before ANY engine runs, each `spatial.trip @t from @x[E] per P
+  bias B admit [LO, HI]` reads v, flat element E of its (integer) tensor
+  argument @x. A v outside LO ..= HI is a located error at the
+  `spatial.trip` ("trip @t reads v from @x[E], outside the admitted range
+  [LO, HI]"): nothing runs, the value is never clamped or wrapped. Else
+  every loop run to @t runs n = ceil((v + B) / P) times; v + B <= 0 gives
+  n = 0 (the loop body never runs).
 - Scheduler. Round-robin over the engines in program order, each running
   until it blocks on a wait or finishes. The program ends when every engine
   has finished. When a whole round makes no progress while some engine is
@@ -94,6 +103,7 @@ from spyre_mlir.dialects.spatial import (
     StageOp,
     StoreStepOp,
     TensorOp,
+    TripOp,
     WaitOp,
     YieldOp,
 )
@@ -120,6 +130,7 @@ not_executable(
             EdgeOp,
             MulticastOp,
             SemaphoreOp,
+            TripOp,
             EngineOp,
             LoopOp,
             WaitOp,
@@ -286,6 +297,7 @@ class _Plan:
         self.semaphores: dict[str, int] = {
             op.sym_name.data: int(op.init.value.data) for op in program.of_kind(SemaphoreOp)  # pyright: ignore
         }
+        self.trips: list[TripOp] = program.of_kind(TripOp)  # pyright: ignore[reportAttributeAccessIssue]
         self.engines: list[EngineOp] = program.of_kind(EngineOp)  # pyright: ignore[reportAttributeAccessIssue]
         self.lx_bytes = {site: 0 for site in (b.site for b in self.buffers.values())}
         for b in self.buffers.values():
@@ -357,6 +369,25 @@ class _Run:
             self.lx[site] = np.zeros(nbytes, np.uint8)
         self.progress = 0  # ops executed: a round without any is a deadlock
         self.tensor_views: dict[str, np.ndarray] = {}
+        self.trip_counts: dict[str, int] = {}
+
+    # -- trips --
+
+    def read_trips(self) -> None:
+        """Every trip's count, from its tensor argument, before any engine runs: a value
+        outside the admitted range is a located error at the `spatial.trip` (nothing runs;
+        never clamped or wrapped)."""
+        for trip in self.plan.trips:
+            name, tensor, elem = trip.sym_name.data, _name(trip.tensor), trip.element
+            value = int(self.tensor(tensor, trip, write=False).reshape(-1)[elem])
+            lo, hi = trip.admitted
+            if not lo <= value <= hi:
+                raise error(
+                    trip,
+                    f"trip @{name} reads {value} from @{tensor}[{elem}], outside the admitted range [{lo}, {hi}] "
+                    "(refused before anything runs, never clamped or wrapped)",
+                )
+            self.trip_counts[name] = trip.count(value)
 
     # -- memory --
 
@@ -451,7 +482,12 @@ class _Run:
     def block(self, block: Block, env: dict):
         for op in block.ops:
             if isinstance(op, LoopOp):
-                lower, upper = op.bounds
+                trip = op.trip_name
+                if trip is None:
+                    lower, upper = op.bounds
+                else:  # run to a trip: its count, read before the run
+                    lower = int(op.lower.value.data)
+                    upper = lower + self.trip_counts[trip]
                 for k in range(lower, upper):
                     self.progress += 1
                     env[op.iteration] = k
@@ -530,6 +566,7 @@ class _Run:
     # -- the scheduler --
 
     def run(self) -> None:
+        self.read_trips()
         active = [(engine, self.engine(engine)) for engine in self.plan.engines]
         blocked: dict[int, WaitOp] = {}
         deadline = self.runtime.deadline

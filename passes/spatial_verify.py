@@ -11,6 +11,15 @@ a compute or store stage takes one full slot of each of its input buffers
 (an empty buffer is an underflow). The engines run round robin, one
 choreography op each per round, in declaration order, until all finish.
 
+A loop run to a trip (`spatial.loop %k = 0 to trip(@t)`, a count the
+program reads from its data at run time) is simulated at the trip's
+greatest count, ceil((HI + B) / P) for `spatial.trip @t ... per P bias B
+admit [LO, HI]`: the bound every static question takes (the step guard,
+the certificate's step counts and peaks). A run whose value is below HI
+takes fewer iterations of the same choreography; a value outside the
+admitted range never runs (the interpreter refuses it before any engine
+starts).
+
 Refused, each with a located error:
 
 - a program in another phase;
@@ -104,7 +113,7 @@ def _static_steps(ops) -> int:
     total = 0
     for op in ops:
         if isinstance(op, LoopOp):
-            lower, upper = op.bounds
+            lower, upper = op.bounds  # a loop run to a trip: at its greatest count
             total += max(upper - lower, 0) * _static_steps(op.body.block.ops)
         else:
             total += 1
@@ -150,7 +159,7 @@ class _Engine:
 def _flatten(ops, sems: dict[str, int], stages: dict[str, int], code: list[tuple]) -> None:
     for op in ops:
         if isinstance(op, LoopOp):
-            lower, upper = op.bounds
+            lower, upper = op.bounds  # a loop run to a trip: at its greatest count
             start = len(code)
             code.append([_LOOP, upper - lower, -1])
             _flatten(op.body.block.ops, sems, stages, code)

@@ -202,3 +202,119 @@ def test_a_tile_outside_the_tensor_is_a_located_error():
     assert text != EXP
     message = _error(text, "vexp", a=a, b=np.zeros(256, np.float32))
     assert "outside the tensor" in message and "@a" in message
+
+
+# Trips (seed 004's `Trip`): a ragged double-and-copy whose three engines run
+# their loops to a count read from the program's own data, element 1 of @n:
+# ceil((v + 0) / 8) tiles of 8 rows, v admitted from 1 to 48 (at most 6 of the
+# tensor's 8 tiles).
+TRIP = """
+spatial.program @ragged attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<2xi32>
+  spatial.tensor @x : memref<64x8xf32>
+  spatial.tensor @z : memref<64x8xf32>
+  spatial.site @s0 at [0] engines ["load", "compute", "store"]
+  spatial.buffer @bx on @s0 : !spatial.tile<8x8xf32> depth 2 offset 0
+  spatial.buffer @bz on @s0 : !spatial.tile<8x8xf32> depth 2 offset 512
+  spatial.stage @ld load @x -> @bx on @s0 engine "load"
+  spatial.stage @dbl compute(@bx) -> @bz on @s0 engine "compute" {
+  ^bb0(%t: tensor<8x8xf32>):
+    %d = arith.addf %t, %t : tensor<8x8xf32>
+    spatial.yield %d : tensor<8x8xf32>
+  }
+  spatial.stage @st store @bz -> @z on @s0 engine "store"
+  spatial.edge @e0 from @ld to @dbl via @bx : !spatial.tile<8x8xf32>
+  spatial.edge @e1 from @dbl to @st via @bz : !spatial.tile<8x8xf32>
+  spatial.trip @rows from @n[1] per 8 bias 0 admit [1, 48]
+  spatial.semaphore @full_in on @s0 init 0
+  spatial.semaphore @empty_in on @s0 init 2
+  spatial.semaphore @full_out on @s0 init 0
+  spatial.semaphore @empty_out on @s0 init 2
+  spatial.engine @s0 "load" {
+    spatial.loop %k = 0 to trip(@rows) {
+      spatial.wait @empty_in >= 1
+      spatial.load_step @ld [%k]
+      spatial.signal @full_in += 1
+    }
+  }
+  spatial.engine @s0 "compute" {
+    spatial.loop %k = 0 to trip(@rows) {
+      spatial.wait @full_in >= 1
+      spatial.wait @empty_out >= 1
+      spatial.compute_step @dbl
+      spatial.signal @empty_in += 1
+      spatial.signal @full_out += 1
+    }
+  }
+  spatial.engine @s0 "store" {
+    spatial.loop %k = 0 to trip(@rows) {
+      spatial.wait @full_out >= 1
+      spatial.store_step @st [%k]
+      spatial.signal @empty_out += 1
+    }
+  }
+}
+"""
+
+_SENTINEL = -7.0
+
+
+def _trip_run(v: int, text: str = TRIP):
+    x = np.random.default_rng(3).standard_normal((64, 8)).astype(np.float32)
+    n = np.array([999, v], np.int32)  # element 0 is not the trip's: never read
+    out = spyre_mlir.interpret(text, "ragged", n=n, x=x, z=np.full((64, 8), _SENTINEL, np.float32))
+    return x, out["z"]
+
+
+def _expected(x: np.ndarray, tiles: int) -> np.ndarray:
+    want = np.full_like(x, _SENTINEL)
+    want[: 8 * tiles] = x[: 8 * tiles] + x[: 8 * tiles]
+    return want
+
+
+@pytest.mark.parametrize("v, tiles", [(1, 1), (8, 1), (9, 2), (30, 4), (47, 6), (48, 6)])
+def test_a_trip_inside_its_range_processes_exactly_that_many_tiles(v, tiles):
+    x, z = _trip_run(v)
+    np.testing.assert_array_equal(z, _expected(x, tiles))  # tiles beyond the count untouched
+
+
+def _count_steps(monkeypatch) -> list:
+    from spyre_mlir.interpreter import ops_spatial
+
+    steps: list = []
+    original = ops_spatial._Run.step
+
+    def counted(self, op, env):
+        steps.append(op)
+        return original(self, op, env)
+
+    monkeypatch.setattr(ops_spatial._Run, "step", counted)
+    return steps
+
+
+@pytest.mark.parametrize("v", [49, 56, 1000, 0, -3, -(2**31)])
+def test_a_trip_outside_its_range_is_refused_before_anything_runs(v, monkeypatch):
+    # 56 would be 7 tiles, inside the tensor: it is refused, not clamped to 6;
+    # -2**31 is not wrapped into the range either.
+    steps = _count_steps(monkeypatch)
+    x = np.ones((64, 8), np.float32)
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(TRIP, "ragged", n=np.array([5, v], np.int32), x=x, z=np.zeros_like(x))
+    diagnostic = info.value.diagnostic
+    assert f"trip @rows reads {v} from @n[1], outside the admitted range [1, 48]" in diagnostic.message
+    assert "spatial.trip @rows" in TRIP.splitlines()[diagnostic.location.line - 1]
+    assert steps == []  # no engine took a single step: no tile was loaded, computed or written
+
+
+def test_the_steps_run_when_the_trip_is_admitted(monkeypatch):
+    steps = _count_steps(monkeypatch)
+    _trip_run(17)
+    assert len(steps) == 3 * 3  # 3 tiles, each loaded, doubled and stored
+
+
+def test_a_trip_count_with_bias_at_or_below_zero_runs_no_iteration():
+    text = TRIP.replace("per 8 bias 0 admit [1, 48]", "per 8 bias -16 admit [0, 60]")
+    assert text != TRIP
+    for v, tiles in [(0, 0), (16, 0), (17, 1), (24, 1), (25, 2), (60, 6)]:
+        x, z = _trip_run(v, text)
+        np.testing.assert_array_equal(z, _expected(x, tiles))

@@ -331,3 +331,79 @@ spatial.program @p attributes {spatial.phase = "synthesized"} {
     %c = arith.constant 0 : index
   }
 }
+
+// -----
+// Trips: a loop count read from data, with an admitted range.
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<4xi32>
+  // expected-error @+1 {{trip @t: per must be positive, got 0}}
+  spatial.trip @t from @n[0] per 0 bias 0 admit [0, 8]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<4xi32>
+  // expected-error @+1 {{trip @t: the admitted range [9, 8] is empty (LO > HI)}}
+  spatial.trip @t from @n[0] per 1 bias 0 admit [9, 8]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<2x2xi32>
+  // expected-error @+1 {{trip @t: element 4 is outside tensor @n (4 element(s), flat indices 0 to 3)}}
+  spatial.trip @t from @n[4] per 1 bias 0 admit [0, 8]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<4xf32>
+  // expected-error @+1 {{trip @t: tensor @n must have integer elements (a count is read from it), got memref<4xf32>}}
+  spatial.trip @t from @n[0] per 1 bias 0 admit [0, 8]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.site @s0 at [0] engines ["load"]
+  // expected-error @+1 {{trip @t: tensor @s0 is a 'spatial.site', expected a 'spatial.tensor'}}
+  spatial.trip @t from @s0[0] per 1 bias 0 admit [0, 8]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<4xi32>
+  // expected-error @+1 {{trip @t: admit takes two values [LO, HI], got [0, 1, 2]}}
+  spatial.trip @t from @n[0] per 1 bias 0 admit [0, 1, 2]
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.site @s0 at [0] engines ["load"]
+  spatial.engine @s0 "load" {
+    // expected-error @+1 {{loop: trip @s0 is a 'spatial.site', expected a 'spatial.trip'}}
+    spatial.loop %k = 0 to trip(@s0) {
+    }
+  }
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.site @s0 at [0] engines ["load"]
+  spatial.engine @s0 "load" {
+    // expected-error @+1 {{loop: trip @t is not declared in program @p}}
+    spatial.loop %k = 0 to trip(@t) {
+    }
+  }
+}
+
+// -----
+spatial.program @p attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<4xi32>
+  spatial.trip @t from @n[0] per 1 bias 0 admit [0, 8]
+  spatial.site @s0 at [0] engines ["load"]
+  spatial.engine @s0 "load" {
+    // expected-error @+1 {{a loop's upper bound is either a static count or a trip, exactly one of them}}
+    "spatial.loop"() <{lower = 0 : i64, upper = 4 : i64, trip = @t}> ({
+    ^bb0(%k: index):
+    }) : () -> ()
+  }
+}

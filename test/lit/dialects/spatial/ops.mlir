@@ -154,3 +154,64 @@ spatial.program @shared attributes {spatial.phase = "fused", lx_bytes = 65536} {
     spatial.compute_step @cp1
   }
 }
+
+// A ragged copy: the loops run to a trip, a count the program reads from its
+// own data (element 1 of @n gives v; ceil((v + 0) / 8) tiles, v admitted
+// from 1 to 48).
+
+// CHECK-LABEL: spatial.program @ragged attributes {spatial.phase = "synthesized"} {
+// CHECK-NEXT:    spatial.tensor @n : memref<2xi32>
+// CHECK-NEXT:    spatial.tensor @x : memref<64x8xf32>
+// CHECK-NEXT:    spatial.tensor @z : memref<64x8xf32>
+// CHECK-NEXT:    spatial.site @s0 at [0] engines ["load", "store"]
+// CHECK-NEXT:    spatial.buffer @bx on @s0 : !spatial.tile<8x8xf32> depth 2 offset 0
+// CHECK-NEXT:    spatial.stage @ld load @x -> @bx on @s0 engine "load"
+// CHECK-NEXT:    spatial.stage @st store @bx -> @z on @s0 engine "store"
+// CHECK-NEXT:    spatial.edge @e from @ld to @st via @bx : !spatial.tile<8x8xf32>
+// CHECK-NEXT:    spatial.trip @rows from @n[1] per 8 bias 0 admit [1, 48]
+// CHECK-NEXT:    spatial.trip @back from @n[0] per 2 bias -3 admit [-5, 5] attributes {note = "unused"}
+// CHECK-NEXT:    spatial.semaphore @full on @s0 init 0
+// CHECK-NEXT:    spatial.semaphore @empty on @s0 init 2
+// CHECK-NEXT:    spatial.engine @s0 "load" {
+// CHECK-NEXT:      spatial.loop %[[K:.*]] = 0 to trip(@rows) {
+// CHECK-NEXT:        spatial.wait @empty >= 1
+// CHECK-NEXT:        spatial.load_step @ld [%[[K]]]
+// CHECK-NEXT:        spatial.signal @full += 1
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    spatial.engine @s0 "store" {
+// CHECK-NEXT:      spatial.loop %[[J:.*]] = 0 to trip(@rows) {
+// CHECK-NEXT:        spatial.wait @full >= 1
+// CHECK-NEXT:        spatial.store_step @st [%[[J]]]
+// CHECK-NEXT:        spatial.signal @empty += 1
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+spatial.program @ragged attributes {spatial.phase = "synthesized"} {
+  spatial.tensor @n : memref<2xi32>
+  spatial.tensor @x : memref<64x8xf32>
+  spatial.tensor @z : memref<64x8xf32>
+  spatial.site @s0 at [0] engines ["load", "store"]
+  spatial.buffer @bx on @s0 : !spatial.tile<8x8xf32> depth 2 offset 0
+  spatial.stage @ld load @x -> @bx on @s0 engine "load"
+  spatial.stage @st store @bx -> @z on @s0 engine "store"
+  spatial.edge @e from @ld to @st via @bx : !spatial.tile<8x8xf32>
+  spatial.trip @rows from @n[1] per 8 bias 0 admit [1, 48]
+  spatial.trip @back from @n[0] per 2 bias -3 admit [-5, 5] attributes {note = "unused"}
+  spatial.semaphore @full on @s0 init 0
+  spatial.semaphore @empty on @s0 init 2
+  spatial.engine @s0 "load" {
+    spatial.loop %k = 0 to trip(@rows) {
+      spatial.wait @empty >= 1
+      spatial.load_step @ld [%k]
+      spatial.signal @full += 1
+    }
+  }
+  spatial.engine @s0 "store" {
+    spatial.loop %k = 0 to trip(@rows) {
+      spatial.wait @full >= 1
+      spatial.store_step @st [%k]
+      spatial.signal @empty += 1
+    }
+  }
+}
