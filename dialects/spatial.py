@@ -1211,7 +1211,7 @@ class LoopOp(IRDLOperation):
             self._print_upper(printer)
             _print_attrs(printer, self)
             printer.print_string(" ")
-            printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+            printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         else:  # malformed (refused by the verifier): print what there is, readable
             printer.print_string("%_ = ")
             self._print_upper(printer)
