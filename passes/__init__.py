@@ -34,6 +34,36 @@ def _spatial_verify() -> type[ModulePass]:
     return SpatialVerifyPass
 
 
+def _spatial_tile() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_tile import SpatialTilePass
+
+    return SpatialTilePass
+
+
+def _spatial_place() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_place import SpatialPlacePass
+
+    return SpatialPlacePass
+
+
+def _spatial_fuse_readers() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_fuse_readers import SpatialFuseReadersPass
+
+    return SpatialFuseReadersPass
+
+
+def _spatial_size_buffers() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_size_buffers import SpatialSizeBuffersPass
+
+    return SpatialSizeBuffersPass
+
+
+def _spatial_synthesize_handshakes() -> type[ModulePass]:
+    from spyre_mlir.passes.spatial_synthesize_handshakes import SpatialSynthesizeHandshakesPass
+
+    return SpatialSynthesizeHandshakesPass
+
+
 def _spyre_fold_reshapes() -> type[ModulePass]:
     from spyre_mlir.passes.spyre_fold_reshapes import SpyreFoldReshapesPass
 
@@ -118,6 +148,11 @@ SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
     "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,
     "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
+    "spatial-tile": _spatial_tile,
+    "spatial-place": _spatial_place,
+    "spatial-fuse-readers": _spatial_fuse_readers,
+    "spatial-size-buffers": _spatial_size_buffers,
+    "spatial-synthesize-handshakes": _spatial_synthesize_handshakes,
     "spatial-verify": _spatial_verify,
     "spyre-coarse-tile": _spyre_coarse_tile,
     "spyre-distribute-work": _spyre_distribute_work,

@@ -1,0 +1,113 @@
+"""spatial-place: pin the logical blocks of a tiled spatial program to the machine's cores.
+
+After `spatial-tile` every grid point of the kernel is a site of its own.
+Spyre has `cores` cores (32), each with a load, a compute and a store
+engine. This pass gives every block a core, in row-major order of the grid:
+block i runs on core i mod `cores`. Where the grid has more blocks than
+cores, the blocks sharing a core become one site: their buffers and stages
+move to it, and each of its engines runs the blocks' choreographies one
+after the other (in block order), so the site's engine programs are the
+concatenation of theirs. Every stage is then pinned: it runs on an engine
+its site has (checked; a stage on an engine the core lacks is a located
+error). Each site records its core (`core`) and the logical blocks it runs
+(`blocks`).
+
+Before (`grid = [64]`, cores=32):
+
+    spatial.site @b0 at [0] engines ["load", "compute", "store"]
+    spatial.site @b32 at [32] engines ["load", "compute", "store"]
+    spatial.stage @b32_ld0 load @x -> @b32_in0 on @b32 engine "load" ...
+    spatial.engine @b32 "load" { spatial.load_step @b32_ld0 }
+
+After:
+
+    spatial.site @b0 at [0] engines ["load", "compute", "store"] {blocks = [[0], [32]], core = 0}
+    spatial.stage @b32_ld0 load @x -> @b32_in0 on @b0 engine "load" ...
+    spatial.engine @b0 "load" { spatial.load_step @b0_ld0  spatial.load_step @b32_ld0 }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
+from xdsl.passes import ModulePass
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects import spatial
+from spyre_mlir.spatial_phases import advance, programs_in
+
+ENGINES_OF_A_CORE = ("load", "compute", "store")
+
+
+def place(program: spatial.ProgramOp, cores: int) -> None:
+    sites = [s for s in program.of_kind(spatial.SiteOp) if isinstance(s, spatial.SiteOp)]
+    if not sites:
+        raise error(program, f"spatial-place: program @{program.sym_name.data} has no site")
+    for site in sites:
+        extra = sorted(set(site.engine_names) - set(ENGINES_OF_A_CORE))
+        if extra:
+            raise error(site, f"spatial-place: site @{site.sym_name.data} asks for engine \"{extra[0]}\", which a "
+                        f"Spyre core does not have (its engines: {', '.join(ENGINES_OF_A_CORE)})")
+    order = sorted(sites, key=lambda s: s.coordinates)
+    host: dict[str, spatial.SiteOp] = {}
+    blocks: dict[str, list[tuple[int, ...]]] = {}
+    for i, site in enumerate(order):
+        first = order[i % cores]
+        host[site.sym_name.data] = first
+        blocks.setdefault(first.sym_name.data, []).append(site.coordinates)
+    engines = {(e.site.root_reference.data, e.engine.data): e for e in program.of_kind(spatial.EngineOp)
+               if isinstance(e, spatial.EngineOp)}
+    for site in order:
+        target = host[site.sym_name.data]
+        if target is site:
+            continue
+        ref = SymbolRefAttr(target.sym_name.data)
+        for op in program.declarations():
+            if isinstance(op, spatial.BufferOp | spatial.StageOp) and op.site.root_reference.data == site.sym_name.data:
+                op.site = ref
+        for name in site.engine_names:
+            mine = engines.pop((site.sym_name.data, name), None)
+            if mine is None:
+                continue
+            into = engines.get((target.sym_name.data, name))
+            if into is None:
+                mine.site = ref
+                engines[(target.sym_name.data, name)] = mine
+                continue
+            for op in list(mine.body.block.ops):
+                op.detach()
+                into.body.block.add_op(op)
+            mine.detach()
+            mine.erase()
+        site.detach()
+        site.erase()
+    for i, site in enumerate(order[:cores]):
+        site.attributes["core"] = IntegerAttr(i, 64)
+        site.attributes["blocks"] = ArrayAttr(
+            [ArrayAttr([IntegerAttr(c, 64) for c in coords]) for coords in blocks[site.sym_name.data]]
+        )
+    for stage in program.of_kind(spatial.StageOp):
+        assert isinstance(stage, spatial.StageOp)
+        site = program.lookup(stage.site.root_reference.data)
+        if not isinstance(site, spatial.SiteOp) or stage.engine.data not in site.engine_names:
+            raise error(stage, f"spatial-place: stage @{stage.sym_name.data} cannot be pinned: its engine "
+                        f"\"{stage.engine.data}\" is not an engine of its site")
+
+
+@dataclass(frozen=True)
+class SpatialPlacePass(ModulePass):
+    """Pin the logical blocks of a tiled spatial program to cores and engines (see module docstring)."""
+
+    name = "spatial-place"
+
+    cores: int = 32
+    """Cores of the machine (Spyre: 32)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.cores < 1:
+            raise error(None, f"spatial-place: cores must be at least 1, got {self.cores}")
+        for program in programs_in(op, self.name, "tiled"):
+            place(program, self.cores)
+            advance(program, "placed")

@@ -1,0 +1,795 @@
+"""spatial-tile: lower a KTIR kernel to the per-site block plan of a spatial program.
+
+A KTIR kernel is a per-core program. This pass writes, for every point of
+the kernel's `grid`, a site (a logical core coordinate) with three engines,
+"load", "compute" and "store", and splits the kernel's body for that site
+into the work of each engine:
+
+- every `ktdp.load` of a box tile from a global memory view becomes a load
+  stage filling a FIFO buffer, its tile origin an affine map of the step's
+  loop numbers (`origin`);
+- every `ktdp.store` becomes a store stage draining a FIFO buffer;
+- the compute ops between two loops of one block (a "run") become one
+  compute stage, whose body is those ops on tiles (KTIR ops, run by the
+  interpreter's own handlers);
+- every `scf.for` becomes a `spatial.loop` in each of the three engines
+  (its count fixed per site), so the engines walk the same loop nest;
+- a tensor passed from one run to another (a loop-carried value, a value
+  computed before a loop and used in it) lives in a local buffer of the
+  compute engine; a loop's iteration arguments, its results and the values
+  its body yields share one local. A scalar crossing runs lives in a
+  one-element local.
+
+Index arithmetic (`ktdp.get_compute_tile_id`, the kernel's scalar
+arguments, loop numbers, `arith` on indices, `affine.apply`) is evaluated
+per site into affine expressions of the loop numbers; it is never copied to
+an engine except as the `origin` of a step or, where a compute op uses an
+index, materialized in the compute body from its loop-number arguments.
+
+The program is specialized for the kernel's scalar arguments: their values
+come from the pass option `scalars="K=2048,BLOCK_SIZE=128"` or the kernel's
+`spyre.specialize = {K = 2048 : index}` attribute, and become
+`spatial.scalar` declarations, which the program checks when it is run (a
+different value is refused before anything runs). Pointer arguments (the
+bases of global memory views) become `spatial.tensor`s named after them.
+
+Refused with a located error, before anything changes: a scalar argument
+whose value is not given, a loop whose bounds are not constant per site, a
+non-affine index, a memory view that is not row-major from its pointer or
+that disagrees with another view of the same pointer, a tile that is not a
+box in order, a dynamic or rank-0 tensor crossing runs, control flow other
+than `scf.for`, calls, and loads of tiles nothing uses.
+
+Before (`grid = [2]`):
+
+    func.func @add(%x: index, %z: index) attributes {grid = [2]} {
+      %c = ktdp.get_compute_tile_id : index
+      %o = arith.muli %c, %c64 : index
+      %xv = ktdp.construct_memory_view %x, sizes: [128], strides: [1] ...
+      %t = ktdp.construct_access_tile %xv[%o] ... -> !ktdp.access_tile<64xindex>
+      %a = ktdp.load %t ...
+      %s = arith.addf %a, %a : tensor<64xf16>
+      ktdp.store %s, %u ...
+
+After:
+
+    spatial.program @add attributes {spatial.phase = "tiled", grid = [2]} {
+      spatial.tensor @x : memref<128xf16>
+      spatial.site @b1 at [1] engines ["load", "compute", "store"]
+      spatial.buffer @b1_in0 on @b1 : !spatial.tile<64xf16> depth 1
+      spatial.stage @b1_ld0 load @x -> @b1_in0 on @b1 engine "load" origin affine_map<() -> (64)>
+      spatial.stage @b1_cp0 compute(@b1_in0) -> @b1_out0 on @b1 engine "compute" { ... }
+      spatial.edge @b1_e0 from @b1_ld0 to @b1_cp0 via @b1_in0 : !spatial.tile<64xf16>
+      spatial.engine @b1 "load" { spatial.load_step @b1_ld0 }
+      ...
+    }
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, scf, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects import spatial
+from spyre_mlir.dialects.ktdp import (
+    ConstructAccessTileOp,
+    ConstructMemoryViewOp,
+    GetComputeTileIdOp,
+    LoadOp,
+    StoreOp,
+    normalized_memory_space,
+)
+from spyre_mlir.passes.ktdf_build_pipelines import _box_transfer
+
+SPECIALIZE_ATTR = "spyre.specialize"
+"""Kernel attribute: the scalar arguments a spatial program is specialized for."""
+
+ENGINES = ("load", "compute", "store")
+
+_INDEX_OPS = (
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.DivUIOp,
+    arith.DivSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.RemUIOp,
+    arith.RemSIOp,
+    arith.IndexCastOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.MinUIOp,
+    arith.MaxUIOp,
+    affine.ApplyOp,
+)
+"""Integer ops evaluated per site (into affine expressions of the loop numbers)
+when all their operands are."""
+
+
+def _is_int(t: Attribute) -> bool:
+    return isinstance(t, IndexType | IntegerType)
+
+
+# ---------------------------------------------------------------------------
+# Partition: runs of compute ops between loops, the same for every site
+# ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Run:
+    """Ops of one block between two loops (or the block's ends): loads, compute
+    ops and stores, in order. `writes` are (value, local) copies at its end: a
+    loop's initial values (the run before it) or yielded values (a loop body's
+    last run)."""
+
+    ops: list[Operation] = field(default_factory=list)
+    writes: list[tuple[SSAValue, SSAValue]] = field(default_factory=list)  # (value, loop variable)
+    index: int = 0
+
+
+@dataclass(eq=False)
+class Loop:
+    op: scf.ForOp
+    body: list  # of Run | Loop
+
+
+class Partition:
+    """The kernel body as a tree of runs and loops, with what each run uses."""
+
+    def __init__(self, kernel: func.FuncOp, static: set[SSAValue]):
+        self.static = static
+        self.runs: list[Run] = []
+        self.loop_var: dict[SSAValue, SSAValue] = {}  # iter arg / loop result -> its loop variable (the iter arg)
+        self.tree = self._block(kernel.body.block, top=True)
+
+    def _new_run(self) -> Run:
+        run = Run(index=len(self.runs))
+        self.runs.append(run)
+        return run
+
+    def _block(self, block: Block, top: bool = False, loop: scf.ForOp | None = None) -> list:
+        items: list = []
+        run = self._new_run()
+        items.append(run)
+        for op in block.ops:
+            if isinstance(op, scf.ForOp):
+                for init, arg in zip(op.iter_args, op.body.block.args[1:]):
+                    run.writes.append((init, arg))
+                for arg, res in zip(op.body.block.args[1:], op.results):
+                    self.loop_var[arg] = arg
+                    self.loop_var[res] = arg
+                items.append(Loop(op, self._block(op.body.block, loop=op)))
+                run = self._new_run()
+                items.append(run)
+            elif isinstance(op, scf.YieldOp) and loop is not None:
+                for value, arg in zip(op.operands, loop.body.block.args[1:]):
+                    run.writes.append((value, arg))
+            elif isinstance(op, func.ReturnOp) and top:
+                if op.operands:
+                    raise error(op, "spatial-tile: a kernel returns nothing (its results go to memory through ktdp.store)")
+            elif op.results and all(r in self.static for r in op.results):
+                continue  # evaluated per site
+            elif isinstance(op, arith.ConstantOp):
+                continue  # rebuilt in each compute body that uses it
+            elif isinstance(op, ConstructMemoryViewOp | ConstructAccessTileOp | GetComputeTileIdOp):
+                continue  # evaluated per site (a view or tile not statically known is refused where used)
+            elif isinstance(op, scf.IfOp | scf.WhileOp | scf.ParallelOp | scf.IndexSwitchOp):
+                raise error(
+                    op,
+                    f"spatial-tile: '{op.name}' is not lowered to a spatial program (only scf.for loops with "
+                    "bounds fixed per site; data-dependent control flow has no static choreography)",
+                )
+            elif isinstance(op, func.CallOp):
+                raise error(op, "spatial-tile: calls are not lowered to a spatial program (inline the callee first)")
+            else:
+                run.ops.append(op)
+        return items
+
+
+# ---------------------------------------------------------------------------
+# Per-site evaluation of index values
+# ---------------------------------------------------------------------------
+
+
+class Site:
+    """Affine values of one site: index SSA values -> AffineExpr over the loop numbers."""
+
+    def __init__(self, coords: tuple[int, ...], scalars: dict[SSAValue, object]):
+        self.coords = coords
+        self.values: dict[SSAValue, AffineExpr] = {}
+        for value, v in scalars.items():
+            if _is_int(value.type):
+                self.values[value] = AffineExpr.constant(int(v))
+
+    def expr(self, value: SSAValue, where: Operation) -> AffineExpr:
+        if value in self.values:
+            return self.values[value]
+        owner = value.owner
+        if isinstance(owner, GetComputeTileIdOp):
+            i = list(owner.results).index(value)
+            if i >= len(self.coords):
+                raise error(owner, f"spatial-tile: asks for tile coordinate {i} of a grid of rank {len(self.coords)}")
+            result = AffineExpr.constant(self.coords[i])
+        elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            result = AffineExpr.constant(int(owner.value.value.data))
+        elif isinstance(owner, _INDEX_OPS):
+            result = self._op(owner, where)
+        else:
+            what = "a block argument" if not isinstance(owner, Operation) else f"'{owner.name}'"
+            raise error(
+                where,
+                f"spatial-tile: this index is computed by {what}, which is not evaluated per site "
+                "(the spatial program needs addresses and loop bounds that are affine in the loop numbers, the "
+                "tile coordinates and the scalar arguments)",
+            )
+        self.values[value] = result
+        return result
+
+    def const(self, value: SSAValue, where: Operation, what: str) -> int:
+        e = self.expr(value, where)
+        if e.used_dims():
+            raise error(where, f"spatial-tile: {what} is {e} here, which depends on an enclosing loop; a spatial "
+                        "loop's count is fixed per site")
+        return int(AffineMap(0, 0, (e,)).eval([], [])[0])
+
+    def _op(self, op: Operation, where: Operation) -> AffineExpr:
+        if isinstance(op, affine.ApplyOp):
+            amap = op.map.data
+            ops = [self.expr(v, where) for v in op.mapOperands]
+            dims, syms = ops[: amap.num_dims], ops[amap.num_dims :]
+            try:
+                return amap.results[0].replace_dims_and_symbols(dims, syms) if len(amap.results) == 1 else None  # type: ignore[return-value]
+            except ValueError as exc:
+                raise error(where, f"spatial-tile: the index of this op is not affine per site ({exc})") from None
+        a = [self.expr(v, where) for v in op.operands]
+        try:
+            if isinstance(op, arith.IndexCastOp):
+                return a[0]
+            if isinstance(op, arith.AddiOp):
+                return a[0] + a[1]
+            if isinstance(op, arith.SubiOp):
+                return a[0] - a[1]
+            if isinstance(op, arith.MuliOp):
+                return a[0] * a[1]
+            consts = [_const(e) for e in a]
+            if isinstance(op, arith.MinSIOp | arith.MinUIOp | arith.MaxSIOp | arith.MaxUIOp):
+                if None in consts:
+                    raise ValueError("min/max of values that vary with a loop")
+                pick = min if isinstance(op, arith.MinSIOp | arith.MinUIOp) else max
+                return AffineExpr.constant(pick(consts))  # type: ignore[type-var]
+            if consts[1] is None or consts[1] <= 0:
+                raise ValueError("division by a value that is not a positive constant")
+            if isinstance(op, arith.CeilDivSIOp | arith.CeilDivUIOp):
+                return a[0].ceil_div(a[1])
+            if isinstance(op, arith.RemUIOp | arith.RemSIOp):
+                return a[0] % a[1]
+            return a[0] // a[1]
+        except ValueError as exc:
+            raise error(op, f"spatial-tile: this index is not affine per site ({exc})") from None
+
+
+def _const(e: AffineExpr) -> int | None:
+    if e.used_dims():
+        return None
+    return int(AffineMap(0, 0, (e,)).eval([], [])[0])
+
+
+def _static_values(kernel: func.FuncOp, scalars: dict[SSAValue, object]) -> set[SSAValue]:
+    """Values evaluated per site: integer scalars, tile coordinates, integer
+    constants and integer ops of static values, loop numbers."""
+    static: set[SSAValue] = {v for v in scalars if _is_int(v.type)}
+    for op in kernel.walk():
+        if isinstance(op, scf.ForOp):
+            static.add(op.body.block.args[0])
+        elif isinstance(op, GetComputeTileIdOp):
+            static.update(op.results)
+        elif isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr) and _is_int(op.result.type):
+            static.add(op.result)
+        elif isinstance(op, _INDEX_OPS) and all(v in static for v in op.operands) and all(_is_int(r.type) for r in op.results):
+            static.update(op.results)
+    return static
+
+
+# ---------------------------------------------------------------------------
+# The lowering of one kernel
+# ---------------------------------------------------------------------------
+
+
+def _grid(kernel: func.FuncOp) -> list[int]:
+    attr = kernel.attributes.get("grid")
+    if isinstance(attr, ArrayAttr):
+        return [int(a.value.data) for a in attr.data if isinstance(a, IntegerAttr)] or [1]
+    return [1]
+
+
+def _tile_type(t: Attribute, where: Operation, what: str) -> spatial.TileType:
+    if not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()) or not t.get_shape():
+        raise error(where, f"spatial-tile: {what} of type {t} cannot be a tile (a tile has a static shape of "
+                    "positive dims)")
+    return spatial.TileType(t.get_shape(), t.get_element_type())
+
+
+def _row_major(sizes: Sequence[int]) -> list[int]:
+    out, acc = [], 1
+    for s in reversed(sizes):
+        out.append(acc)
+        acc *= s
+    return out[::-1]
+
+
+class KernelLowering:
+    """Builds the `spatial.program` of one kernel (phase "tiled")."""
+
+    def __init__(self, kernel: func.FuncOp, given: dict[str, str]):
+        self.kernel = kernel
+        self.name = kernel.sym_name.data
+        self.grid = _grid(kernel)
+        self.decls: list[Operation] = []
+        self.tensors: dict[SSAValue, str] = {}  # pointer argument -> tensor symbol
+        self.scalars = self._scalars(given)
+        self.static = _static_values(kernel, self.scalars)
+        self.partition = Partition(kernel, self.static)
+        self._tensors()
+        self.used_outside = self._crossing()
+
+    # -- arguments ----------------------------------------------------------
+
+    def _scalars(self, given: dict[str, str]) -> dict[SSAValue, object]:
+        attr = self.kernel.attributes.get(SPECIALIZE_ATTR)
+        from_attr: dict[str, Attribute] = dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
+        out: dict[SSAValue, object] = {}
+        for i, arg in enumerate(self.kernel.body.block.args):
+            name = arg.name_hint or f"arg{i}"
+            if isinstance(arg.type, IndexType) and any(isinstance(u.operation, ConstructMemoryViewOp) and
+                                                       u.operation.offset is arg for u in arg.uses):
+                continue  # a pointer: a tensor
+            if not arg.uses:
+                continue
+            if not (_is_int(arg.type) or _is_float_type(arg.type)):
+                raise error(self.kernel, f"spatial-tile: argument %{name} of type {arg.type} cannot be specialized "
+                            "(a spatial program takes tensors and integer or float scalars)")
+            if name in given:
+                text = given[name]
+                try:
+                    value = int(text, 0) if _is_int(arg.type) else float(text)
+                except ValueError:
+                    raise error(self.kernel, f"spatial-tile: scalars: '{name}={text}' is not a number of type "
+                                f"{arg.type}") from None
+            elif name in from_attr and isinstance(from_attr[name], IntegerAttr | FloatAttr):
+                value = from_attr[name].value.data  # type: ignore[union-attr]
+                value = int(value) if _is_int(arg.type) else float(value)
+            else:
+                raise error(
+                    self.kernel,
+                    f"spatial-tile: the spatial program of @{self.name} is specialized for its scalar arguments "
+                    f"and %{name} ({arg.type}) has no value: pass scalars=\"{name}=...\" or put it in the kernel's "
+                    f"{SPECIALIZE_ATTR} = {{{name} = ...}}",
+                )
+            out[arg] = value
+        unknown = sorted(set(given) - {a.name_hint for a in self.kernel.body.block.args if a.name_hint})
+        if unknown:
+            raise error(self.kernel, f"spatial-tile: scalars: @{self.name} has no argument named '{unknown[0]}'")
+        for arg, value in out.items():
+            attr_value: Attribute = (IntegerAttr(int(value), arg.type) if _is_int(arg.type)  # type: ignore[arg-type]
+                                     else FloatAttr(float(value), arg.type))  # type: ignore[arg-type]
+            self.decls.append(spatial.ScalarOp.create(properties={
+                "sym_name": StringAttr(arg.name_hint or "arg"), "type": arg.type, "value": attr_value}))
+        return out
+
+    def _tensors(self) -> None:
+        shapes: dict[SSAValue, tuple[MemRefType, ConstructMemoryViewOp]] = {}
+        for op in self.kernel.walk():
+            if not isinstance(op, ConstructMemoryViewOp):
+                continue
+            space = normalized_memory_space(op.memory_space)
+            if space is None or not space.is_global:
+                raise error(op, "spatial-tile: only global (HBM) memory views are lowered; a spatial program places "
+                            "its own buffers in LX")
+            base = op.offset
+            if not (isinstance(base.owner, Block) and base.owner is self.kernel.body.block):
+                raise error(op, "spatial-tile: the base of this memory view is not a pointer argument of the kernel "
+                            "(a spatial.tensor is a kernel argument)")
+            if op.sizes or op.strides:
+                raise error(op, "spatial-tile: this memory view has dynamic sizes or strides")
+            sizes = list(op.static_sizes.get_values())
+            strides = list(op.static_strides.get_values())
+            if strides != _row_major(sizes):
+                raise error(op, f"spatial-tile: this memory view has strides {strides}, not the row-major "
+                            f"{_row_major(sizes)} of its sizes {sizes}")
+            from spyre_mlir.affine import box_bounds
+
+            box = box_bounds(op.coordinate_set.data)
+            if box != [(0, s - 1) for s in sizes]:
+                raise error(op, "spatial-tile: this memory view's coordinate set is not its whole box")
+            t = op.result.type
+            assert isinstance(t, MemRefType)
+            mtype = MemRefType(t.get_element_type(), sizes)
+            if base in shapes and shapes[base][0] != mtype:
+                raise error(op, f"spatial-tile: this view of %{base.name_hint} is {mtype}, another is "
+                            f"{shapes[base][0]}; a spatial.tensor has one shape",
+                            (shapes[base][1], "the other view"))
+            shapes[base] = (mtype, op)
+        taken = {a.name_hint for a in self.scalars}
+        for base, (mtype, _) in shapes.items():
+            name = base.name_hint or f"arg{list(self.kernel.body.block.args).index(base)}"
+            assert name not in taken
+            self.tensors[base] = name
+            self.decls.append(spatial.TensorOp(name, mtype))
+
+    # -- which values cross runs --------------------------------------------
+
+    def _run_of(self) -> dict[Operation, Run]:
+        return {op: run for run in self.partition.runs for op in run.ops}
+
+    def _crossing(self) -> set[SSAValue]:
+        """Non-static values a run uses but another run (or a loop) defines."""
+        owner = self._run_of()
+        crossing: set[SSAValue] = set()
+        for run in self.partition.runs:
+            used = [v for op in run.ops for v in _used_values(op)] + [v for v, _ in run.writes]
+            for v in used:
+                if v in self.static or _is_constant(v):
+                    continue
+                d = v.owner
+                if isinstance(d, Operation) and owner.get(d) is run:
+                    continue
+                crossing.add(v)
+        return crossing
+
+    # -- per site -----------------------------------------------------------
+
+    def build(self) -> spatial.ProgramOp:
+        body = list(self.decls)
+        for coords in itertools.product(*(range(g) for g in self.grid)):
+            body.extend(SiteLowering(self, coords).build())
+        attrs = {"grid": ArrayAttr([IntegerAttr(g, 64) for g in self.grid])}
+        program = spatial.ProgramOp(self.name, "tiled", body, attrs)
+        return program
+
+
+def _is_float_type(t: Attribute) -> bool:
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
+
+    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def _is_constant(v: SSAValue) -> bool:
+    return isinstance(v.owner, arith.ConstantOp)
+
+
+def _used_values(op: Operation) -> list[SSAValue]:
+    """Operands of `op` and of the ops nested in it that are defined outside `op`."""
+    inner = {r for o in op.walk() for r in o.results} | {a for o in op.walk() for reg in o.regions
+                                                         for b in reg.blocks for a in b.args}
+    return [v for o in op.walk() for v in o.operands if v not in inner]
+
+
+class SiteLowering:
+    """The declarations and engine programs of one site."""
+
+    def __init__(self, k: KernelLowering, coords: tuple[int, ...]):
+        self.k = k
+        self.coords = coords
+        self.site = "b" + "_".join(str(c) for c in coords)
+        self.values = Site(coords, k.scalars)
+        self.decls: list[Operation] = []
+        self.buffers: list[Operation] = []
+        self.stages: list[Operation] = []
+        self.edges: list[Operation] = []
+        self.locals: dict[SSAValue, tuple[str, bool]] = {}  # crossing value -> (buffer, is a wrapped scalar)
+        self.counter: dict[str, int] = {}
+        self.dims: list[SSAValue] = []  # loop numbers of the enclosing spatial loops (engine-side block args)
+
+    def _fresh(self, kind: str) -> str:
+        n = self.counter.get(kind, 0)
+        self.counter[kind] = n + 1
+        return f"{self.site}_{kind}{n}"
+
+    def build(self) -> list[Operation]:
+        engines = {e: Block() for e in ENGINES}
+        self._items(self.k.partition.tree, engines, [])
+        site = spatial.SiteOp(self.site, self.coords, ENGINES)
+        progs = [spatial.EngineOp(self.site, e, engines[e]) for e in ENGINES]
+        return [site, *self.buffers, *self.stages, *self.edges, *progs]
+
+    # -- locals -------------------------------------------------------------
+
+    def _local(self, value: SSAValue, where: Operation) -> tuple[str, bool]:
+        key = self.k.partition.loop_var.get(value, value)
+        if key in self.locals:
+            return self.locals[key]
+        t = key.type
+        wrapped = not isinstance(t, TensorType)
+        tile = spatial.TileType([1], t) if wrapped else _tile_type(t, where, "a value passed between compute stages")
+        name = self._fresh("v")
+        self.buffers.append(spatial.BufferOp(name, self.site, tile, 1, local=True))
+        self.locals[key] = (name, wrapped)
+        return self.locals[key]
+
+    # -- the tree -----------------------------------------------------------
+
+    def _items(self, items: list, engines: dict[str, Block], dims: list[int]) -> None:
+        for item in items:
+            if isinstance(item, Run):
+                self._run(item, engines, dims)
+            else:
+                self._loop(item, engines, dims)
+
+    def _loop(self, loop: Loop, engines: dict[str, Block], dims: list[int]) -> None:
+        op = loop.op
+        lb = self.values.const(op.lb, op, "the lower bound")
+        ub = self.values.const(op.ub, op, "the upper bound")
+        step = self.values.const(op.step, op, "the step")
+        if step <= 0:
+            raise error(op, f"spatial-tile: this loop's step is {step} here; a spatial loop needs a positive step")
+        count = max(0, -(-(ub - lb) // step))
+        depth = len(dims)
+        self.values.values[op.body.block.args[0]] = AffineExpr.constant(lb) + AffineExpr.dimension(depth) * step
+        inner: dict[str, Block] = {}
+        for e in ENGINES:
+            block = Block(arg_types=[IndexType()])
+            engines[e].add_op(spatial.LoopOp(0, count, block))
+            inner[e] = block
+        self._items(loop.body, inner, [*dims, depth])
+
+    def _origin(self, tile_value: SSAValue, where: Operation, ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType]:
+        found = _box_transfer(tile_value)
+        if found is None:
+            raise error(where, "spatial-tile: this access is not a box tile in order from its anchor in a memory "
+                        "view (a spatial step moves one box tile)")
+        view, indices, sizes = found
+        base = view.owner.offset  # type: ignore[union-attr]
+        tensor_name = self.k.tensors[base]
+        exprs = [self.values.expr(i, where) for i in indices]
+        t = view.type
+        elem = t.get_element_type()  # type: ignore[union-attr]
+        return tensor_name, AffineMapAttr(AffineMap(ndims, 0, tuple(exprs))), spatial.TileType(sizes, elem)
+
+    def _run(self, run: Run, engines: dict[str, Block], dims: list[int]) -> None:
+        k = self.k
+        loads = [op for op in run.ops if isinstance(op, LoadOp)]
+        stores = [op for op in run.ops if isinstance(op, StoreOp)]
+        computes = [op for op in run.ops if not isinstance(op, LoadOp | StoreOp)]
+        load_of = {op.result: op for op in loads}
+        # what the run defines that others need, and what it needs from others
+        defined = {r for op in run.ops for r in op.results}
+        outs_local: list[tuple[SSAValue, str, bool]] = []  # (value, local, wrapped)
+        for op in run.ops:
+            for r in op.results:
+                if r in k.used_outside:
+                    name, wrapped = self._local(r, op)
+                    outs_local.append((r, name, wrapped))
+        for value, var in run.writes:
+            name, wrapped = self._local(var, var.owner if isinstance(var.owner, Operation) else k.kernel)
+            outs_local.append((value, name, wrapped))
+        needed: list[SSAValue] = []
+        for op in [*computes, *stores]:
+            operands = _used_values(op) if not isinstance(op, StoreOp) else [op.data_tile]
+            for v in operands:
+                if v not in defined and v in k.used_outside and v not in needed:
+                    needed.append(v)
+        for v, _, _ in outs_local:
+            if v not in defined and v in k.used_outside and v not in needed:
+                needed.append(v)
+        for v in load_of:
+            if not v.uses:
+                raise error(load_of[v], "spatial-tile: nothing uses the tile this load reads")
+        if not run.ops and not outs_local:
+            return
+        nd = len(dims)
+        # load stages
+        in_buffers: list[str] = []
+        load_stages: list[str] = []
+        for op in loads:
+            tname, origin, tile = self._origin(op.access_tile, op, nd)
+            ttype = _tile_type(op.result.type, op, "a loaded tile")
+            if ttype.get_shape() != tile.get_shape():
+                raise error(op, f"spatial-tile: this load's result {op.result.type} is not its tile's shape "
+                            f"{list(tile.get_shape())}")
+            buf, stage = self._fresh("in"), self._fresh("ld")
+            self.buffers.append(spatial.BufferOp(buf, self.site, ttype, 1))
+            self.stages.append(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin))
+            engines["load"].add_op(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)))
+            in_buffers.append(buf)
+            load_stages.append(stage)
+        # store buffers
+        out_buffers: list[tuple[str, StoreOp]] = []
+        for op in stores:
+            ttype = _tile_type(op.data_tile.type, op, "a stored tile")
+            out_buffers.append((self._fresh("out"), op))
+            self.buffers.append(spatial.BufferOp(out_buffers[-1][0], self.site, ttype, 1))
+        # the compute stage
+        local_in = [self._local(v, run.ops[0] if run.ops else k.kernel) for v in needed]
+        inputs = in_buffers + [n for n, _ in local_in]
+        outputs = [n for n, _ in out_buffers] + [n for _, n, _ in outs_local]
+        if not outputs:
+            raise error(run.ops[0], "spatial-tile: these ops compute nothing that is stored or used later")
+        cp = self._fresh("cp")
+        body = self._body(run, loads, needed, local_in, out_buffers, outs_local, nd)
+        self.stages.append(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body))
+        engines["compute"].add_op(spatial.ComputeStepOp(cp, _dim_args(engines["compute"], nd)))
+        for (buf, op) in out_buffers:
+            tname, origin, tile = self._origin(op.access_tile, op, nd)
+            if tuple(op.data_tile.type.get_shape()) != tile.get_shape():  # type: ignore[union-attr]
+                raise error(op, f"spatial-tile: this store writes {op.data_tile.type} to a tile of shape "
+                            f"{list(tile.get_shape())}")
+            stage = self._fresh("st")
+            self.stages.append(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin))
+            engines["store"].add_op(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)))
+            self.edges.append(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)))
+        for buf, ld in zip(in_buffers, load_stages):
+            self.edges.append(spatial.EdgeOp(self._fresh("e"), ld, cp, buf, _buffer_tile(self.buffers, buf)))
+
+    def _body(self, run, loads, needed, local_in, out_buffers, outs_local, nd) -> Region:
+        """The compute stage's body: the run's ops on tiles, reading the loaded
+        tiles and the locals, yielding the stored tiles and the locals."""
+        arg_types: list[Attribute] = [op.result.type for op in loads]
+        for v, (_, wrapped) in zip(needed, local_in):
+            arg_types.append(TensorType(v.type, [1]) if wrapped else v.type)
+        arg_types += [IndexType()] * nd
+        block = Block(arg_types=arg_types)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for op, arg in zip(loads, block.args):
+            mapping[op.result] = arg
+        idx = [a for a in block.args[len(arg_types) - nd :]] if nd else []
+        c0: list[SSAValue] = []
+
+        def zero() -> SSAValue:
+            if not c0:
+                z = arith.ConstantOp.from_int_and_width(0, IndexType())
+                block.add_op(z)
+                c0.append(z.result)
+            return c0[0]
+
+        for v, (_, wrapped), arg in zip(needed, local_in, block.args[len(loads) :]):
+            if wrapped:
+                ex = tensor.ExtractOp(arg, [zero()], v.type)
+                block.add_op(ex)
+                mapping[v] = ex.result
+            else:
+                mapping[v] = arg
+
+        def value(v: SSAValue, where: Operation) -> SSAValue:
+            if v in mapping:
+                return mapping[v]
+            mapping[v] = self._materialize(v, where, block, idx)
+            return mapping[v]
+
+        for op in run.ops:
+            if isinstance(op, LoadOp | StoreOp):
+                continue
+            for v in _used_values(op):
+                value(v, op)
+            clone = op.clone(value_mapper=mapping)
+            block.add_op(clone)
+            for r, c in zip(op.results, clone.results):
+                mapping[r] = c
+        yielded: list[SSAValue] = []
+        for _, op in out_buffers:
+            yielded.append(value(op.data_tile, op))
+        for v, _, wrapped in outs_local:
+            x = value(v, run.ops[0] if run.ops else self.k.kernel)
+            if wrapped:
+                fe = tensor.FromElementsOp.create(operands=[x], result_types=[TensorType(v.type, [1])])
+                block.add_op(fe)
+                x = fe.results[0]
+            yielded.append(x)
+        block.add_op(spatial.YieldOp.create(operands=yielded))
+        return Region(block)
+
+    def _materialize(self, v: SSAValue, where: Operation, block: Block, idx: list[SSAValue]) -> SSAValue:
+        """A value defined outside the run, rebuilt in the body: a constant, a
+        scalar argument, or an index of the loop numbers."""
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp):
+            c = owner.clone()
+            block.add_op(c)
+            return c.result
+        if v in self.k.scalars and not _is_int(v.type):
+            c = arith.ConstantOp(FloatAttr(float(self.k.scalars[v]), v.type))  # type: ignore[arg-type]
+            block.add_op(c)
+            return c.result
+        if v in self.k.static:
+            e = self.values.expr(v, where)
+            const = _const(e)
+            if const is not None:
+                c = arith.ConstantOp.from_int_and_width(const, IndexType())
+                block.add_op(c)
+                result = c.result
+            else:
+                ap = affine.ApplyOp(idx, AffineMapAttr(AffineMap(len(idx), 0, (e,))))
+                block.add_op(ap)
+                result = ap.result
+            if not isinstance(v.type, IndexType):
+                cast = arith.IndexCastOp(result, v.type)
+                block.add_op(cast)
+                result = cast.result
+            return result
+        raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'}, defined outside its compute stage, "
+                    "which is neither a constant, a scalar argument, an index nor a value passed between stages")
+
+
+def _dim_args(block: Block, nd: int) -> list[SSAValue]:
+    """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last)."""
+    args: list[SSAValue] = []
+    b: Block | None = block
+    while b is not None and len(args) < nd and b.args:
+        args.append(b.args[0])
+        parent = b.parent_op()
+        b = parent.parent_block() if parent is not None else None
+    return args[::-1]
+
+
+def _buffer_tile(buffers: list[Operation], name: str) -> spatial.TileType:
+    for b in buffers:
+        if isinstance(b, spatial.BufferOp) and b.sym_name.data == name:
+            return b.tile
+    raise KeyError(name)
+
+
+def _ref(name: str):
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    return SymbolRefAttr(name)
+
+
+def parse_scalars(text: str) -> dict[str, str]:
+    """`"K=2048,BLOCK_SIZE=128"` -> {"K": "2048", "BLOCK_SIZE": "128"}."""
+    out: dict[str, str] = {}
+    for item in filter(None, (s.strip() for s in re.split(r"[,\s]+", text))):
+        name, eq, value = item.partition("=")
+        if not eq or not name or not value:
+            raise ValueError(f"expected NAME=VALUE, got '{item}'")
+        out[name] = value
+    return out
+
+
+@dataclass(frozen=True)
+class SpatialTilePass(ModulePass):
+    """Lower each KTIR kernel to the per-site block plan of a spatial program (see module docstring)."""
+
+    name = "spatial-tile"
+
+    scalars: str = ""
+    """Values of the kernel's scalar arguments the program is specialized for: "K=2048,BLOCK_SIZE=128"."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            given = parse_scalars(self.scalars)
+        except ValueError as exc:
+            raise error(None, f"spatial-tile: scalars: {exc}") from None
+        kernels = [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks
+                   and (f.sym_visibility is None or f.sym_visibility.data != "private")]
+        if not kernels:
+            raise error(op, "spatial-tile: the module has no kernel (a func.func with a body) to lower")
+        programs = [(f, KernelLowering(f, given).build()) for f in kernels]
+        for f, program in programs:
+            parent = f.parent_block()
+            assert parent is not None
+            parent.insert_op_before(program, f)
+            f.detach()
+            f.erase()
