@@ -40,6 +40,15 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N, kernel=NAME, auto-tile=true with engine=, jobs=, "
         "max-evaluations=, search-report=)",
     ),
+    "ktir-to-spatial": (
+        "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
+        "spatial-tile,spatial-place,spatial-fuse-readers,spatial-size-buffers,spatial-synthesize-handshakes,"
+        "spatial-verify",
+        "lower a kernel to a verified spatial program: one site per grid block with load, compute and store "
+        "engines, blocks placed on cores, tiles several cores read multicast, LX buffers sized, semaphore "
+        "handshakes, the choreography simulated (options: scalars=\"NAME=V,...\", cores=N, multicast=false, "
+        "depth=N, lx-bytes=N)",
+    ),
     "physicalize": (
         "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
         "rewrite a kernel with spyre.tensor_layout markers onto physical (stick) layouts, then clean up",

@@ -25,7 +25,7 @@ After:
     spatial.multicast @g0 reader @b0_0_ld0 to [@b0_1]
     spatial.engine @b0_1 "load" { spatial.loop %k = 0 to 16 { ... } }      // its A load step is gone
 
-Option `enable=false` leaves the program as it is (only the phase moves
+Option `multicast=false` leaves the program as it is (only the phase moves
 on), the baseline for measuring what fusing saves.
 """
 
@@ -104,11 +104,11 @@ class SpatialFuseReadersPass(ModulePass):
 
     name = "spatial-fuse-readers"
 
-    enable: bool = True
+    multicast: bool = True
     """Fuse (true) or only move the phase on (false: the baseline without multicast)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for program in programs_in(op, self.name, "placed"):
-            if self.enable:
+            if self.multicast:
                 fuse(program)
             advance(program, "fused")
