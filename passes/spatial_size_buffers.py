@@ -64,7 +64,7 @@ After (@bx filled 4 times in a loop: double buffered; @bz filled once):
       ...
       spatial.buffer @bx on @s0 : !spatial.tile<16x64xf16> depth 2 offset 0
       spatial.buffer @bz on @s0 : !spatial.tile<16x64xf16> depth 1 offset 4096
-      spatial.buffer @acc on @s0 : !spatial.tile<16x64xf32> depth 1 offset 6144 local
+      spatial.buffer @acc on @s0 : !spatial.tile<16x64xf32> depth 1 local offset 6144
       ...
     }
 """
