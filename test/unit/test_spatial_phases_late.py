@@ -10,6 +10,8 @@ spatial-verify with a located error naming the buffer or the semaphore.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, i64
@@ -473,3 +475,26 @@ def test_a_loop_invariant_local_verifies_and_runs():
     (x,) = _inputs((64, 16), seed=4, n=1)
     out = spyre_mlir.interpret(module, "bias", x=x, z=np.zeros_like(x))
     np.testing.assert_allclose(out["z"], x + np.float32(1.5), rtol=1e-6)
+
+
+# Two sites and a multicast group (test/lit/passes/spatial-size-buffers-multicast.mlir):
+# reader @ldw on @s0 reads each tile of @w once, delivering it into @w0 and
+# into @w1, the buffer of receive stage @rvw on @s1; each site adds its own
+# tiles of @x. The handshakes are the passes' part (checked by lit); the
+# delivery is spatial-verify's and the interpreter's.
+MULTICAST = Path(__file__).resolve().parents[1] / "lit" / "passes" / "spatial-size-buffers-multicast.mlir"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=spyre_mlir.DiagnosticError,
+    reason="spatial-verify (passes/spatial_verify.py) fills a receive buffer only by a recv_step, not by its "
+    "group's reader: @w1 underflows; remove this marker once it and the interpreter deliver multicast tiles",
+)
+def test_a_multicast_group_verifies_and_runs():
+    module = _run_passes(MULTICAST)
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    x = rng.standard_normal((32, 8)).astype(np.float32)
+    out = spyre_mlir.interpret(module, "mc", w=w, x=x, z=np.zeros_like(x))
+    np.testing.assert_allclose(out["z"], x + np.concatenate([w, w]), rtol=1e-6)
