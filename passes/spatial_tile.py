@@ -91,6 +91,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from spyre_mlir.affine import box_bounds, permutation_of
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects import spatial
 from spyre_mlir.dialects.ktdp import (
@@ -101,7 +102,6 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.passes.ktdf_build_pipelines import _box_transfer
 
 SPECIALIZE_ATTR = "spyre.specialize"
 """Kernel attribute: the scalar arguments a spatial program is specialized for."""
@@ -354,6 +354,7 @@ class KernelLowering:
         self.static = _static_values(kernel, self.scalars)
         self.partition = Partition(kernel, self.static)
         self._tensors()
+        self._check_hbm_order()
         self.used_outside = self._crossing()
 
     # -- arguments ----------------------------------------------------------
@@ -420,8 +421,6 @@ class KernelLowering:
             if strides != _row_major(sizes):
                 raise error(op, f"spatial-tile: this memory view has strides {strides}, not the row-major "
                             f"{_row_major(sizes)} of its sizes {sizes}")
-            from spyre_mlir.affine import box_bounds
-
             box = box_bounds(op.coordinate_set.data)
             if box != [(0, s - 1) for s in sizes]:
                 raise error(op, "spatial-tile: this memory view's coordinate set is not its whole box")
@@ -440,6 +439,35 @@ class KernelLowering:
             self.tensors[base] = name
             self.decls.append(spatial.TensorOp(name, mtype))
 
+    def _check_hbm_order(self) -> None:
+        """Refuse a load that may read what a store of the same site wrote: the
+        load engine runs ahead of the store engine, and nothing orders them
+        through HBM (a store then a load of one tensor, or both in one loop)."""
+        order = {op: i for i, op in enumerate(self.kernel.walk())}
+        accesses: dict[SSAValue, list[LoadOp | StoreOp]] = {}
+        for op in self.kernel.walk():
+            if isinstance(op, LoadOp | StoreOp):
+                tile = op.access_tile.owner
+                view = tile.base.owner if isinstance(tile, ConstructAccessTileOp) else None
+                if isinstance(view, ConstructMemoryViewOp):
+                    accesses.setdefault(view.offset, []).append(op)
+        for ops in accesses.values():
+            loads = [o for o in ops if isinstance(o, LoadOp)]
+            stores = [o for o in ops if isinstance(o, StoreOp)]
+            for load in loads:
+                for store in stores:
+                    shared = _loops_of(load) & _loops_of(store)
+                    if order[store] < order[load] or shared:
+                        why = "inside one loop" if shared else "after it"
+                        raise error(
+                            load,
+                            f"spatial-tile: this load reads %{self.tensors.get(_base_of(load), '?')}, which a store "
+                            f"of the same kernel writes ({why}); the spatial program's load engine runs ahead of "
+                            "its store engine and nothing orders them through HBM, so the load could read stale "
+                            "data",
+                            (store, "the store"),
+                        )
+
     # -- which values cross runs --------------------------------------------
 
     def _run_of(self) -> dict[Operation, Run]:
@@ -452,7 +480,7 @@ class KernelLowering:
         for run in self.partition.runs:
             used = [v for op in run.ops for v in _used_values(op)] + [v for v, _ in run.writes]
             for v in used:
-                if v in self.static or _is_constant(v):
+                if v in self.static or v in self.scalars or _is_constant(v):
                     continue
                 d = v.owner
                 if isinstance(d, Operation) and owner.get(d) is run:
@@ -475,6 +503,22 @@ def _is_float_type(t: Attribute) -> bool:
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
 
     return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def _loops_of(op: Operation) -> set[Operation]:
+    out: set[Operation] = set()
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            out.add(parent)
+        parent = parent.parent_op()
+    return out
+
+
+def _base_of(op: LoadOp | StoreOp) -> SSAValue | None:
+    tile = op.access_tile.owner
+    view = tile.base.owner if isinstance(tile, ConstructAccessTileOp) else None
+    return view.offset if isinstance(view, ConstructMemoryViewOp) else None
 
 
 def _is_constant(v: SSAValue) -> bool:
@@ -512,6 +556,8 @@ class SiteLowering:
     def build(self) -> list[Operation]:
         engines = {e: Block() for e in ENGINES}
         self._items(self.k.partition.tree, engines, [])
+        for block in engines.values():
+            _prune_empty_loops(block)
         site = spatial.SiteOp(self.site, self.coords, ENGINES)
         progs = [spatial.EngineOp(self.site, e, engines[e]) for e in ENGINES]
         return [site, *self.buffers, *self.stages, *self.edges, *progs]
@@ -557,17 +603,33 @@ class SiteLowering:
         self._items(loop.body, inner, [*dims, depth])
 
     def _origin(self, tile_value: SSAValue, where: Operation, ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType]:
-        found = _box_transfer(tile_value)
-        if found is None:
+        """(tensor, origin map over the loop numbers, tile type) of a box access tile."""
+        owner = tile_value.owner
+        view = owner.base.owner if isinstance(owner, ConstructAccessTileOp) else None
+        box = box_bounds(owner.access_tile_set.data) if isinstance(owner, ConstructAccessTileOp) else None
+        rank = len(owner.access_tile_order.data.results) if isinstance(owner, ConstructAccessTileOp) else 0
+        if (
+            not isinstance(owner, ConstructAccessTileOp)
+            or not isinstance(view, ConstructMemoryViewOp)
+            or owner.symbol_operands
+            or box is None
+            or any(lo != 0 for lo, _ in box)
+            or permutation_of(owner.access_tile_order.data) != list(range(rank))
+        ):
             raise error(where, "spatial-tile: this access is not a box tile in order from its anchor in a memory "
                         "view (a spatial step moves one box tile)")
-        view, indices, sizes = found
-        base = view.owner.offset  # type: ignore[union-attr]
-        tensor_name = self.k.tensors[base]
-        exprs = [self.values.expr(i, where) for i in indices]
-        t = view.type
-        elem = t.get_element_type()  # type: ignore[union-attr]
-        return tensor_name, AffineMapAttr(AffineMap(ndims, 0, tuple(exprs))), spatial.TileType(sizes, elem)
+        indices = [self.values.expr(i, where) for i in owner.indices]
+        try:
+            anchor = [e.replace_dims_and_symbols(indices, []) for e in owner.base_map.data.results]
+        except ValueError as exc:
+            raise error(where, f"spatial-tile: the anchor of this access is not affine per site ({exc})") from None
+        t = view.result.type
+        assert isinstance(t, MemRefType)
+        sizes = [hi + 1 for _, hi in box]
+        if len(anchor) != len(sizes):
+            raise error(where, "spatial-tile: this access tile's rank differs from its memory view's")
+        return (self.k.tensors[view.offset], AffineMapAttr(AffineMap(ndims, 0, tuple(anchor))),
+                spatial.TileType(sizes, t.get_element_type()))
 
     def _run(self, run: Run, engines: dict[str, Block], dims: list[int]) -> None:
         k = self.k
@@ -731,6 +793,16 @@ class SiteLowering:
             return result
         raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'}, defined outside its compute stage, "
                     "which is neither a constant, a scalar argument, an index nor a value passed between stages")
+
+
+def _prune_empty_loops(block: Block) -> None:
+    """Drop the loops of an engine that hold no step (another engine's work)."""
+    for op in list(block.ops):
+        if isinstance(op, spatial.LoopOp):
+            _prune_empty_loops(op.body.block)
+            if op.body.block.first_op is None:
+                op.detach()
+                op.erase()
 
 
 def _dim_args(block: Block, nd: int) -> list[SSAValue]:
