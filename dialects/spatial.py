@@ -48,12 +48,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     FlatSymbolRefAttrConstr,
+    FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -62,9 +66,11 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -81,6 +87,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from spyre_mlir.affine import format_map
 
 PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "verified")
 """The phases of a spatial program, in order (`spatial.phase` on the program)."""
@@ -190,14 +198,19 @@ def program_of(op: Operation) -> ProgramOp | None:
     """The `spatial.program` holding `op` at any depth (or `op` itself)."""
     current: Operation | None = op
     while current is not None and not isinstance(current, ProgramOp):
-        current = current.parent_op()
+        block = current.parent  # parent_op(), inlined: every step's verifier asks this
+        region = block.parent if block is not None else None
+        current = region.parent if region is not None else None
     return current
 
 
-def _resolve(op: Operation, ref: SymbolRefAttr, kind: type[Operation], who: str, role: str) -> Operation:
-    """The declaration `ref` names in `op`'s program, which must be a `kind`;
-    else a VerifyException naming `who` (the referring op), the role and the symbol."""
-    program = program_of(op)
+def _resolve(
+    op: Operation, ref: SymbolRefAttr, kind: type[Operation], who: str, role: str, program: ProgramOp | None = None
+) -> Operation:
+    """The declaration `ref` names in `op`'s program (`program`, when the caller has it),
+    which must be a `kind`; else a VerifyException naming `who` (the referring op), the role
+    and the symbol."""
+    program = program or program_of(op)
     if program is None:
         raise VerifyException(f"{who} must be inside a 'spatial.program'")
     if ref.nested_references.data:
@@ -242,6 +255,98 @@ def _print_attrs(printer: Printer, op: Operation) -> None:
 
 
 # ===========================================================================
+# The declaration index: linear verification
+# ===========================================================================
+
+
+@dataclass
+class _Declarations:
+    """What the verifiers of a program ask about its declarations as a whole
+    (which site is at a coordinate, the buffers of a site, the stages touching
+    a buffer, the receive stages of a group, the engine of a (site, engine)),
+    built in one pass. `ProgramOp.verify` builds it once and shares it with
+    every op it verifies, so verifying a program is linear overall; an op
+    verified on its own builds a fresh one (linear in the declarations). Read
+    defensively: an op whose properties are missing or ill-typed is skipped
+    here and refused by its own verifier."""
+
+    sites_at: dict[tuple[int, ...], Operation] = field(default_factory=dict)
+    """The first site at each coordinate."""
+    site_buffers: dict[str, list[Operation]] = field(default_factory=dict)
+    """The buffers of each site, in declaration order."""
+    touching: dict[str, list[Operation]] = field(default_factory=dict)
+    """The stages reading or writing each symbol (buffer, tensor, group), in declaration order."""
+    receivers: dict[str, list[Operation]] = field(default_factory=dict)
+    """The receive stages of each multicast group."""
+    engines: dict[tuple[str, str], Operation] = field(default_factory=dict)
+    """The first `spatial.engine` of each (site, engine)."""
+
+    @staticmethod
+    def of(program: ProgramOp) -> _Declarations:
+        index = _Declarations()
+        for op in program.declarations():
+            props = op.properties
+            if isinstance(op, SiteOp):
+                coords = props.get("coords")
+                if isinstance(coords, DenseArrayBase):
+                    index.sites_at.setdefault(tuple(coords.get_values()), op)  # pyright: ignore[reportArgumentType]
+            elif isinstance(op, BufferOp):
+                site = props.get("site")
+                if isinstance(site, SymbolRefAttr):
+                    index.site_buffers.setdefault(_name(site), []).append(op)
+            elif isinstance(op, StageOp):
+                refs = [
+                    r
+                    for key in ("inputs", "outputs")
+                    if isinstance(arr := props.get(key), ArrayAttr)
+                    for r in arr.data
+                    if isinstance(r, SymbolRefAttr)
+                ]
+                for name in dict.fromkeys(_name(r) for r in refs):
+                    index.touching.setdefault(name, []).append(op)
+                kind, inputs = props.get("kind"), props.get("inputs")
+                if isinstance(kind, StringAttr) and kind.data == "receive" and isinstance(inputs, ArrayAttr):
+                    for r in inputs.data[:1]:
+                        if isinstance(r, SymbolRefAttr):
+                            index.receivers.setdefault(_name(r), []).append(op)
+            elif isinstance(op, EngineOp):
+                site, engine = props.get("site"), props.get("engine")
+                if isinstance(site, SymbolRefAttr) and isinstance(engine, StringAttr):
+                    index.engines.setdefault((_name(site), engine.data), op)
+        return index
+
+
+_VERIFYING: dict[int, tuple[ProgramOp, _Declarations]] = {}
+"""The declaration index of each program being verified (`ProgramOp.verify`), by id."""
+
+
+def _declarations(program: ProgramOp) -> _Declarations:
+    """The declaration index of `program`: the one its verification shares, else a fresh one."""
+    active = _VERIFYING.get(id(program))
+    if active is not None and active[0] is program:
+        return active[1]
+    return _Declarations.of(program)
+
+
+def _signalled(program: ProgramOp, semaphore: str) -> bool:
+    """Whether some `spatial.signal` of `program` names `semaphore`. A witnessed
+    cache (one signal per semaphore, kept on the program): a witness still in
+    this program and still naming the semaphore answers yes at once; anything
+    else rescans the program, so the answer is never stale and a program's
+    waits cost one walk together, not one walk each."""
+    cache: dict[str, Operation] = program.__dict__.setdefault("_signal_witnesses", {})
+    witness = cache.get(semaphore)
+    if isinstance(witness, SignalOp) and _name(witness.properties.get("semaphore")) == semaphore:  # pyright: ignore
+        if program_of(witness) is program:
+            return True
+    cache.clear()
+    for op in program.walk():
+        if isinstance(op, SignalOp) and isinstance(sem := op.properties.get("semaphore"), SymbolRefAttr):
+            cache.setdefault(_name(sem), op)
+    return semaphore in cache
+
+
+# ===========================================================================
 # The program
 # ===========================================================================
 
@@ -283,12 +388,21 @@ class ProgramOp(IRDLOperation):
         return iter(self.body.block.ops) if self.body.blocks else iter(())
 
     def lookup(self, name: str) -> Operation | None:
-        """The declaration named `name`, if any."""
+        """The declaration named `name`, if any (the first, if several). A witnessed
+        cache: a hit is re-checked (still a declaration of this program, still of that
+        name), a miss rescans the declarations, so the answer is never stale."""
+        cache: dict[str, Operation] = self.__dict__.setdefault("_symbol_witnesses", {})
+        found = cache.get(name)
+        if found is not None and found.parent is self.body.block:
+            sym = found.get_attr_or_prop("sym_name")
+            if isinstance(sym, StringAttr) and sym.data == name:
+                return found
+        cache.clear()
         for op in self.declarations():
             sym = op.get_attr_or_prop("sym_name")
-            if isinstance(sym, StringAttr) and sym.data == name:
-                return op
-        return None
+            if isinstance(sym, StringAttr):
+                cache.setdefault(sym.data, op)
+        return cache.get(name)
 
     def of_kind(self, kind: type[Operation]) -> list[Operation]:
         return [op for op in self.declarations() if isinstance(op, kind)]
@@ -308,6 +422,18 @@ class ProgramOp(IRDLOperation):
         _print_attrs(printer, self)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        """Verify the program, its declarations and choreographies sharing one
+        declaration index while this runs (dropped after: never stale)."""
+        if not verify_nested_ops or id(self) in _VERIFYING:
+            super().verify(verify_nested_ops)
+            return
+        _VERIFYING[id(self)] = (self, _Declarations.of(self))
+        try:
+            super().verify(verify_nested_ops)
+        finally:
+            _VERIFYING.pop(id(self), None)
 
     def verify_(self) -> None:
         me = f"program @{self.sym_name.data}"
@@ -362,6 +488,89 @@ class TensorOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.tensor_type)
         _print_attrs(printer, self)
+
+
+@irdl_op_definition
+class ScalarOp(IRDLOperation):
+    """`spatial.scalar @K : index = 2048`, `spatial.scalar @eps : f32 = 1.000000e-05`:
+    a scalar kernel argument the program is specialized for (its tiles, trips
+    and bodies were built for this value). The program is still called with
+    it, by name (`interpret(module, "prog", x=..., K=2048)`), and a call with
+    another value is refused before anything runs: the program would compute
+    something else than asked. `value` is an IntegerAttr (index and integer
+    types) or a FloatAttr (float types, finite) of the scalar's type."""
+
+    name = "spatial.scalar"
+
+    sym_name = prop_def(StringAttr)
+    scalar_type = prop_def(Attribute, prop_name="type")
+    value = prop_def(IntegerAttr | FloatAttr)
+    traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+
+    def __init__(self, name: str, scalar_type: Attribute, value: int | float | IntegerAttr | FloatAttr):
+        if not isinstance(value, IntegerAttr | FloatAttr):
+            value = (
+                FloatAttr(float(value), scalar_type)  # pyright: ignore[reportArgumentType]
+                if isinstance(scalar_type, AnyFloat)
+                else IntegerAttr(int(value), scalar_type)  # pyright: ignore[reportArgumentType]
+            )
+        super().__init__(properties={"sym_name": StringAttr(name), "type": scalar_type, "value": value})
+
+    @property
+    def number(self) -> int | float:
+        """The specialized value (an int for index and integer types, else a float)."""
+        data = self.value.value.data
+        return float(data) if isinstance(self.value, FloatAttr) else int(data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScalarOp:
+        name = parser.parse_symbol_name()
+        parser.parse_punctuation(":")
+        scalar_type = parser.parse_type()
+        parser.parse_punctuation("=")
+        pos = parser.pos
+        number = parser.parse_optional_number()
+        if number is None:
+            parser.raise_error("expected the scalar's value, an integer or float literal", pos, parser.pos)
+        if isinstance(scalar_type, AnyFloat):
+            value: Attribute = FloatAttr(float(number), scalar_type)
+        elif isinstance(scalar_type, IndexType | IntegerType):
+            if not isinstance(number, int):
+                parser.raise_error(f"a scalar of type {scalar_type} takes an integer value, got {number}", pos,
+                                   parser.pos)
+            try:
+                value = IntegerAttr(number, scalar_type)
+            except VerifyException as exc:
+                parser.raise_error(f"{exc}", pos, parser.pos)
+        else:
+            parser.raise_error(f"a scalar has an index, integer or float type, got {scalar_type}", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls.create(properties={"sym_name": name, "type": scalar_type, "value": value})
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.scalar_type)
+        printer.print_string(" = ")
+        ty = self.scalar_type
+        if isinstance(self.value, FloatAttr) and isinstance(ty, AnyFloat):
+            printer.print_float(float(self.value.value.data), ty)
+        else:
+            printer.print_string(str(self.value.value.data))
+        _print_attrs(printer, self)
+
+    def verify_(self) -> None:
+        me = f"scalar @{self.sym_name.data}"
+        ty, value = self.scalar_type, self.value
+        if not isinstance(ty, IndexType | IntegerType | AnyFloat):
+            raise VerifyException(f"{me}: a scalar has an index, integer or float type, got {ty}")
+        if value.type != ty:
+            raise VerifyException(f"{me} is of type {ty}, but its value {value} is not")
+        if isinstance(value, FloatAttr) and not math.isfinite(float(value.value.data)):
+            raise VerifyException(f"{me}: the value must be finite, got {value.value.data}")
 
 
 @irdl_op_definition
@@ -426,20 +635,28 @@ class SiteOp(IRDLOperation):
         program = program_of(self)
         if program is None:
             return
-        for other in program.of_kind(SiteOp):
-            if other is self:
-                break
-            assert isinstance(other, SiteOp)
-            if other.coordinates == coords:
-                raise VerifyException(
-                    f"{me} is at {list(coords)}, where site @{other.sym_name.data} is already: one site per coordinate"
-                )
+        first = _declarations(program).sites_at.get(coords)
+        if isinstance(first, SiteOp) and first is not self:
+            raise VerifyException(
+                f"{me} is at {list(coords)}, where site @{first.sym_name.data} is already: one site per coordinate"
+            )
 
 
 @irdl_op_definition
 class BufferOp(IRDLOperation):
     """`spatial.buffer @b0 on @s0 : !spatial.tile<16x64xf16> depth 2 offset 0`: `depth`
-    tile slots in the LX of a site, from byte `offset` (absent before sizing)."""
+    tile slots in the LX of a site, from byte `offset` (absent before sizing).
+
+    A FIFO buffer (the default) carries tiles between engines: a writer fills
+    the next free slot, a reader takes the oldest full one and frees it, and
+    the engines hand slots over with semaphores. A `local` buffer
+    (`... depth 1 local offset 0`) is one engine's variable in LX (an
+    accumulator, a value carried across loop iterations, a value several
+    compute steps use): reading it does not free it, writing it overwrites
+    it, it needs no semaphore, it has depth 1, every stage touching it runs
+    on one engine, and no edge goes through it. Two locals of one engine may
+    share LX bytes (spatial-size-buffers places them so when their live
+    ranges are disjoint)."""
 
     name = "spatial.buffer"
 
@@ -448,9 +665,19 @@ class BufferOp(IRDLOperation):
     tile = prop_def(TileType)
     depth = prop_def(IntegerAttr)
     offset = opt_prop_def(IntegerAttr)
+    local = opt_prop_def(UnitAttr)
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
 
-    def __init__(self, name: str, site: str | SymbolRefAttr, tile: TileType, depth: int, offset: int | None = None):
+    def __init__(
+        self,
+        name: str,
+        site: str | SymbolRefAttr,
+        tile: TileType,
+        depth: int,
+        offset: int | None = None,
+        *,
+        local: bool = False,
+    ):
         props: dict[str, Attribute] = {
             "sym_name": StringAttr(name),
             "site": _ref(site),
@@ -459,7 +686,14 @@ class BufferOp(IRDLOperation):
         }
         if offset is not None:
             props["offset"] = _i64(offset)
+        if local:
+            props["local"] = UnitAttr()
         super().__init__(properties=props)
+
+    @property
+    def is_local(self) -> bool:
+        """One engine's variable (read without freeing, written by overwriting), not a FIFO."""
+        return self.local is not None
 
     @property
     def depth_value(self) -> int:
@@ -488,8 +722,13 @@ class BufferOp(IRDLOperation):
             "tile": tile,
             "depth": _i64(parser.parse_integer(allow_boolean=False)),
         }
+        if parser.parse_optional_keyword("local") is not None:
+            props["local"] = UnitAttr()
         if parser.parse_optional_keyword("offset") is not None:
             props["offset"] = _i64(parser.parse_integer(allow_boolean=False))
+            # Also read after the offset (printed before it): `... offset 0 local`.
+            if "local" not in props and parser.parse_optional_keyword("local") is not None:
+                props["local"] = UnitAttr()
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls.create(properties=props)
         _set_attrs(op, attrs)
@@ -503,6 +742,8 @@ class BufferOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.tile)
         printer.print_string(f" depth {self.depth_value}")
+        if self.is_local:
+            printer.print_string(" local")
         if self.offset is not None:
             printer.print_string(f" offset {self.offset_value}")
         _print_attrs(printer, self)
@@ -511,12 +752,18 @@ class BufferOp(IRDLOperation):
         me = f"buffer @{self.sym_name.data}"
         if self.depth_value < 1:
             raise VerifyException(f"{me}: depth must be at least 1, got {self.depth_value}")
+        if self.is_local and self.depth_value != 1:
+            raise VerifyException(
+                f"{me} is local (one engine's variable, overwritten in place): its depth is 1, got {self.depth_value}"
+            )
         offset = self.offset_value
         if offset is not None and offset < 0:
             raise VerifyException(f"{me}: offset must be non-negative, got {offset}")
         site = _resolve(self, self.site, SiteOp, me, "site")
         program = program_of(self)
         assert program is not None and isinstance(site, SiteOp)
+        index = _declarations(program)
+        mine_engine = self._local_engine(index)
         lx = program.lx_bytes
         where = f"site @{site.sym_name.data}"
         if offset is not None and offset + self.size > lx:
@@ -524,23 +771,65 @@ class BufferOp(IRDLOperation):
                 f"{me} occupies LX bytes [{offset}, {offset + self.size}) ({self.depth_value} x {self.tile.bytes} "
                 f"bytes from offset {offset}), past the {lx} bytes of LX of {where}"
             )
-        mine = [b for b in program.of_kind(BufferOp) if isinstance(b, BufferOp) and b.site == self.site]
+        mine = [b for b in index.site_buffers.get(_name(self.site), []) if isinstance(b, BufferOp)]
         for other in mine:
             if other is self:
                 break
             o = other.offset_value
-            if offset is not None and o is not None and offset < o + other.size and o < offset + self.size:
-                raise VerifyException(
-                    f"{me} at LX bytes [{offset}, {offset + self.size}) overlaps buffer @{other.sym_name.data} "
-                    f"at [{o}, {o + other.size}) on {where}"
-                )
-        if mine and mine[-1] is self:  # the last buffer of the site checks the total
-            total = sum(b.size for b in mine)
+            if offset is None or o is None or not (offset < o + other.size and o < offset + self.size):
+                continue
+            if mine_engine is not None and other.is_local and other._local_engine(index) == mine_engine:
+                continue  # two locals of one engine may share bytes (their live ranges are disjoint)
+            raise VerifyException(
+                f"{me} at LX bytes [{offset}, {offset + self.size}) overlaps buffer @{other.sym_name.data} "
+                f"at [{o}, {o + other.size}) on {where}"
+            )
+        if mine and mine[-1] is self and any(b.offset_value is None for b in mine):
+            # Before placement, the site needs at least its FIFO buffers and its largest local
+            # (locals of one engine may share bytes); placed buffers are checked one by one above.
+            fifo = [b for b in mine if not b.is_local]
+            locals_ = sorted((b for b in mine if b.is_local), key=lambda b: -b.size)[:1]
+            counted = [*fifo, *locals_]
+            total = sum(b.size for b in counted)
             if total > lx:
-                parts = ", ".join(f"@{b.sym_name.data}: {max(b.depth_value, 0)} x {b.tile.bytes}" for b in mine)
+                parts = ", ".join(f"@{b.sym_name.data}: {max(b.depth_value, 0)} x {b.tile.bytes}" for b in counted)
                 raise VerifyException(
                     f"the buffers of {where} need {total} bytes of LX ({parts}), more than its {lx} bytes"
                 )
+
+    def _local_engine(self, index: _Declarations) -> tuple[str, str] | None:
+        """The (site, engine) of the stages touching this local (None: not local, or untouched);
+        stages of two engines touching it are refused, naming both."""
+        if not self.is_local:
+            return None
+        found: tuple[str, str] | None = None
+        first: StageOp | None = None
+        for stage in index.touching.get(self.sym_name.data, []):
+            if not isinstance(stage, StageOp):
+                continue
+            site, engine = stage.properties.get("site"), stage.properties.get("engine")
+            if not isinstance(site, SymbolRefAttr) or not isinstance(engine, StringAttr):
+                continue
+            key = (_name(site), engine.data)
+            if found is None:
+                found, first = key, stage
+            elif key != found:
+                assert first is not None
+                raise VerifyException(
+                    f"buffer @{self.sym_name.data} is local (one engine's variable), but stage "
+                    f"@{first.sym_name.data} runs on engine \"{found[1]}\" of site @{found[0]} and stage "
+                    f"@{stage.sym_name.data} on engine \"{key[1]}\" of site @{key[0]}: every stage reading or "
+                    "writing a local runs on one engine"
+                )
+        return found
+
+
+def default_origin(tile_shape: Sequence[int]) -> AffineMap:
+    """The tile grid: `(d0, ..., dn-1) -> (d0 * t0, ..., dn-1 * tn-1)` for a tile of
+    shape (t0, ..., tn-1), the origin of a load or store stage without `origin`."""
+    return AffineMap(
+        len(tile_shape), 0, tuple(AffineExpr.dimension(i) * t for i, t in enumerate(tile_shape))
+    )
 
 
 @irdl_op_definition
@@ -551,12 +840,24 @@ class StageOp(IRDLOperation):
         spatial.stage @st0 store @b1 -> @z on @s0 engine "store"       // buffer -> tensor
         spatial.stage @rv0 receive @g0 -> @b0 on @s1 engine "load"     // multicast group -> buffer
         spatial.stage @cp0 compute(@b0, @b1) -> @b2 on @s0 engine "compute" {
-        ^bb0(%a: tensor<16x64xf16>, %b: tensor<16x64xf16>):            // one tile per input buffer
-          ...
+        ^bb0(%a: tensor<16x64xf16>, %b: tensor<16x64xf16>, %k: index):  // one tile per input buffer,
+          ...                                                           // then index arguments
           spatial.yield %r : tensor<16x64xf16>                          // one tile per output buffer
         }
 
-    Only a compute stage has a body (optional: absent until it is filled in)."""
+    Only a compute stage has a body (optional: absent until it is filled in).
+    Its block takes one tile per input buffer, then any number of `index`
+    arguments: a `spatial.compute_step @cp0 [%k, ...]` passes its indices to
+    them (as many as there are).
+
+    A load or store stage may give the element origin of its tile in the
+    tensor as an affine map of its step's indices:
+
+        spatial.stage @ld0 load @x -> @b0 on @s0 engine "load" origin affine_map<(d0, d1) -> (d0 * 128 + 640, 0)>
+
+    one result per tensor dim, no symbols; the tile covers [origin, origin +
+    tile shape) per dim, and its rank is the tensor's. Without `origin`, the
+    tile grid: `default_origin(tile shape)`."""
 
     name = "spatial.stage"
 
@@ -566,6 +867,7 @@ class StageOp(IRDLOperation):
     outputs = prop_def(ArrayAttr[SymbolRefAttr])
     site = prop_def(FlatSymbolRefAttrConstr)
     engine = prop_def(StringAttr)
+    origin = opt_prop_def(AffineMapAttr)
     body = opt_region_def("single_block")
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
 
@@ -580,18 +882,20 @@ class StageOp(IRDLOperation):
         site: str | SymbolRefAttr,
         engine: str,
         body: Region | None = None,
+        *,
+        origin: AffineMap | AffineMapAttr | None = None,
     ):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "kind": StringAttr(kind),
-                "inputs": ArrayAttr([_ref(r) for r in inputs]),
-                "outputs": ArrayAttr([_ref(r) for r in outputs]),
-                "site": _ref(site),
-                "engine": StringAttr(engine),
-            },
-            regions=[[] if body is None else body],
-        )
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "kind": StringAttr(kind),
+            "inputs": ArrayAttr([_ref(r) for r in inputs]),
+            "outputs": ArrayAttr([_ref(r) for r in outputs]),
+            "site": _ref(site),
+            "engine": StringAttr(engine),
+        }
+        if origin is not None:
+            props["origin"] = origin if isinstance(origin, AffineMapAttr) else AffineMapAttr(origin)
+        super().__init__(properties=props, regions=[[] if body is None else body])
 
     @property
     def kind_name(self) -> str:
@@ -604,6 +908,19 @@ class StageOp(IRDLOperation):
     @property
     def output_names(self) -> tuple[str, ...]:
         return tuple(_name(r) for r in self.outputs.data)
+
+    @property
+    def origin_map(self) -> AffineMap | None:
+        """The explicit `origin` (None: the tile grid, `default_origin`)."""
+        return None if self.origin is None else self.origin.data
+
+    @property
+    def index_args(self) -> int | None:
+        """How many index arguments a compute stage's body takes after its tiles
+        (None: no body yet, or not a compute stage)."""
+        if self.kind_name != "compute" or self.body is None or not self.body.blocks:
+            return None
+        return max(0, len(self.body.block.args) - len(self.inputs.data))
 
     @classmethod
     def parse(cls, parser: Parser) -> StageOp:
@@ -625,9 +942,18 @@ class StageOp(IRDLOperation):
         site = _parse_symbol(parser)
         parser.parse_keyword("engine")
         engine = parser.parse_str_literal()
+        origin = None
+        if parser.parse_optional_keyword("origin") is not None:
+            pos = parser.pos
+            origin = parser.parse_attribute()
+            if not isinstance(origin, AffineMapAttr):
+                parser.raise_error(f"the origin of a tile is an affine map, got {origin}", pos, parser.pos)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         region = parser.parse_optional_region()
-        op = cls(name.data, kind, inputs, outputs, site, engine, None if region is None else _single_block(region))
+        op = cls(
+            name.data, kind, inputs, outputs, site, engine, None if region is None else _single_block(region),
+            origin=origin,
+        )
         _set_attrs(op, attrs)
         return op
 
@@ -648,6 +974,9 @@ class StageOp(IRDLOperation):
         printer.print_symbol_name(_name(self.site))
         printer.print_string(" engine ")
         printer.print_string_literal(self.engine.data)
+        if self.origin is not None:
+            printer.print_string(" origin ")
+            printer.print_attribute(self.origin)
         _print_attrs(printer, self)
         if self.body is not None:
             printer.print_string(" ")
@@ -673,6 +1002,8 @@ class StageOp(IRDLOperation):
             )
         if kind == "compute" and not outs:
             raise VerifyException(f"{me}: a compute stage writes at least one buffer")
+        if self.origin is not None and kind not in ("load", "store"):
+            raise VerifyException(f"{me}: only a load or store stage has a tile origin, this is a {kind} stage")
         in_kind: type[Operation] = {"load": TensorOp, "receive": MulticastOp}.get(kind, BufferOp)
         out_kind: type[Operation] = TensorOp if kind == "store" else BufferOp
         in_decls = [_resolve(self, r, in_kind, me, "input") for r in ins]
@@ -692,30 +1023,65 @@ class StageOp(IRDLOperation):
                     f"{me} moves tiles of {b_elem} (buffer @{buffer.sym_name.data}) "
                     f"{'from' if kind == 'load' else 'to'} tensor @{tensor.sym_name.data} of {t_elem}"
                 )
+            if self.origin is not None:
+                self._verify_origin(me, tensor, buffer)
         if kind == "receive":
-            group = in_decls[0]
-            assert isinstance(group, MulticastOp)
-            if self.site not in group.targets.data:
-                raise VerifyException(
-                    f"{me} on site @{site.sym_name.data} receives group @{group.sym_name.data}, which does not "
-                    f"reach that site (its targets: {', '.join('@' + _name(t) for t in group.targets.data)})"
-                )
+            self._verify_receive(me, site, in_decls[0], out_decls[0])
         if self.body is not None:
             if kind != "compute":
                 raise VerifyException(f"{me}: only a compute stage has a body, this is a {kind} stage")
             self._verify_body(me, in_decls, out_decls)
+
+    def _verify_origin(self, me: str, tensor: TensorOp, buffer: BufferOp) -> None:
+        origin = self.origin_map
+        assert origin is not None
+        rank = len(tensor.tensor_type.get_shape())
+        if origin.num_symbols:
+            raise VerifyException(
+                f"{me}: the origin {format_map(origin)} takes symbols; it is a map of the step's indices only"
+            )
+        if len(origin.results) != rank:
+            raise VerifyException(
+                f"{me}: the origin {format_map(origin)} gives {len(origin.results)} coordinate(s), tensor "
+                f"@{tensor.sym_name.data} has rank {rank}: one per tensor dim"
+            )
+        tile_rank = len(buffer.tile.get_shape())
+        if tile_rank != rank:
+            raise VerifyException(
+                f"{me}: with an origin, the tile has the tensor's rank: {buffer.tile.short()} (buffer "
+                f"@{buffer.sym_name.data}) has rank {tile_rank}, tensor @{tensor.sym_name.data} rank {rank}"
+            )
+
+    def _verify_receive(self, me: str, site: SiteOp, group: Operation, buffer: Operation) -> None:
+        assert isinstance(group, MulticastOp) and isinstance(buffer, BufferOp)
+        if self.site not in group.targets.data:
+            raise VerifyException(
+                f"{me} on site @{site.sym_name.data} receives group @{group.sym_name.data}, which does not "
+                f"reach that site (its targets: {', '.join('@' + _name(t) for t in group.targets.data)})"
+            )
+        program = program_of(self)
+        reader = program.lookup(_name(group.reader)) if program is not None else None
+        if not isinstance(reader, StageOp) or reader.kind_name != "load" or not reader.outputs.data:
+            return  # the group's own verifier refuses it
+        delivered = program.lookup(_name(reader.outputs.data[0])) if program is not None else None
+        if isinstance(delivered, BufferOp) and delivered.tile != buffer.tile:
+            raise VerifyException(
+                f"{me} receives {delivered.tile.short()} tiles from group @{group.sym_name.data} (reader "
+                f"@{reader.sym_name.data} writes buffer @{delivered.sym_name.data}), but its buffer "
+                f"@{buffer.sym_name.data} holds {buffer.tile.short()}"
+            )
 
     def _verify_body(self, me: str, in_decls: Sequence[Operation], out_decls: Sequence[Operation]) -> None:
         assert self.body is not None
         if not self.body.blocks:
             return
         block = self.body.block
-        expected = [b.tile.as_tensor() for b in in_decls if isinstance(b, BufferOp)]
+        tiles = [b.tile.as_tensor() for b in in_decls if isinstance(b, BufferOp)]
         got = [a.type for a in block.args]
-        if got != expected:
+        if got[: len(tiles)] != tiles or not all(isinstance(t, IndexType) for t in got[len(tiles) :]):
             raise VerifyException(
-                f"{me}: the body takes one tile per input buffer ({', '.join(map(str, expected)) or 'none'}), "
-                f"got ({', '.join(map(str, got))})"
+                f"{me}: the body takes one tile per input buffer ({', '.join(map(str, tiles)) or 'none'}), "
+                f"then index arguments only, got ({', '.join(map(str, got))})"
             )
         last = block.last_op
         if not isinstance(last, YieldOp):
@@ -804,6 +1170,11 @@ class EdgeOp(IRDLOperation):
         b = f"@{buffer.sym_name.data}"
         if producer is consumer:
             raise VerifyException(f"{me} joins stage @{producer.sym_name.data} to itself: an edge joins two stages")
+        if buffer.is_local:
+            raise VerifyException(
+                f"{me} goes via local buffer {b}: an edge joins two engines through a FIFO buffer, a local is one "
+                "engine's variable"
+            )
         if buffer.tile != self.tile:
             raise VerifyException(f"{me} carries {self.tile.short()} but its buffer {b} holds {buffer.tile.short()}")
         if self.buffer not in producer.outputs.data:
@@ -816,8 +1187,14 @@ class EdgeOp(IRDLOperation):
 
 @irdl_op_definition
 class MulticastOp(IRDLOperation):
-    """`spatial.multicast @g0 reader @ld0 to [@s0, @s1]`: one load, its tiles
-    delivered to several sites (each takes them with a receive stage)."""
+    """`spatial.multicast @g0 reader @ld0 to [@s1, @s2]`: one load, its tiles
+    delivered to several sites. The reader (a load stage) reads each tile from
+    HBM once and writes it into its own output buffer and into the output
+    buffer of the group's receive stage on each target site
+    (`spatial.stage @rv1 receive @g0 -> @b1 on @s1 engine "load"`), one
+    receive stage per target; the reader's own site is not a target. The
+    delivery happens at the reader's `load_step`: a receive stage takes no
+    step of its own (`spatial.recv_step` is a marker that does not run)."""
 
     name = "spatial.multicast"
 
@@ -873,6 +1250,22 @@ class MulticastOp(IRDLOperation):
             raise VerifyException(f"{me}: target sites must be distinct, got [{', '.join('@' + n for n in names)}]")
         for t in targets:
             _resolve(self, t, SiteOp, me, "target")
+        if reader.site in targets:
+            raise VerifyException(
+                f"{me}: reader @{reader.sym_name.data} is on site @{_name(reader.site)}, one of its targets: the "
+                "reader keeps each tile in its own output buffer, the targets are the other sites"
+            )
+        program = program_of(self)
+        assert program is not None
+        receivers = [s for s in _declarations(program).receivers.get(self.sym_name.data, []) if isinstance(s, StageOp)]
+        for t in names:
+            mine = [s.sym_name.data for s in receivers if _name(s.site) == t]
+            if len(mine) != 1:
+                have = "no receive stage" if not mine else f"{len(mine)} receive stages ({', '.join('@' + n for n in mine)})"
+                raise VerifyException(
+                    f"{me}: target site @{t} has {have} of the group: each target site takes the tiles with "
+                    "exactly one 'receive' stage"
+                )
 
 
 @irdl_op_definition
@@ -1092,12 +1485,9 @@ class EngineOp(IRDLOperation):
         _check_choreography(self.body, me)
         program = program_of(self)
         assert program is not None
-        for other in program.of_kind(EngineOp):
-            if other is self:
-                break
-            assert isinstance(other, EngineOp)
-            if other.site == self.site and other.engine == self.engine:
-                raise VerifyException(f"{me} has two choreographies: one 'spatial.engine' per (site, engine)")
+        first = _declarations(program).engines.get((_name(self.site), self.engine.data))
+        if first is not None and first is not self:
+            raise VerifyException(f"{me} has two choreographies: one 'spatial.engine' per (site, engine)")
 
 
 # ===========================================================================
@@ -1268,11 +1658,14 @@ class _SemaphoreStep(IRDLOperation):
         _print_attrs(printer, self)
 
     def verify_(self) -> None:
+        self._verify_semaphore(program_of(self))
+
+    def _verify_semaphore(self, program: ProgramOp | None) -> None:
         me = f"{self.WORD} on @{_name(self.semaphore)}"
         count = _int(self.count)
         if count is None or count < 1:
             raise VerifyException(f"{me}: the count must be at least 1, got {count}")
-        _resolve(self, self.semaphore, SemaphoreOp, me, "semaphore")
+        _resolve(self, self.semaphore, SemaphoreOp, me, "semaphore", program)
 
 
 @irdl_op_definition
@@ -1284,10 +1677,10 @@ class WaitOp(_SemaphoreStep):
     WORD: ClassVar[str] = "wait"
 
     def verify_(self) -> None:
-        super().verify_()
         program = program_of(self)
+        self._verify_semaphore(program)
         assert program is not None
-        if not any(isinstance(op, SignalOp) and op.semaphore == self.semaphore for op in program.walk()):
+        if not _signalled(program, _name(self.semaphore)):
             raise VerifyException(
                 f"wait on @{_name(self.semaphore)}: no engine signals semaphore @{_name(self.semaphore)}, "
                 "so the wait never ends"
@@ -1305,8 +1698,13 @@ class SignalOp(_SemaphoreStep):
 
 class _StageStep(IRDLOperation):
     """`spatial.<kind>_step @stage [%k, ...]`: one step of a stage, run by the
-    engine whose choreography holds it (the stage's own engine and site); the
-    indices pick the tile of the step."""
+    engine whose choreography holds it (the stage's own engine and site). The
+    indices of a load or store step pick its tile: the dims of the stage's
+    `origin` (as many as it has), else tile-grid coordinates. Those of a
+    compute step are passed to its body's index arguments (as many as it
+    has). A `recv_step` is a marker only: a multicast group's tiles are
+    delivered at its reader's load step, and running a recv_step is an
+    error."""
 
     stage = prop_def(FlatSymbolRefAttrConstr)
     indices = var_operand_def(IndexType)
@@ -1352,6 +1750,19 @@ class _StageStep(IRDLOperation):
                 f"{me}: stage @{stage.sym_name.data} runs on engine \"{stage.engine.data}\" of site "
                 f"@{_name(stage.site)}, not on this {engine.describe()}"
             )
+        given = len(self.indices)
+        wanted = stage.index_args
+        if self.KIND == "compute" and wanted is not None and given != wanted:
+            raise VerifyException(
+                f"{me}: the body of stage @{stage.sym_name.data} takes {wanted} index argument(s) after its tiles, "
+                f"the step gives {given} index(es)"
+            )
+        origin = stage.origin_map
+        if self.KIND in ("load", "store") and origin is not None and given != origin.num_dims:
+            raise VerifyException(
+                f"{me}: the origin of stage @{stage.sym_name.data} is a map of {origin.num_dims} index(es) "
+                f"({format_map(origin)}), the step gives {given}"
+            )
 
 
 @irdl_op_definition
@@ -1380,6 +1791,7 @@ class RecvStepOp(_StageStep):
 
 DECLARATIONS: tuple[type[Operation], ...] = (
     TensorOp,
+    ScalarOp,
     SiteOp,
     BufferOp,
     StageOp,

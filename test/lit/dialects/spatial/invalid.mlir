@@ -98,7 +98,7 @@ spatial.program @p attributes {spatial.phase = "placed"} {
   spatial.site @s0 at [0] engines ["compute"]
   spatial.buffer @b0 on @s0 : !spatial.tile<16x64xf16> depth 1
   spatial.buffer @b1 on @s0 : !spatial.tile<16x64xf16> depth 1
-  // expected-error @+1 {{stage @cp0: the body takes one tile per input buffer (tensor<16x64xf16>), got (tensor<16x64xf32>)}}
+  // expected-error @+1 {{stage @cp0: the body takes one tile per input buffer (tensor<16x64xf16>), then index arguments only, got (tensor<16x64xf32>)}}
   spatial.stage @cp0 compute(@b0) -> @b1 on @s0 engine "compute" {
   ^bb0(%a: tensor<16x64xf32>):
     %c = arith.truncf %a : tensor<16x64xf32> to tensor<16x64xf16>
@@ -235,10 +235,12 @@ spatial.program @p attributes {spatial.phase = "fused"} {
   spatial.site @s1 at [1] engines ["load"]
   spatial.site @s2 at [2] engines ["load"]
   spatial.buffer @b0 on @s0 : !spatial.tile<16x64xf16> depth 1
+  spatial.buffer @b1 on @s1 : !spatial.tile<16x64xf16> depth 1
   spatial.buffer @b2 on @s2 : !spatial.tile<16x64xf16> depth 1
   spatial.stage @ld0 load @x -> @b0 on @s0 engine "load"
-  spatial.multicast @g0 reader @ld0 to [@s0, @s1]
-  // expected-error @+1 {{stage @rv2 on site @s2 receives group @g0, which does not reach that site (its targets: @s0, @s1)}}
+  spatial.multicast @g0 reader @ld0 to [@s1]
+  spatial.stage @rv1 receive @g0 -> @b1 on @s1 engine "load"
+  // expected-error @+1 {{stage @rv2 on site @s2 receives group @g0, which does not reach that site (its targets: @s1)}}
   spatial.stage @rv2 receive @g0 -> @b2 on @s2 engine "load"
 }
 

@@ -117,7 +117,7 @@ spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
 // CHECK-NEXT:    spatial.buffer @o1 on @s1 : !spatial.tile<32x64xbf16> depth 2
 // CHECK-NEXT:    spatial.stage @ldw load @w -> @w0 on @s0 engine "load"
 // CHECK-NEXT:    spatial.buffer @w0 on @s0 : !spatial.tile<32x64xbf16> depth 1
-// CHECK-NEXT:    spatial.multicast @g0 reader @ldw to [@s0, @s1]
+// CHECK-NEXT:    spatial.multicast @g0 reader @ldw to [@s1]
 // CHECK-NEXT:    spatial.stage @rv1 receive @g0 -> @w1 on @s1 engine "load" attributes {note = "from @s0"}
 // CHECK-NEXT:    spatial.stage @cp1 compute(@w1) -> @o1 on @s1 engine "compute"
 // CHECK-NEXT:    spatial.edge @e1 from @rv1 to @cp1 via @w1 : !spatial.tile<32x64xbf16>
@@ -140,7 +140,7 @@ spatial.program @shared attributes {spatial.phase = "fused", lx_bytes = 65536} {
   spatial.buffer @o1 on @s1 : !spatial.tile<32x64xbf16> depth 2
   spatial.stage @ldw load @w -> @w0 on @s0 engine "load"
   spatial.buffer @w0 on @s0 : !spatial.tile<32x64xbf16> depth 1
-  spatial.multicast @g0 reader @ldw to [@s0, @s1]
+  spatial.multicast @g0 reader @ldw to [@s1]
   spatial.stage @rv1 receive @g0 -> @w1 on @s1 engine "load" attributes {note = "from @s0"}
   spatial.stage @cp1 compute(@w1) -> @o1 on @s1 engine "compute"
   spatial.edge @e1 from @rv1 to @cp1 via @w1 : !spatial.tile<32x64xbf16>
