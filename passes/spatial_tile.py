@@ -263,7 +263,7 @@ class Site:
             dims, syms = ops[: amap.num_dims], ops[amap.num_dims :]
             try:
                 return amap.results[0].replace_dims_and_symbols(dims, syms) if len(amap.results) == 1 else None  # type: ignore[return-value]
-            except ValueError as exc:
+            except (ValueError, NotImplementedError) as exc:
                 raise error(where, f"spatial-tile: the index of this op is not affine per site ({exc})") from None
         a = [self.expr(v, where) for v in op.operands]
         try:
@@ -288,8 +288,8 @@ class Site:
             if isinstance(op, arith.RemUIOp | arith.RemSIOp):
                 return a[0] % a[1]
             return a[0] // a[1]
-        except ValueError as exc:
-            raise error(op, f"spatial-tile: this index is not affine per site ({exc})") from None
+        except (ValueError, NotImplementedError) as exc:
+            raise error(op, f"spatial-tile: this index is not affine per site ({str(exc).splitlines()[0]})") from None
 
 
 def _const(e: AffineExpr) -> int | None:
@@ -391,9 +391,6 @@ class KernelLowering:
                     f"{SPECIALIZE_ATTR} = {{{name} = ...}}",
                 )
             out[arg] = value
-        unknown = sorted(set(given) - {a.name_hint for a in self.kernel.body.block.args if a.name_hint})
-        if unknown:
-            raise error(self.kernel, f"spatial-tile: scalars: @{self.name} has no argument named '{unknown[0]}'")
         for arg, value in out.items():
             attr_value: Attribute = (IntegerAttr(int(value), arg.type) if _is_int(arg.type)  # type: ignore[arg-type]
                                      else FloatAttr(float(value), arg.type))  # type: ignore[arg-type]
@@ -621,7 +618,7 @@ class SiteLowering:
         indices = [self.values.expr(i, where) for i in owner.indices]
         try:
             anchor = [e.replace_dims_and_symbols(indices, []) for e in owner.base_map.data.results]
-        except ValueError as exc:
+        except (ValueError, NotImplementedError) as exc:
             raise error(where, f"spatial-tile: the anchor of this access is not affine per site ({exc})") from None
         t = view.result.type
         assert isinstance(t, MemRefType)
@@ -858,6 +855,12 @@ class SpatialTilePass(ModulePass):
                    and (f.sym_visibility is None or f.sym_visibility.data != "private")]
         if not kernels:
             raise error(op, "spatial-tile: the module has no kernel (a func.func with a body) to lower")
+        names = {a.name_hint for f in kernels for a in f.body.block.args if a.name_hint}
+        unknown = sorted(set(given) - names)
+        if unknown:
+            where = kernels[0] if len(kernels) == 1 else None
+            kernel_names = ", ".join("@" + f.sym_name.data for f in kernels)
+            raise error(where, f"spatial-tile: scalars: {kernel_names} has no argument named '{unknown[0]}'")
         programs = [(f, KernelLowering(f, given).build()) for f in kernels]
         for f, program in programs:
             parent = f.parent_block()

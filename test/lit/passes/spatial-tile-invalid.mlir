@@ -1,0 +1,116 @@
+// RUN: %spyre-opt %s --split-input-file --verify-diagnostics -p 'spatial-tile{scalars="N=8"}'
+// RUN: not %spyre-opt %s --split-input-file -p 'spatial-tile{scalars="N8"}' 2>&1 | %FileCheck %s --check-prefix=SYNTAX
+// RUN: not %spyre-opt %s --split-input-file -p 'spatial-tile{scalars="M=8"}' 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
+
+// Every refusal of spatial-tile is a located error, before anything changes.
+// SYNTAX: error: spatial-tile: scalars: expected NAME=VALUE, got 'N8'
+// UNKNOWN: error: spatial-tile: scalars: @missing_scalar has no argument named 'M'
+
+// A scalar argument without a value: the program is specialized for its scalars.
+// expected-error@+1 {{the spatial program of @missing_scalar is specialized for its scalar arguments and %B (index) has no value}}
+func.func @missing_scalar(%x: index, %N: index, %B: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  scf.for %i = %c0 to %N step %B {
+    %t = ktdp.construct_access_tile %v[%i] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<2xindex>
+    %a = ktdp.load %t : !ktdp.access_tile<2xindex> -> tensor<2xf32>
+    %b = math.exp %a : tensor<2xf32>
+    ktdp.store %b, %t : tensor<2xf32>, !ktdp.access_tile<2xindex>
+  }
+  func.return
+}
+
+// -----
+
+// Data-dependent control flow has no static choreography.
+func.func @branch(%x: index, %N: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+  %e = tensor.extract %a[%c0] : tensor<8xf32>
+  %z = arith.constant 0.0 : f32
+  %p = arith.cmpf ogt, %e, %z : f32
+  // expected-error@+1 {{'scf.if' is not lowered to a spatial program}}
+  scf.if %p {
+    %b = math.exp %a : tensor<8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A store then a load of the same tensor: the load engine runs ahead of the
+// store engine, so the load could read stale data.
+func.func @load_after_store(%x: index, %N: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  %z = arith.constant dense<1.0> : tensor<8xf32>
+  // expected-note@+1 {{the store}}
+  ktdp.store %z, %t : tensor<8xf32>, !ktdp.access_tile<8xindex>
+  // expected-error@+1 {{this load reads %x, which a store of the same kernel writes (after it)}}
+  %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+  %b = math.exp %a : tensor<8xf32>
+  %u = ktdp.construct_memory_view %N, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %w = ktdp.construct_access_tile %u[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  ktdp.store %b, %w : tensor<8xf32>, !ktdp.access_tile<8xindex>
+  func.return
+}
+
+// -----
+
+// An index that is not affine per site: a loop number times a loop number.
+func.func @not_affine(%x: index, %N: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  scf.for %i = %c0 to %c2 step %c1 {
+    // expected-error@+1 {{this index is not affine per site}}
+    %sq = arith.muli %i, %i : index
+    %t = ktdp.construct_access_tile %v[%sq] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<2xindex>
+    %a = ktdp.load %t : !ktdp.access_tile<2xindex> -> tensor<2xf32>
+    %b = math.exp %a : tensor<2xf32>
+    %u = ktdp.construct_memory_view %N, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+    %w = ktdp.construct_access_tile %u[%sq] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<2xindex>
+    ktdp.store %b, %w : tensor<2xf32>, !ktdp.access_tile<2xindex>
+  }
+  func.return
+}
+
+// -----
+
+// A loop whose count depends on an enclosing loop (a triangle): a spatial
+// loop's count is fixed per site.
+func.func @triangle(%x: index, %N: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  scf.for %i = %c0 to %c2 step %c1 {
+    // expected-error@+1 {{the upper bound is d0 here, which depends on an enclosing loop}}
+    scf.for %j = %c0 to %i step %c1 {
+      %t = ktdp.construct_access_tile %v[%j] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<2xindex>
+      %a = ktdp.load %t : !ktdp.access_tile<2xindex> -> tensor<2xf32>
+      %b = math.exp %a : tensor<2xf32>
+      %u = ktdp.construct_memory_view %N, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+      %w = ktdp.construct_access_tile %u[%j] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 1 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<2xindex>
+      ktdp.store %b, %w : tensor<2xf32>, !ktdp.access_tile<2xindex>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A memory view from a constant address: a spatial.tensor is a kernel argument.
+func.func @constant_base(%N: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  // expected-error@+1 {{the base of this memory view is not a pointer argument of the kernel}}
+  %v = ktdp.construct_memory_view %c64, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+  func.return
+}
