@@ -41,6 +41,14 @@ from spyre_mlir.spatial_phases import advance, programs_in
 ENGINES_OF_A_CORE = ("load", "compute", "store")
 
 
+def _name(ref) -> str:
+    return ref.root_reference.data
+
+
+def _sym(op) -> str:
+    return op.get_attr_or_prop("sym_name").data
+
+
 def place(program: spatial.ProgramOp, cores: int) -> None:
     sites = [s for s in program.of_kind(spatial.SiteOp) if isinstance(s, spatial.SiteOp)]
     if not sites:
@@ -64,9 +72,18 @@ def place(program: spatial.ProgramOp, cores: int) -> None:
         if target is site:
             continue
         ref = SymbolRefAttr(target.sym_name.data)
-        for op in program.declarations():
-            if isinstance(op, spatial.BufferOp | spatial.StageOp) and op.site.root_reference.data == site.sym_name.data:
+        host_engine = engines.get((target.sym_name.data, ENGINES_OF_A_CORE[0]))
+        moved = {op.sym_name.data for op in program.declarations()
+                 if isinstance(op, spatial.BufferOp | spatial.StageOp) and op.site.root_reference.data == site.sym_name.data}
+        for op in list(program.declarations()):
+            edge_of_block = isinstance(op, spatial.EdgeOp) and _name(op.producer) in moved
+            if not (op.get_attr_or_prop("sym_name") and (_sym(op) in moved or edge_of_block)):
+                continue
+            if isinstance(op, spatial.BufferOp | spatial.StageOp):
                 op.site = ref
+            if host_engine is not None:  # keep a core's declarations together, before its engines
+                op.detach()
+                program.body.block.insert_op_before(op, host_engine)
         for name in site.engine_names:
             mine = engines.pop((site.sym_name.data, name), None)
             if mine is None:
