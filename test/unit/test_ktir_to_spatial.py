@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import CORPUS_SCALARS, corpus_params, kernel_arguments
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
 
 import spyre_mlir
 from spyre_mlir import DiagnosticError
@@ -195,3 +195,47 @@ def test_corpus_kernel_through_ktir_to_spatial_equals_its_source(path):
     assert arrays
     for k in arrays:
         np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(source[k]), err_msg=f"{path.name}: {k}")
+
+
+# -- broken choreographies: spatial-verify catches each, located and named ---------
+
+
+def _synthesized_matmul():
+    module = spyre_mlir.parse(MATMUL)
+    spec = 'ktir-to-spatial{scalars="K=256,BK=64"}'
+    spyre_mlir.PassManager.from_pipeline(spec).run(module)
+    (program,) = programs(module)
+    program.attributes[spatial.PHASE_ATTR] = StringAttr("synthesized")
+    return module, program
+
+
+def _reverify(module):
+    spyre_mlir.PassManager.parse("spatial-verify").run(module)
+
+
+def test_a_removed_signal_deadlocks_naming_the_semaphore():
+    module, _ = _synthesized_matmul()
+    signal = next(op for op in module.walk() if isinstance(op, spatial.SignalOp)
+                  and op.semaphore.root_reference.data.endswith("_full"))
+    name = signal.semaphore.root_reference.data
+    signal.detach()
+    signal.erase()
+    with pytest.raises(DiagnosticError, match=rf"deadlock.*@{name}"):
+        _reverify(module)
+
+
+def test_a_buffer_shallower_than_its_handshake_overflows_naming_the_buffer():
+    module, program = _synthesized_matmul()
+    deep = next(b for b in program.of_kind(spatial.BufferOp) if b.depth_value == 2)
+    deep.depth = IntegerAttr(1, 64)
+    with pytest.raises(DiagnosticError, match=rf"overflow.*buffer @{deep.sym_name.data}"):
+        _reverify(module)
+
+
+def test_a_consumer_reading_a_tile_twice_underflows_naming_stage_and_buffer():
+    module, program = _synthesized_matmul()
+    step = next(op for op in module.walk() if isinstance(op, spatial.ComputeStepOp) and op.indices)
+    stage = step.stage.root_reference.data
+    step.parent_block().insert_op_after(step.clone(), step)
+    with pytest.raises(DiagnosticError, match=rf"underflow.*stage @{stage} reads buffer @"):
+        _reverify(module)
