@@ -68,6 +68,7 @@ After:
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -344,10 +345,10 @@ def _row_major(sizes: Sequence[int]) -> list[int]:
 class KernelLowering:
     """Builds the `spatial.program` of one kernel (phase "tiled")."""
 
-    def __init__(self, kernel: func.FuncOp, given: dict[str, str]):
+    def __init__(self, kernel: func.FuncOp, given: dict[str, str], grid: list[int] | None = None):
         self.kernel = kernel
         self.name = kernel.sym_name.data
-        self.grid = _grid(kernel)
+        self.grid = grid or _grid(kernel)
         self.decls: list[Operation] = []
         self.tensors: dict[SSAValue, str] = {}  # pointer argument -> tensor symbol
         self.scalars = self._scalars(given)
@@ -408,9 +409,10 @@ class KernelLowering:
                 raise error(op, "spatial-tile: only global (HBM) memory views are lowered; a spatial program places "
                             "its own buffers in LX")
             base = op.offset
-            if not (isinstance(base.owner, Block) and base.owner is self.kernel.body.block):
-                raise error(op, "spatial-tile: the base of this memory view is not a pointer argument of the kernel "
-                            "(a spatial.tensor is a kernel argument)")
+            is_argument = isinstance(base.owner, Block) and base.owner is self.kernel.body.block
+            if not is_argument and _constant_address(base) is None:
+                raise error(op, "spatial-tile: the base of this memory view is neither a pointer argument of the "
+                            "kernel nor a constant HBM address (a spatial.tensor is one or the other)")
             if op.sizes or op.strides:
                 raise error(op, "spatial-tile: this memory view has dynamic sizes or strides")
             sizes = list(op.static_sizes.get_values())
@@ -430,11 +432,26 @@ class KernelLowering:
                             (shapes[base][1], "the other view"))
             shapes[base] = (mtype, op)
         taken = {a.name_hint for a in self.scalars}
-        for base, (mtype, _) in shapes.items():
-            name = base.name_hint or f"arg{list(self.kernel.body.block.args).index(base)}"
-            assert name not in taken
+        spans: list[tuple[int, int, ConstructMemoryViewOp]] = []
+        for base, (mtype, view) in shapes.items():
+            address = _constant_address(base)
+            if address is None:
+                name = base.name_hint or f"arg{list(self.kernel.body.block.args).index(base)}"
+                assert name not in taken
+                tensor = spatial.TensorOp(name, mtype)
+            else:
+                # data the kernel finds at a fixed HBM element address (run with interpret's hbm= preloads)
+                name = f"hbm{address}"
+                size = math.prod(mtype.get_shape())
+                for lo, hi, other in spans:
+                    if address < hi and lo < address + size:
+                        raise error(view, f"spatial-tile: this memory view at HBM element {address} overlaps another "
+                                    f"at {lo}; spatial.tensors do not alias", (other, "the other view"))
+                spans.append((address, address + size, view))
+                tensor = spatial.TensorOp(name, mtype)
+                tensor.attributes["address"] = IntegerAttr(address, 64)
             self.tensors[base] = name
-            self.decls.append(spatial.TensorOp(name, mtype))
+            self.decls.append(tensor)
 
     def _check_hbm_order(self) -> None:
         """Refuse a load that may read what a store of the same site wrote: the
@@ -500,6 +517,13 @@ def _is_float_type(t: Attribute) -> bool:
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
 
     return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def _constant_address(base: SSAValue) -> int | None:
+    owner = base.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return int(owner.value.value.data)
+    return None
 
 
 def _loops_of(op: Operation) -> set[Operation]:
@@ -846,6 +870,9 @@ class SpatialTilePass(ModulePass):
     scalars: str = ""
     """Values of the kernel's scalar arguments the program is specialized for: "K=2048,BLOCK_SIZE=128"."""
 
+    grid: str = ""
+    """The grid to lower for instead of the kernel's `grid` attribute: "32" or "2,16"."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:
             given = parse_scalars(self.scalars)
@@ -861,7 +888,13 @@ class SpatialTilePass(ModulePass):
             where = kernels[0] if len(kernels) == 1 else None
             kernel_names = ", ".join("@" + f.sym_name.data for f in kernels)
             raise error(where, f"spatial-tile: scalars: {kernel_names} has no argument named '{unknown[0]}'")
-        programs = [(f, KernelLowering(f, given).build()) for f in kernels]
+        try:
+            grid = [int(g) for g in self.grid.replace("x", ",").split(",") if g.strip()] or None
+        except ValueError:
+            raise error(None, f"spatial-tile: grid: expected sizes like \"32\" or \"2,16\", got '{self.grid}'") from None
+        if grid is not None and any(g < 1 for g in grid):
+            raise error(None, f"spatial-tile: grid: every size must be at least 1, got '{self.grid}'")
+        programs = [(f, KernelLowering(f, given, grid).build()) for f in kernels]
         for f, program in programs:
             parent = f.parent_block()
             assert parent is not None

@@ -239,3 +239,11 @@ def test_a_consumer_reading_a_tile_twice_underflows_naming_stage_and_buffer():
     step.parent_block().insert_op_after(step.clone(), step)
     with pytest.raises(DiagnosticError, match=rf"underflow.*stage @{stage} reads buffer @"):
         _reverify(module)
+
+
+def test_spatial_program_generic_form_parses_in_real_mlir_and_reads_back():
+    from test_real_mlir import IREE_OPT, check_against_mlir
+
+    if IREE_OPT is None:
+        pytest.skip("iree-opt (iree-base-compiler) not installed")
+    check_against_mlir(lower(MATMUL, MATMUL_SCALARS))

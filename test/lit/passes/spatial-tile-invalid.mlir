@@ -104,12 +104,13 @@ func.func @triangle(%x: index, %N: index) attributes {grid = [1]} {
 
 // -----
 
-// A memory view from a constant address: a spatial.tensor is a kernel argument.
-func.func @constant_base(%N: index) attributes {grid = [1]} {
+// A memory view from a computed address: a spatial.tensor is a kernel argument or at a constant address.
+func.func @computed_base(%N: index) attributes {grid = [1]} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
-  // expected-error@+1 {{the base of this memory view is not a pointer argument of the kernel}}
-  %v = ktdp.construct_memory_view %c64, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %base = arith.addi %N, %c64 : index
+  // expected-error@+1 {{the base of this memory view is neither a pointer argument of the kernel nor a constant HBM address}}
+  %v = ktdp.construct_memory_view %base, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
   %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
   %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
   func.return
