@@ -182,19 +182,29 @@ func.func @k(%x: index) attributes {grid = [1]} {
 @pytest.mark.parametrize("path", corpus_params())
 def test_corpus_kernel_through_ktir_to_spatial_equals_its_source(path):
     name, args, hbm = kernel_arguments(path)
-    if hbm or "grid" in args:
-        pytest.skip(f"{path.name}: data at constant HBM addresses / a grid override (not a spatial.tensor argument)")
-    scalars = {k: v for k, v in CORPUS_SCALARS.get(path.stem, {}).items()}
-    out = lower(path, scalars)
+    grid = args.pop("grid", None)
+    scalars = dict(CORPUS_SCALARS.get(path.stem, {}))
+    options = {"grid": ",".join(map(str, grid))} if grid else {}
+    out = lower(path, scalars, **options)
     (program,) = [p for p in programs(out) if p.sym_name.data == name]
     assert program.phase == "verified"
     copy = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
-    source = spyre_mlir.interpret(spyre_mlir.parse(path), name, **copy)
-    got = spyre_mlir.interpret(out, name, **args)
+    source = spyre_mlir.interpret(spyre_mlir.parse(path), name, hbm={a: v.copy() for a, v in hbm.items()},
+                                  grid=grid, **copy)
+    got = spyre_mlir.interpret(out, name, hbm={a: v.copy() for a, v in hbm.items()}, **args)
     arrays = [k for k, v in args.items() if isinstance(v, np.ndarray)]
-    assert arrays
+    assert arrays or hbm
     for k in arrays:
         np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(source[k]), err_msg=f"{path.name}: {k}")
+    dtypes = {v.dtype for v in hbm.values()}
+    for tensor in program.of_kind(spatial.TensorOp):  # data at constant addresses: read back each tensor
+        at = tensor.attributes.get("address")
+        if at is None:
+            continue
+        (dtype,) = dtypes
+        shape, where = tensor.tensor_type.get_shape(), int(at.value.data)
+        np.testing.assert_array_equal(got.read_hbm(where, shape, dtype), source.read_hbm(where, shape, dtype),
+                                      err_msg=f"{path.name}: @{tensor.sym_name.data}")
 
 
 # -- broken choreographies: spatial-verify catches each, located and named ---------
