@@ -4,12 +4,20 @@ Each `spatial.program` in phase "synthesized" (or "verified", re-checked) is
 simulated on counts only, no data: every `spatial.engine` is a program
 counter over its choreography (`spatial.loop` bounds unrolled on the fly),
 semaphores are counters (`wait @s >= N` blocks until the value reaches N,
-then takes N; `signal @s += N` adds N) and buffers are counts of full slots,
-bounded by their depth. A step of a load, compute or receive stage fills one
-slot of each of its output buffers (a full buffer is an overflow); a step of
-a compute or store stage takes one full slot of each of its input buffers
-(an empty buffer is an underflow). The engines run round robin, one
-choreography op each per round, in declaration order, until all finish.
+then takes N; `signal @s += N` adds N) and FIFO buffers are counts of full
+slots, bounded by their depth. A step of a load or compute stage fills one
+slot of each of its FIFO output buffers (a full buffer is an overflow); a
+step of a compute or store stage takes one full slot of each of its FIFO
+input buffers (an empty buffer is an underflow). The load step of a
+multicast group's reader also fills one slot of the buffer of every receive
+stage of its group (a delivery, counted as a run of that receive stage); a
+`spatial.recv_step` does not run (a marker) and is refused. A local buffer
+(one engine's variable) needs no semaphore: a step writing it sets it, a
+step reading it before any write is an underflow; it is never full, never
+freed and never left over. A step's reads all come before its writes (a
+compute stage may read and write the same local). The engines run round
+robin, one choreography op each per round, in declaration order, until all
+finish.
 
 A loop run to a trip (`spatial.loop %k = 0 to trip(@t)`, a count the
 program reads from its data at run time) is simulated at the trip's
@@ -32,8 +40,11 @@ Refused, each with a located error:
   or a buffer still holding tiles: naming the stages and the buffer.
 
 On success the program moves to phase "verified" and carries a certificate:
-the total step count, the steps of each (site, engine) and the peak number
-of full slots of each buffer.
+the total step count, the steps of each (site, engine), the peak number of
+full slots of each FIFO buffer, and the HBM bytes the run reads and writes
+(`hbm_read_bytes`, `hbm_written_bytes`: a tile's bytes per load and store
+step, a multicast load counted once; loops run to a trip at their greatest
+count).
 
 Before:
 
@@ -55,7 +66,8 @@ After:
     spatial.program @vadd attributes {spatial.phase = "verified", grid = [1 : i64],
         spatial.certificate = {steps = 48 : i64,
                                engines = {"s0.load" = 16 : i64, "s0.compute" = 20 : i64, "s0.store" = 12 : i64},
-                               max_full = {bx = 2 : i64, by = 2 : i64, bz = 1 : i64}}} {
+                               max_full = {bx = 2 : i64, by = 2 : i64, bz = 1 : i64},
+                               hbm_read_bytes = 16384 : i64, hbm_written_bytes = 8192 : i64}} {
       ... (unchanged)
     }
 
@@ -81,6 +93,7 @@ from spyre_mlir.dialects.spatial import (
     EngineOp,
     LoadStepOp,
     LoopOp,
+    MulticastOp,
     ProgramOp,
     RecvStepOp,
     SemaphoreOp,
@@ -169,7 +182,13 @@ def _flatten(ops, sems: dict[str, int], stages: dict[str, int], code: list[tuple
             code.append((_WAIT, sems[_sym(op.semaphore)], int(op.count.value.data), op))
         elif isinstance(op, SignalOp):
             code.append((_SIGNAL, sems[_sym(op.semaphore)], int(op.count.value.data), op))
-        elif isinstance(op, LoadStepOp | ComputeStepOp | StoreStepOp | RecvStepOp):
+        elif isinstance(op, RecvStepOp):
+            raise error(
+                op,
+                f"spatial-verify: recv_step @{_sym(op.stage)} does not run: the tiles of a multicast group are "
+                "delivered into its receive stages' buffers at its reader's load_step (a recv_step is a marker)",
+            )
+        elif isinstance(op, LoadStepOp | ComputeStepOp | StoreStepOp):
             code.append((_STEP, stages[_sym(op.stage)], 0, op))
         else:  # refused by the dialect's verifier
             raise error(op, f"spatial-verify: '{op.name}' is not a choreography op")
@@ -196,14 +215,41 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
     sem_index = {op.sym_name.data: i for i, op in enumerate(sem_ops)}
     buf_index = {op.sym_name.data: i for i, op in enumerate(buf_ops)}
     stage_index = {op.sym_name.data: i for i, op in enumerate(stage_ops)}
+    local = [op.is_local for op in buf_ops]
 
-    # What a step of each stage takes (input buffers) and fills (output buffers).
+    # The receive stages of each multicast group, by the index of its reader.
+    of_group: dict[str, list[int]] = {}
+    for i, st in enumerate(stage_ops):
+        if st.kind_name == "receive":
+            of_group.setdefault(st.input_names[0], []).append(i)
+    receivers: dict[int, list[int]] = {}
+    for group in program.of_kind(MulticastOp):
+        assert isinstance(group, MulticastOp)
+        reader = stage_index.get(_sym(group.reader))
+        if reader is not None:
+            receivers.setdefault(reader, []).extend(of_group.get(group.sym_name.data, []))
+
+    # What a step of each stage takes (FIFO inputs), fills (FIFO outputs, and for a multicast
+    # reader the buffer of each receive stage of its group), reads and writes (locals); the
+    # receive stages it delivers to; and the HBM bytes it reads and writes.
     takes: list[list[int]] = []
-    fills: list[list[int]] = []
-    for st in stage_ops:
+    fills: list[list[tuple[int, int]]] = []  # (buffer, the stage filling it: itself or a receive stage)
+    reads: list[list[int]] = []
+    writes: list[list[int]] = []
+    hbm: list[tuple[int, int]] = []
+    for s, st in enumerate(stage_ops):
         kind = st.kind_name
-        takes.append([buf_index[n] for n in st.input_names] if kind in ("compute", "store") else [])
-        fills.append([buf_index[n] for n in st.output_names] if kind in ("load", "compute", "receive") else [])
+        ins = [buf_index[n] for n in st.input_names] if kind in ("compute", "store") else []
+        outs = [buf_index[n] for n in st.output_names] if kind in ("load", "compute") else []
+        takes.append([b for b in ins if not local[b]])
+        reads.append([b for b in ins if local[b]])
+        filled = [(b, s) for b in outs if not local[b]]
+        for r in receivers.get(s, []):
+            filled += [(buf_index[n], r) for n in stage_ops[r].output_names]
+        fills.append(filled)
+        writes.append([b for b in outs if local[b]])
+        tile = buf_ops[outs[0]].tile.bytes if kind == "load" else buf_ops[ins[0]].tile.bytes if kind == "store" else 0
+        hbm.append((tile, 0) if kind == "load" else (0, tile) if kind == "store" else (0, 0))
 
     # The guard: count the steps before simulating any.
     per_engine = [(e, _static_steps(e.body.block.ops)) for e in engine_ops]
@@ -227,7 +273,9 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
     depth = [op.depth_value for op in buf_ops]
     full = [0] * len(buf_ops)
     peak = [0] * len(buf_ops)
+    written = [False] * len(buf_ops)  # locals
     runs = [0] * len(stage_ops)
+    hbm_read = hbm_written = 0
 
     for eng in engines:
         eng.settle()
@@ -247,6 +295,14 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
                 s = instr[1]
                 step_op = instr[3]
                 st = stage_ops[s]
+                for b in reads[s]:
+                    if not written[b]:
+                        raise error(
+                            step_op,
+                            f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} reads "
+                            f"local buffer @{buf_ops[b].sym_name.data}, which was never written "
+                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                        )
                 for b in takes[s]:
                     if full[b] == 0:
                         raise error(
@@ -256,17 +312,24 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
                             f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
                         )
                     full[b] -= 1
-                for b in fills[s]:
+                for b, by in fills[s]:
                     if full[b] >= depth[b]:
+                        via = "" if by == s else f" of receive stage @{stage_ops[by].sym_name.data}"
                         raise error(
                             step_op,
                             f"spatial-verify: overflow: {_step_name(step_op)} of stage @{st.sym_name.data} writes "
-                            f"buffer @{buf_ops[b].sym_name.data}, whose {depth[b]} slot(s) are all full "
+                            f"buffer @{buf_ops[b].sym_name.data}{via}, whose {depth[b]} slot(s) are all full "
                             f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
                         )
                     full[b] += 1
                     if full[b] > peak[b]:
                         peak[b] = full[b]
+                    if by != s:
+                        runs[by] += 1  # a delivery is a run of the receive stage
+                for b in writes[s]:
+                    written[b] = True
+                hbm_read += hbm[s][0]
+                hbm_written += hbm[s][1]
                 runs[s] += 1
             progressed = True
             eng.steps += 1
@@ -283,7 +346,9 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
         {
             "steps": IntegerAttr(steps, i64),
             "engines": _dict([(f"{_sym(eng.op.site)}.{eng.op.engine.data}", eng.steps) for eng in engines]),
-            "max_full": _dict([(op.sym_name.data, p) for op, p in zip(buf_ops, peak)]),
+            "max_full": _dict([(op.sym_name.data, p) for op, p, is_local in zip(buf_ops, peak, local) if not is_local]),
+            "hbm_read_bytes": IntegerAttr(hbm_read, i64),
+            "hbm_written_bytes": IntegerAttr(hbm_written, i64),
         }
     )
 
@@ -329,7 +394,7 @@ def _check_counts(
                 "as planned",
             )
     for b, buf in enumerate(buf_ops):
-        if full[b]:
+        if full[b] and not buf.is_local:
             name = buf.sym_name.data
             producers = [st.sym_name.data for st in stage_ops if name in st.output_names]
             consumers = [st.sym_name.data for st in stage_ops if name in st.input_names]
