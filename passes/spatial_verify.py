@@ -16,8 +16,12 @@ stage of its group (a delivery, counted as a run of that receive stage); a
 step reading it before any write is an underflow; it is never full, never
 freed and never left over. A step's reads all come before its writes (a
 compute stage may read and write the same local). The engines run round
-robin, one choreography op each per round, in declaration order, until all
-finish.
+robin in declaration order until all finish, under two schedules, each
+checked: eager (each engine runs as far as it can before it blocks, so a
+producer fills its buffers as far as its semaphores let it before the
+consumer drains them: a buffer shallower than its handshake overflows) and
+lock step (one choreography op per engine per round). The certificate is
+the lock-step schedule's (checked first).
 
 A loop run to a trip (`spatial.loop %k = 0 to trip(@t)`, a count the
 program reads from its data at run time) is simulated at the trip's
@@ -41,7 +45,7 @@ Refused, each with a located error:
 
 On success the program moves to phase "verified" and carries a certificate:
 the total step count, the steps of each (site, engine), the peak number of
-full slots of each FIFO buffer, and the HBM bytes the run reads and writes
+full slots of each FIFO buffer (under the lock-step schedule), and the HBM bytes the run reads and writes
 (`hbm_read_bytes`, `hbm_written_bytes`: a tile's bytes per load and store
 step, a multicast load counted once; loops run to a trip at their greatest
 count).
@@ -262,84 +266,93 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
             f"{MAX_STEPS} (too large to simulate); {_who(biggest)} alone takes {n}",
         )
 
-    engines: list[_Engine] = []
+    codes: list[list[tuple]] = []
     for e in engine_ops:
         code: list[tuple] = []
         _flatten(e.body.block.ops, sem_index, stage_index, code)
-        code = [tuple(c) for c in code]
-        engines.append(_Engine(e, code))
-
-    value = [int(op.init.value.data) for op in sem_ops]
+        codes.append([tuple(c) for c in code])
     depth = [op.depth_value for op in buf_ops]
-    full = [0] * len(buf_ops)
-    peak = [0] * len(buf_ops)
-    written = [False] * len(buf_ops)  # locals
-    runs = [0] * len(stage_ops)
-    hbm_read = hbm_written = 0
 
-    for eng in engines:
-        eng.settle()
-    live = [eng for eng in engines if not eng.done]
-    while live:
-        progressed = False
-        for eng in live:
-            instr = eng.code[eng.pc]
-            kind = instr[0]
-            if kind == _WAIT:
-                if value[instr[1]] < instr[2]:
-                    continue
-                value[instr[1]] -= instr[2]
-            elif kind == _SIGNAL:
-                value[instr[1]] += instr[2]
-            else:  # _STEP
-                s = instr[1]
-                step_op = instr[3]
-                st = stage_ops[s]
-                for b in reads[s]:
-                    if not written[b]:
-                        raise error(
-                            step_op,
-                            f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} reads "
-                            f"local buffer @{buf_ops[b].sym_name.data}, which was never written "
-                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                        )
-                for b in takes[s]:
-                    if full[b] == 0:
-                        raise error(
-                            step_op,
-                            f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} reads "
-                            f"buffer @{buf_ops[b].sym_name.data}, which holds no full slot "
-                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                        )
-                    full[b] -= 1
-                for b, by in fills[s]:
-                    if full[b] >= depth[b]:
-                        via = "" if by == s else f" of receive stage @{stage_ops[by].sym_name.data}"
-                        raise error(
-                            step_op,
-                            f"spatial-verify: overflow: {_step_name(step_op)} of stage @{st.sym_name.data} writes "
-                            f"buffer @{buf_ops[b].sym_name.data}{via}, whose {depth[b]} slot(s) are all full "
-                            f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                        )
-                    full[b] += 1
-                    if full[b] > peak[b]:
-                        peak[b] = full[b]
-                    if by != s:
-                        runs[by] += 1  # a delivery is a run of the receive stage
-                for b in writes[s]:
-                    written[b] = True
-                hbm_read += hbm[s][0]
-                hbm_written += hbm[s][1]
-                runs[s] += 1
-            progressed = True
-            eng.steps += 1
-            eng.pc += 1
+    def simulate(eager: bool) -> tuple[list[_Engine], list[int], int, int]:
+        """One schedule: each engine runs one op per round (lock step), or as many as
+        it can before it blocks (eager: a producer fills as far as its semaphores let
+        it before its consumer drains, the fullest its buffers get)."""
+        engines = [_Engine(e, code) for e, code in zip(engine_ops, codes)]
+        value = [int(op.init.value.data) for op in sem_ops]
+        full = [0] * len(buf_ops)
+        peak = [0] * len(buf_ops)
+        written = [False] * len(buf_ops)  # locals
+        runs = [0] * len(stage_ops)
+        hbm_read = hbm_written = 0
+        for eng in engines:
             eng.settle()
-        if not progressed:
-            _deadlock(program, live, sem_ops, value)
-        live = [eng for eng in live if not eng.done]
+        live = [eng for eng in engines if not eng.done]
+        while live:
+            progressed = False
+            for eng in live:
+                while not eng.done:
+                    instr = eng.code[eng.pc]
+                    kind = instr[0]
+                    if kind == _WAIT:
+                        if value[instr[1]] < instr[2]:
+                            break
+                        value[instr[1]] -= instr[2]
+                    elif kind == _SIGNAL:
+                        value[instr[1]] += instr[2]
+                    else:  # _STEP
+                        s = instr[1]
+                        step_op = instr[3]
+                        st = stage_ops[s]
+                        for b in reads[s]:
+                            if not written[b]:
+                                raise error(
+                                    step_op,
+                                    f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
+                                    f"reads local buffer @{buf_ops[b].sym_name.data}, which was never written "
+                                    f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                                )
+                        for b in takes[s]:
+                            if full[b] == 0:
+                                raise error(
+                                    step_op,
+                                    f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
+                                    f"reads buffer @{buf_ops[b].sym_name.data}, which holds no full slot "
+                                    f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                                )
+                            full[b] -= 1
+                        for b, by in fills[s]:
+                            if full[b] >= depth[b]:
+                                via = "" if by == s else f" of receive stage @{stage_ops[by].sym_name.data}"
+                                raise error(
+                                    step_op,
+                                    f"spatial-verify: overflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
+                                    f"writes buffer @{buf_ops[b].sym_name.data}{via}, whose {depth[b]} slot(s) are "
+                                    f"all full (run {runs[s] + 1} of the stage, on {_who(eng.op)})",
+                                )
+                            full[b] += 1
+                            if full[b] > peak[b]:
+                                peak[b] = full[b]
+                            if by != s:
+                                runs[by] += 1  # a delivery is a run of the receive stage
+                        for b in writes[s]:
+                            written[b] = True
+                        hbm_read += hbm[s][0]
+                        hbm_written += hbm[s][1]
+                        runs[s] += 1
+                    progressed = True
+                    eng.steps += 1
+                    eng.pc += 1
+                    eng.settle()
+                    if not eager:
+                        break
+            if not progressed:
+                _deadlock(program, live, sem_ops, value)
+            live = [eng for eng in live if not eng.done]
+        _check_counts(program, stage_ops, stage_index, buf_ops, buf_index, runs, full)
+        return engines, peak, hbm_read, hbm_written
 
-    _check_counts(program, stage_ops, stage_index, buf_ops, buf_index, runs, full)
+    engines, peak, hbm_read, hbm_written = simulate(eager=False)
+    simulate(eager=True)
 
     steps = sum(eng.steps for eng in engines)
     return DictionaryAttr(
