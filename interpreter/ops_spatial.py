@@ -3,34 +3,50 @@
     out = spyre_mlir.interpret(module, "vadd", x=x, y=y, z=np.zeros_like(x))
     out["z"]                       # every tensor argument's contents after the run
 
+    out, stats = simulate(module, "vadd", x=x, y=y, z=np.zeros_like(x))
+    stats.hbm_read_bytes, stats.hbm_written_bytes, stats.cycles, stats.events
+
 How a program is called. `Interpreter` finds a program by symbol name as it
 finds a `func.func` (a function of that name wins): `spatial_kernels` gives
-each program a wrapper function `@name(%x: index, %y: index, ...)`, one
-pointer parameter per `spatial.tensor`, named after it, whose body is one
-`RunProgramOp` (an interpreter-internal op, in no dialect). So a program's
-arguments are marshalled as a kernel's: each `spatial.tensor @x :
+each program a wrapper function `@name(%x: index, %K: index, ...)`, one
+parameter per `spatial.tensor` (a pointer, `index`) and per `spatial.scalar`
+(of the scalar's type), named after it, in declaration order, whose body is
+one `RunProgramOp` (an interpreter-internal op, in no dialect). So a
+program's arguments are marshalled as a kernel's: each `spatial.tensor @x :
 memref<SHAPE x T>` is the keyword argument `x`, an array of that shape and
-element type placed in HBM (row-major) and read back into the result. The
+element type placed in HBM (row-major) and read back into the result; each
+`spatial.scalar @K : T = V` is the keyword argument `K`, a number. The
 program runs once (not per core): its sites are simulated together.
 
 Semantics (a deterministic discrete-event simulation, no threads):
 
-- Tiles. A tensor is a grid of tiles of the buffer tile shape of the stage
-  touching it (`!spatial.tile<R x C x T>`, the tile type of its buffer):
-  tile index [i, j] covers rows i*R .. i*R+R-1 and columns j*C .. j*C+C-1
-  (rank 1 likewise; any rank). A step's indices are the leading tile
-  coordinates: an omitted trailing index is 0, allowed only along a dim the
-  tile spans whole (`load_step @ld [%k]` of 16x64 tiles of a 64x64 tensor is
-  tile [k, 0]). A tile reaching outside the tensor is a located error at
-  the step.
-- Buffers. A buffer of depth D is a ring of D slots in its site's LX, at
-  its `offset` (slot s at offset + s * tile bytes), each slot full or free.
-  A writer fills the next slot of the ring, a reader takes the oldest full
-  one and frees it. Writing a buffer whose D slots are all full (overflow),
-  or reading one with no full slot (underflow), is a located error at the
-  step naming the stage and the buffer. Each site's LX is its own byte
-  array of the program's `lx_bytes` (default 2 MiB), not the per-core LX of
-  `runtime.lx` (the wrapper runs on one core whatever the sites).
+- Scalars. Before ANY engine runs (and before trips are read), each
+  `spatial.scalar @K : T = V` compares its argument with V, both converted
+  to T (`np.float32(given) == np.float32(V)` for f32): another value is a
+  located error at the `spatial.scalar` ("program @P is specialized for
+  K = 2048, called with K = 1024") and nothing runs.
+- Tiles. A load or store step moves one tile, of the shape of the stage's
+  buffer, between HBM and LX. Its origin (the element where the tile starts
+  in the tensor, one coordinate per dim) is the stage's `origin` map applied
+  to the step's indices (`load_step @ld [%k, %j]`: d0 = k, d1 = j; the step
+  gives exactly as many indices as the map has dims); without `origin`, the
+  tile grid, `default_origin(tile shape)`: `(d_i) -> (d_i * tile_i)`, where
+  the step's indices are the leading tile coordinates and an omitted
+  trailing index is 0, allowed only along a dim the tile spans whole
+  (`load_step @ld [%k]` of 16x64 tiles of a 64x64 tensor is tile [k, 0]).
+  The tile covers [origin, origin + tile shape) per dim; reaching outside
+  the tensor is a located error at the step.
+- Buffers. A FIFO buffer of depth D is a ring of D slots in its site's LX,
+  at its `offset` (slot s at offset + s * tile bytes), each slot full or
+  free. A writer fills the next slot of the ring, a reader takes the oldest
+  full one and frees it. Writing a buffer whose D slots are all full
+  (overflow), or reading one with no full slot (underflow), is a located
+  error at the step naming the stage and the buffer. A local buffer (one
+  engine's variable) is one slot: writing overwrites it, reading does not
+  free it, reading it before anything wrote it is an underflow. Each site's
+  LX is its own byte array of the program's `lx_bytes` (default 2 MiB), not
+  the per-core LX of `runtime.lx` (the wrapper runs on one core whatever
+  the sites).
 - Engines. Each `spatial.engine` (one per (site, engine)) is a coroutine (a
   Python generator) over its choreography, in order:
   `spatial.loop %k = lo to hi` runs its body for k = lo .. hi-1;
@@ -40,19 +56,25 @@ Semantics (a deterministic discrete-event simulation, no threads):
   DECREMENTS it by N (a counting-semaphore acquire, as the dialect's
   `WaitOp` says: "block until the semaphore reaches N, then take N");
   `spatial.signal @sem += N` increments it;
-  `spatial.load_step @stage [idx]` copies tensor tile idx of the stage's
-  tensor into the next slot of its output buffer;
+  `spatial.load_step @stage [idx]` copies the tile at idx of the stage's
+  tensor into its output buffer; when the stage is the reader of a
+  `spatial.multicast` group, the same tile (read from HBM once) is also
+  written into the output buffer of every receive stage of the group (an
+  overflow there names the receive stage and its buffer);
   `spatial.store_step @stage [idx]` copies the oldest full slot of its input
-  buffer into tensor tile idx and frees the slot;
-  `spatial.compute_step @stage` takes the oldest full slot of each input
-  buffer, frees them, runs the stage body (its block arguments are the tiles
-  as tensors) and writes each yielded tile into the next slot of the
-  matching output buffer. The body runs through the interpreter's own
-  handlers: it is decoded as a function (`@<program>::<stage>`, the
-  `spatial.yield` becoming a `func.return`), so any op a kernel may use runs.
-  Element types convert as the interpreter's formats do (bf16 is stored as
-  its bits, computed in f32).
-  `spatial.recv_step` (multicast) is not executable yet: a located error.
+  buffer into the tile at idx and frees the slot;
+  `spatial.compute_step @stage [idx]` reads a tile of each input buffer
+  (all of them before writing any output: a stage may read and write the
+  same local), runs the stage body (its block arguments are the tiles as
+  tensors, then the step's indices as `index` values) and writes each
+  yielded tile into the matching output buffer. The body runs through the
+  interpreter's own handlers: it is decoded as a function
+  (`@<program>::<stage>`, the `spatial.yield` becoming a `func.return`), so
+  any op a kernel may use runs. Element types convert as the interpreter's
+  formats do (bf16 is stored as its bits, computed in f32).
+  `spatial.recv_step` is a marker, not executable: a multicast group's
+  tiles are delivered at its reader's load step; running one is a located
+  error.
 - Trips. Before ANY engine runs, each `spatial.trip @t from @x[E] per P
   bias B admit [LO, HI]` reads v, flat element E of its (integer) tensor
   argument @x. A v outside LO ..= HI is a located error at the
@@ -67,6 +89,24 @@ Semantics (a deterministic discrete-event simulation, no threads):
   `spatial.wait`, naming its semaphore, the semaphore's value and the
   wanted count, and listing every blocked engine (with notes at their waits).
 
+Measurements (`SpatialRunStats`, `simulate`; `spyre-run --estimate-json`
+and `--trace`). Every run counts the HBM bytes its load steps read and its
+store steps write (a tile's bytes per step; a multicast load once). With
+the cost model on (`InterpreterOptions.cost_model`, which `simulate` turns
+on), it also simulates cycles: each engine has its own clock; a step takes
+the cost model's cycles (interpreter/cost.py) from the engine's clock on:
+a load or store step its tile's HBM bytes (whole sticks per row) over the
+HBM bandwidth of one core when the program's sites share the chip's
+(`HardwareConfig.hbm_bytes_per_cycle_per_core(sites)`), a compute step what
+the cost model charges the ops of its body for that run (measured as the
+schedule IR's stages are); a signal stamps its units with the signalling
+engine's clock; a wait takes the oldest units of its semaphore and moves
+the waiting engine's clock to the stamp of the last unit it takes (when
+that is later). The program's cycles are the largest engine clock. Load
+and store steps are also charged to the run's cost estimate (rows
+`spatial.load_step` and `spatial.store_step`), so its sequential figure is
+every step of every engine one after another.
+
 A program must be in phase "synthesized" or later (it needs its
 choreographies and its buffers' offsets). The dialect's ops themselves are
 listed as not executable: they are never run as ops of a function body, only
@@ -75,16 +115,22 @@ as part of their program, through `RunProgramOp`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import time
+import weakref
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IndexType, MemRefType, ModuleOp, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
+from spyre_mlir.affine import compile_map, format_map
 from spyre_mlir.diagnostics import DiagnosticError, error, location_of
 from spyre_mlir.dialects.spatial import (
     PHASES,
@@ -97,6 +143,7 @@ from spyre_mlir.dialects.spatial import (
     MulticastOp,
     ProgramOp,
     RecvStepOp,
+    ScalarOp,
     SemaphoreOp,
     SignalOp,
     SiteOp,
@@ -106,8 +153,10 @@ from spyre_mlir.dialects.spatial import (
     TripOp,
     WaitOp,
     YieldOp,
+    default_origin,
 )
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, not_executable
+from spyre_mlir.interpreter.cost import HardwareConfig, stick_bytes
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError
 
@@ -115,7 +164,7 @@ RUNNABLE_FROM = "synthesized"
 """The first phase whose programs run (choreographies and buffer offsets exist)."""
 
 _PART_OF_A_PROGRAM = (
-    "runs only as part of its spatial.program: interpret(module, \"<program name>\", **tensors) "
+    "runs only as part of its spatial.program: interpret(module, \"<program name>\", **arguments) "
     "runs the program (interpreter/ops_spatial.py)"
 )
 
@@ -124,6 +173,7 @@ not_executable(
         (
             ProgramOp,
             TensorOp,
+            ScalarOp,
             SiteOp,
             BufferOp,
             StageOp,
@@ -148,20 +198,22 @@ not_executable(
 @irdl_op_definition
 class RunProgramOp(IRDLOperation):
     """Interpreter-internal (in no dialect, never printed): the body of a
-    program's wrapper function; runs the program, its operands being the HBM
-    element addresses of the program's tensors, in declaration order."""
+    program's wrapper function; runs the program, its operands being its
+    arguments in declaration order: the HBM element address of each
+    `spatial.tensor`, the value of each `spatial.scalar`."""
 
     name = "spyre_interpreter.run_spatial_program"
 
-    tensors = var_operand_def(IndexType)
+    arguments = var_operand_def()
 
-    def __init__(self, program: ProgramOp, tensors: list[SSAValue]):
-        super().__init__(operands=[tensors])
+    def __init__(self, program: ProgramOp, arguments: list[SSAValue]):
+        super().__init__(operands=[arguments])
         self.program = program
 
 
-# The cost model (interpreter/cost.py) prices every op the interpreter executes: this one moves
-# nothing itself; the ops of the compute bodies it runs are charged, its tile moves are not priced yet.
+# The cost model (interpreter/cost.py) prices every op the interpreter executes: this one is
+# priced by its steps (a load or store step charges its tile's HBM cycles, a compute step the
+# ops of its body), not as an op of its own.
 
 
 def programs_of(module: ModuleOp) -> dict[str, ProgramOp]:
@@ -181,30 +233,178 @@ def programs_of(module: ModuleOp) -> dict[str, ProgramOp]:
     return found
 
 
+def _parameters(program: ProgramOp) -> list[TensorOp | ScalarOp]:
+    """The declarations a program takes an argument for, in declaration order."""
+    return [op for op in program.declarations() if isinstance(op, TensorOp | ScalarOp)]
+
+
 def spatial_kernels(module: ModuleOp, taken) -> dict[str, func.FuncOp]:
     """A wrapper function for every program of `module` whose name no function
-    in `taken` has: `func.func @name(%t0: index, ...)` with one parameter per
-    `spatial.tensor` (named after it) and a `RunProgramOp` body. The wrappers
-    are detached (the module is not changed) and located at their program."""
+    in `taken` has: `func.func @name(%x: index, %K: index, ...)` with one
+    parameter per `spatial.tensor` (a pointer) and per `spatial.scalar` (of its
+    type), named after it, in declaration order, and a `RunProgramOp` body. The
+    wrappers are detached (the module is not changed) and located at their
+    program."""
     wrappers: dict[str, func.FuncOp] = {}
     for name, program in programs_of(module).items():
         if name in taken:
             continue
-        tensors = [op for op in program.declarations() if isinstance(op, TensorOp)]
-        block = Block(arg_types=[IndexType()] * len(tensors))
-        for arg, tensor in zip(block.args, tensors):
+        params = _parameters(program)
+        types: list[Attribute] = [IndexType() if isinstance(p, TensorOp) else p.scalar_type for p in params]
+        block = Block(arg_types=types)
+        for arg, param in zip(block.args, params):
             try:
-                arg.name_hint = tensor.sym_name.data
+                arg.name_hint = param.sym_name.data
             except (ValueError, TypeError):  # a name no SSA value can carry: positional arg#i
                 pass
         run = RunProgramOp(program, list(block.args))
         ret = func.ReturnOp()
         run.location = ret.location = program.location
         block.add_ops([run, ret])
-        wrapper = func.FuncOp(name, FunctionType.from_lists([IndexType()] * len(tensors), []), Region(block))
+        wrapper = func.FuncOp(name, FunctionType.from_lists(types, []), Region(block))
         wrapper.location = program.location
         wrappers[name] = wrapper
     return wrappers
+
+
+# -- measurements -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpatialEvent:
+    """One step of one engine on the simulated timeline (cycles)."""
+
+    site: str
+    engine: str
+    step: str  # "load_step", "compute_step", "store_step"
+    stage: str
+    start: float
+    end: float
+    indices: tuple[int, ...] = ()
+
+
+@dataclass
+class SpatialRunStats:
+    """What a run of a spatial program measured (module docstring, "Measurements").
+
+    `hbm_read_bytes` / `hbm_written_bytes`: bytes its load / store steps moved
+    (a tile's bytes per step; a multicast load once). `cycles`: the largest
+    engine clock, `engine_cycles` each (site.engine) clock, `events` every
+    step on its engine's clock (None / empty without the cost model).
+    `to_json()` is the "spatial" entry of `spyre-run --estimate-json`,
+    `trace()` the Chrome trace of `spyre-run --trace` (one track per (site,
+    engine), one slice per step)."""
+
+    program: str
+    hbm_read_bytes: int = 0
+    hbm_written_bytes: int = 0
+    steps: int = 0
+    cycles: float | None = None
+    engine_cycles: dict[str, float] = field(default_factory=dict)
+    events: list[SpatialEvent] = field(default_factory=list)
+    sites: list[str] = field(default_factory=list)
+    engines: list[tuple[str, str]] = field(default_factory=list)
+    hardware: HardwareConfig | None = None
+
+    @property
+    def hbm_bytes(self) -> int:
+        """Bytes moved between HBM and the sites, read and written."""
+        return self.hbm_read_bytes + self.hbm_written_bytes
+
+    def to_json(self) -> dict:
+        hw = self.hardware
+        return {
+            "program": self.program,
+            "hbm_read_bytes": self.hbm_read_bytes,
+            "hbm_written_bytes": self.hbm_written_bytes,
+            "hbm_bytes": self.hbm_bytes,
+            "steps": self.steps,
+            "cycles": self.cycles,
+            "us": None if self.cycles is None or hw is None else hw.microseconds(self.cycles),
+            "engine_cycles": dict(self.engine_cycles),
+            "sites": len(self.sites),
+            "hbm_bytes_per_cycle_per_site": None if hw is None else hw.hbm_bytes_per_cycle_per_core(len(self.sites)),
+        }
+
+    def render(self) -> str:
+        cycles = "not simulated (the cost model is off)" if self.cycles is None else f"{self.cycles:g}"
+        return (
+            f"spatial program @{self.program}: {self.steps} steps on {len(self.engines)} engines of "
+            f"{len(self.sites)} sites; HBM read {self.hbm_read_bytes} bytes, written {self.hbm_written_bytes}; "
+            f"cycles {cycles} (engines overlapping)"
+        )
+
+    def trace(self) -> dict:
+        """Chrome trace events (https://ui.perfetto.dev): pid = site, tid = engine,
+        one "X" slice per step; ts/dur in microseconds of modeled time."""
+        hw = self.hardware or HardwareConfig()
+        pid = {site: i for i, site in enumerate(self.sites)}
+        tid: dict[tuple[str, str], int] = {}
+        meta: list[dict] = []
+        for site, i in pid.items():
+            meta.append({"name": "process_name", "ph": "M", "pid": i, "tid": 0, "args": {"name": f"site @{site}"}})
+            meta.append({"name": "process_sort_index", "ph": "M", "pid": i, "tid": 0, "args": {"sort_index": i}})
+        for site, engine in self.engines:
+            t = tid[(site, engine)] = sum(1 for s, _ in tid if s == site)
+            meta.append({"name": "thread_name", "ph": "M", "pid": pid[site], "tid": t, "args": {"name": engine}})
+            meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid[site], "tid": t, "args": {"sort_index": t}})
+        events = [
+            {
+                "name": f"{e.step} @{e.stage}",
+                "cat": e.step,
+                "ph": "X",
+                "ts": hw.microseconds(e.start),
+                "dur": hw.microseconds(e.end - e.start),
+                "pid": pid[e.site],
+                "tid": tid[(e.site, e.engine)],
+                "args": {"stage": e.stage, "indices": list(e.indices), "start_cycles": e.start, "end_cycles": e.end},
+            }
+            for e in self.events
+        ]
+        other = {
+            "model": "spatial program: engines with their own clocks (interpreter/ops_spatial.py)",
+            "program": self.program,
+            "clock_ghz": hw.clock_ghz,
+            "time_unit": "microseconds of modeled time",
+            "cycles": self.cycles,
+            "hbm_read_bytes": self.hbm_read_bytes,
+            "hbm_written_bytes": self.hbm_written_bytes,
+        }
+        return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+
+    def write_trace(self, path: str | os.PathLike) -> None:
+        from spyre_mlir.interpreter.cost import _write_json
+
+        _write_json(path, self.trace(), compact=True)
+
+
+_RUNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""The stats of the spatial programs each run (`Runtime`) ran, in order."""
+
+
+def spatial_stats(result) -> SpatialRunStats | None:
+    """The measurements of the spatial program `result` (an `InterpretResult`,
+    or its `Runtime`) ran, None if it ran none."""
+    runs = _RUNS.get(getattr(result, "runtime", result))
+    return runs[-1] if runs else None
+
+
+def simulate(source, name: str | None = None, *, options=None, **args):
+    """Run spatial program `name` of `source` (a module, text or path) with
+    `args` (its tensors and scalars by name), the cost model on (`options`'
+    `cost_model`, else the default hardware): `(outputs, SpatialRunStats)`,
+    `outputs` the run's `InterpretResult` (every tensor argument's contents)."""
+    from spyre_mlir.interpreter.api import Interpreter
+    from spyre_mlir.interpreter.runtime import InterpreterOptions
+
+    options = options or InterpreterOptions()
+    if not options.cost_model:
+        options = dataclasses.replace(options, cost_model=True)
+    result = Interpreter(source, options).run(name, args)
+    stats = spatial_stats(result)
+    if stats is None:
+        raise error(None, f"@{result.report.function} is not a spatial program: simulate() runs spatial programs")
+    return result, stats
 
 
 # -- the plan of a program (decoded once) -------------------------------------------------
@@ -219,6 +419,13 @@ class _Tensor:
 
 
 @dataclass
+class _Scalar:
+    op: ScalarOp
+    fmt: ElementFormat
+    slot: int
+
+
+@dataclass
 class _Buffer:
     op: BufferOp
     name: str
@@ -228,16 +435,32 @@ class _Buffer:
     depth: int
     offset: int
     tile_bytes: int
+    local: bool
+
+
+@dataclass
+class _Move:
+    """How a load or store stage places its tile in its tensor."""
+
+    tensor: _Tensor
+    buffer: _Buffer
+    origin: Callable  # compile_map(origin map): (dims, symbols) -> origin
+    text: str  # the map, as MLIR prints it
+    dims: int
+    explicit: bool  # the stage's own `origin` (else the tile grid)
+    cycles: float  # the cost model's cycles of one step (HBM bytes over the site's bandwidth)
 
 
 @dataclass
 class _Ring:
-    """Run-time fill state of one buffer: slot s full or free; `head` is the oldest full slot."""
+    """Run-time fill state of one buffer: slot s full or free; `head` is the oldest full slot.
+    A local buffer uses slot 0 only, `written` once anything wrote it."""
 
     depth: int
     full: list[bool] = field(default_factory=list)
     head: int = 0
     count: int = 0
+    written: bool = False
 
     def __post_init__(self) -> None:
         self.full = [False] * self.depth
@@ -258,6 +481,10 @@ def _format(op: Operation, ty, what: str) -> ElementFormat:
         raise error(op, f"{what}: {exc.message}") from None
 
 
+def _shape(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
+
+
 class _Plan:
     """A program's declarations, checked for execution, and its compute bodies decoded."""
 
@@ -273,8 +500,12 @@ class _Plan:
                 "(they need their choreographies and their buffers' offsets)",
             )
         self.tensors: dict[str, _Tensor] = {}
-        tensor_ops = [op for op in program.declarations() if isinstance(op, TensorOp)]
-        for op, value in zip(tensor_ops, run.tensors):
+        self.scalars: list[_Scalar] = []
+        for op, value in zip(_parameters(program), run.arguments):
+            if isinstance(op, ScalarOp):
+                self.scalars.append(_Scalar(op, _format(op, op.scalar_type, f"scalar @{op.sym_name.data}"),
+                                            fc.slot(value)))
+                continue
             ty = op.tensor_type
             assert isinstance(ty, MemRefType)
             shape = tuple(ty.get_shape())
@@ -291,7 +522,8 @@ class _Plan:
             fmt = _format(op, op.tile.get_element_type(), f"buffer @{name}")
             shape = op.tile.get_shape()
             self.buffers[name] = _Buffer(
-                op, name, _name(op.site), shape, fmt, op.depth_value, op.offset_value, math.prod(shape) * fmt.itemsize
+                op, name, _name(op.site), shape, fmt, op.depth_value, op.offset_value,
+                math.prod(shape) * fmt.itemsize, op.is_local,
             )
         self.stages: dict[str, StageOp] = {op.sym_name.data: op for op in program.of_kind(StageOp)}  # pyright: ignore
         self.semaphores: dict[str, int] = {
@@ -299,14 +531,49 @@ class _Plan:
         }
         self.trips: list[TripOp] = program.of_kind(TripOp)  # pyright: ignore[reportAttributeAccessIssue]
         self.engines: list[EngineOp] = program.of_kind(EngineOp)  # pyright: ignore[reportAttributeAccessIssue]
+        self.sites: list[str] = [op.sym_name.data for op in program.of_kind(SiteOp)]  # pyright: ignore
         self.lx_bytes = {site: 0 for site in (b.site for b in self.buffers.values())}
         for b in self.buffers.values():
             self.lx_bytes[b.site] = max(self.lx_bytes[b.site], b.offset + b.depth * b.tile_bytes)
+        # The cost model's figures: set when the run has one (HBM shared by the program's sites).
+        self.hardware: HardwareConfig | None = getattr(getattr(fc.program, "cost_model", None), "config", None)
+        # Load and store stages: where their tiles lie; multicast readers: the receive buffers they fill.
+        self.moves: dict[str, _Move] = {}
+        for name, stage in self.stages.items():
+            if stage.kind_name in ("load", "store"):
+                self.moves[name] = self._move(stage)
+        self.receivers: dict[str, list[tuple[StageOp, _Buffer]]] = {}
+        by_group: dict[str, list[StageOp]] = {}
+        for stage in self.stages.values():
+            if stage.kind_name == "receive":
+                by_group.setdefault(stage.input_names[0], []).append(stage)
+        for group in program.of_kind(MulticastOp):
+            assert isinstance(group, MulticastOp)
+            self.receivers.setdefault(_name(group.reader), []).extend(
+                (stage, self.buffers[stage.output_names[0]]) for stage in by_group.get(group.sym_name.data, [])
+            )
         # Compute bodies, decoded as functions of the program's function table.
         self.bodies: dict[str, object] = {}
         for name, stage in self.stages.items():
             if stage.kind_name == "compute":
                 self.bodies[name] = self._decode_body(fc, stage)
+
+    def _move(self, stage: StageOp) -> _Move:
+        tensor_name, buffer_name = (
+            (stage.input_names[0], stage.output_names[0]) if stage.kind_name == "load"
+            else (stage.output_names[0], stage.input_names[0])
+        )
+        tensor, buffer = self.tensors[tensor_name], self.buffers[buffer_name]
+        amap = stage.origin_map
+        explicit = amap is not None
+        if amap is None:
+            amap = default_origin(buffer.shape)
+        cycles = 0.0
+        hw = self.hardware
+        if hw is not None:
+            moved = stick_bytes(buffer.shape, tensor.fmt.itemsize, hw.stick_bytes)
+            cycles = moved / hw.hbm_bytes_per_cycle_per_core(len(self.sites))
+        return _Move(tensor, buffer, compile_map(amap), format_map(amap), amap.num_dims, explicit, cycles)
 
     def _decode_body(self, fc: FunctionCompiler, stage: StageOp):
         name = stage.sym_name.data
@@ -334,9 +601,10 @@ class _Plan:
         )
         fn.location = stage.location
         table[function_name] = fn
+        tiles = len(stage.inputs.data)  # then the index arguments
         formats = [
             _format(stage, a.type.get_element_type() if isinstance(a.type, TensorType) else a.type, f"stage @{name}")
-            for a in block.args
+            for a in block.args[:tiles]
         ]
         return fc.program.function(function_name, (False,) * len(block.args)), formats
 
@@ -354,13 +622,34 @@ def _convert(tile: np.ndarray, src: ElementFormat, dst: ElementFormat) -> np.nda
     return np.ascontiguousarray(dst.to_storage(value)).astype(dst.storage)
 
 
+def _number(value, fmt: ElementFormat) -> str:
+    """A scalar for people: an integer as is, a float as its type prints it shortest (1e-05)."""
+    if fmt.is_float:
+        return str(np.asarray(value, fmt.compute)[()])
+    return str(int(value))
+
+
+class _Clock:
+    """One engine's simulated clock and its place in the program."""
+
+    def __init__(self, engine: EngineOp):
+        self.engine = engine
+        self.site = _name(engine.site)
+        self.name = engine.engine.data
+        self.now = 0.0
+
+
 class _Run:
-    """The state of one run of a program: semaphores, rings, LX of each site."""
+    """The state of one run of a program: semaphores, rings, LX of each site, clocks."""
 
     def __init__(self, plan: _Plan, frame: list, runtime):
         self.plan = plan
         self.frame = frame
         self.runtime = runtime
+        # A semaphore's units in arrival order, run-length encoded: [stamp, count], and its value.
+        self.units: dict[str, deque[list]] = {
+            name: deque([[0.0, init]]) if init else deque() for name, init in plan.semaphores.items()
+        }
         self.semaphores = dict(plan.semaphores)
         self.rings = {name: _Ring(b.depth) for name, b in plan.buffers.items()}
         self.lx: dict[str, np.ndarray] = {}
@@ -370,8 +659,35 @@ class _Run:
         self.progress = 0  # ops executed: a round without any is a deadlock
         self.tensor_views: dict[str, np.ndarray] = {}
         self.trip_counts: dict[str, int] = {}
+        self.cost = runtime.cost  # the run's CostCounter, when the cost model is on
+        self.stats = SpatialRunStats(
+            plan.program.sym_name.data,
+            sites=list(plan.sites),
+            engines=[(_name(e.site), e.engine.data) for e in plan.engines],
+            hardware=plan.hardware if self.cost is not None else None,
+        )
+        self.rows: dict[str, int] = {}
+        if self.cost is not None:
+            model = self.cost.model
+            self.rows = {kind: model.row(f"spatial.{kind}", "memory") for kind in ("load_step", "store_step")}
+            model.unpriced.discard(RunProgramOp.name)  # priced by its steps
 
-    # -- trips --
+    # -- scalars and trips --
+
+    def check_scalars(self) -> None:
+        """Every scalar argument equals the value the program is specialized for (in the
+        scalar's type), before any engine runs: else a located error at the `spatial.scalar`."""
+        program = self.plan.program.sym_name.data
+        for scalar in self.plan.scalars:
+            op, fmt = scalar.op, scalar.fmt
+            given, wanted = self.frame[scalar.slot], fmt.scalar(op.number)
+            if given != wanted:
+                name = op.sym_name.data
+                raise error(
+                    op,
+                    f"program @{program} is specialized for {name} = {_number(wanted, fmt)}, called with "
+                    f"{name} = {_number(given, fmt)}",
+                )
 
     def read_trips(self) -> None:
         """Every trip's count, from its tensor argument, before any engine runs: a value
@@ -412,32 +728,49 @@ class _Run:
         self.tensor_views[name] = view
         return view
 
-    def tile_window(self, tensor: str, tile_shape: tuple[int, ...], indices: list[int], op: Operation, stage: str):
-        t = self.plan.tensors[tensor]
-        if len(tile_shape) != len(t.shape) or len(indices) > len(t.shape):
+    def tile_window(self, move: _Move, indices: list[int], op: Operation, stage: str) -> tuple[slice, ...]:
+        """The tile of a step: [origin, origin + tile shape) per dim, the origin the stage's map
+        of the step's indices (the tile grid without `origin`); outside the tensor is an error."""
+        tensor, shape, tile = move.tensor.op.sym_name.data, move.tensor.shape, move.buffer.shape
+        if len(tile) != len(shape):
             raise error(
                 op,
-                f"stage @{stage}: tensor @{tensor} has rank {len(t.shape)}, but its tiles have rank {len(tile_shape)} "
-                f"and the step gives {len(indices)} tile indices",
+                f"stage @{stage}: tensor @{tensor} has rank {len(shape)}, but its tiles "
+                f"({_shape(tile)}, buffer @{move.buffer.name}) have rank {len(tile)}",
             )
-        for d in range(len(indices), len(t.shape)):  # an omitted trailing index: the only tile of that dim
-            if tile_shape[d] != t.shape[d]:
+        if move.explicit:
+            if len(indices) != move.dims:
+                raise error(
+                    op, f"stage @{stage}: its origin {move.text} takes {move.dims} index(es), the step gives "
+                    f"{len(indices)}",
+                )
+        else:  # the tile grid: omitted trailing indices are 0 where the tile spans the dim
+            if len(indices) > len(shape):
                 raise error(
                     op,
-                    f"stage @{stage}: the step gives {len(indices)} tile indices, but tensor @{tensor} "
-                    f"({'x'.join(map(str, t.shape))}) has {t.shape[d] // tile_shape[d] or 1} or more tiles of "
-                    f"{'x'.join(map(str, tile_shape))} along dim {d}: give its index too",
+                    f"stage @{stage}: the step gives {len(indices)} tile indices, tensor @{tensor} has rank "
+                    f"{len(shape)}",
                 )
-        indices = [*indices, *([0] * (len(t.shape) - len(indices)))]
+            for d in range(len(indices), len(shape)):
+                if tile[d] != shape[d]:
+                    raise error(
+                        op,
+                        f"stage @{stage}: the step gives {len(indices)} tile indices, but tensor @{tensor} "
+                        f"({_shape(shape)}) has {shape[d] // tile[d] or 1} or more tiles of "
+                        f"{_shape(tile)} along dim {d}: give its index too",
+                    )
+            indices = [*indices, *([0] * (len(shape) - len(indices)))]
+        origin = [int(o) for o in move.origin(indices, ())]
         window = []
-        for i, size, dim in zip(indices, tile_shape, t.shape):
-            if i < 0 or (i + 1) * size > dim:
+        for d, (start, size, dim) in enumerate(zip(origin, tile, shape)):
+            if start < 0 or start + size > dim:
                 raise error(
                     op,
-                    f"stage @{stage}: tile {indices} of tensor @{tensor} ({'x'.join(map(str, t.shape))}, tiles "
-                    f"{'x'.join(map(str, tile_shape))}) is outside the tensor",
+                    f"stage @{stage}: the tile of indices {indices} (origin {origin} = {move.text}, tiles "
+                    f"{_shape(tile)}) is outside the tensor @{tensor} ({_shape(shape)}): along dim {d} it covers "
+                    f"[{start}, {start + size}), the tensor [0, {dim})",
                 )
-            window.append(slice(i * size, (i + 1) * size))
+            window.append(slice(start, start + size))
         return tuple(window)
 
     def slot(self, buf: _Buffer, index: int) -> np.ndarray:
@@ -445,8 +778,17 @@ class _Run:
         return self.lx[buf.site][lo : lo + buf.tile_bytes].view(buf.fmt.storage).reshape(buf.shape)
 
     def take(self, buf: _Buffer, op: Operation, stage: StageOp) -> np.ndarray:
-        """The oldest full slot's tile (a copy); the slot is freed."""
+        """The oldest full slot's tile (a copy); the slot is freed. A local: its tile, kept."""
         ring = self.rings[buf.name]
+        if buf.local:
+            if not ring.written:
+                raise error(
+                    op,
+                    f"buffer underflow: {stage.kind_name} stage @{stage.sym_name.data} reads local buffer "
+                    f"@{buf.name}, which was never written",
+                    (buf.op, f"buffer @{buf.name} is declared here"),
+                )
+            return self.slot(buf, 0).copy()
         if ring.count == 0:
             raise error(
                 op,
@@ -460,13 +802,18 @@ class _Run:
         ring.count -= 1
         return tile
 
-    def put(self, buf: _Buffer, tile: np.ndarray, op: Operation, stage: StageOp) -> None:
-        """`tile` (stored elements of the buffer) into the next slot, which becomes full."""
+    def put(self, buf: _Buffer, tile: np.ndarray, op: Operation, stage: StageOp, via: str = "") -> None:
+        """`tile` (stored elements of the buffer) into the next slot, which becomes full. A local:
+        overwritten. `via`: how the tile came (a multicast delivery), for the overflow message."""
         ring = self.rings[buf.name]
+        if buf.local:
+            self.slot(buf, 0)[...] = tile
+            ring.written = True
+            return
         if ring.count == ring.depth:
             raise error(
                 op,
-                f"buffer overflow: {stage.kind_name} stage @{stage.sym_name.data} writes buffer @{buf.name}, "
+                f"buffer overflow: {stage.kind_name} stage @{stage.sym_name.data}{via} writes buffer @{buf.name}, "
                 f"all {buf.depth} slot(s) of which are full",
                 (buf.op, f"buffer @{buf.name} is declared here"),
             )
@@ -476,10 +823,10 @@ class _Run:
 
     # -- engines --
 
-    def engine(self, engine: EngineOp):
-        yield from self.block(engine.body.block, {})
+    def engine(self, clock: _Clock):
+        yield from self.block(clock.engine.body.block, {}, clock)
 
-    def block(self, block: Block, env: dict):
+    def block(self, block: Block, env: dict, clock: _Clock):
         for op in block.ops:
             if isinstance(op, LoopOp):
                 trip = op.trip_name
@@ -491,51 +838,99 @@ class _Run:
                 for k in range(lower, upper):
                     self.progress += 1
                     env[op.iteration] = k
-                    yield from self.block(op.body.block, env)
+                    yield from self.block(op.body.block, env, clock)
             elif isinstance(op, WaitOp):
                 sem, count = _name(op.semaphore), int(op.count.value.data)
                 while self.semaphores[sem] < count:
                     yield op
                 self.semaphores[sem] -= count
+                clock.now = max(clock.now, self.acquire(sem, count))
                 self.progress += 1
             elif isinstance(op, SignalOp):
-                self.semaphores[_name(op.semaphore)] += int(op.count.value.data)
+                sem, count = _name(op.semaphore), int(op.count.value.data)
+                self.semaphores[sem] += count
+                units = self.units[sem]
+                if units and units[-1][0] == clock.now:
+                    units[-1][1] += count
+                else:
+                    units.append([clock.now, count])
                 self.progress += 1
             else:
-                self.step(op, env)
+                self.step(op, env, clock)
                 self.progress += 1
 
-    def step(self, op: Operation, env: dict) -> None:
+    def acquire(self, sem: str, count: int) -> float:
+        """Take the `count` oldest units of `sem`: the stamp of the last one."""
+        units = self.units[sem]
+        stamp = 0.0
+        while count:
+            head = units[0]
+            taken = min(head[1], count)
+            head[1] -= taken
+            count -= taken
+            stamp = head[0]
+            if not head[1]:
+                units.popleft()
+        return stamp
+
+    def step(self, op: Operation, env: dict, clock: _Clock) -> None:
         plan = self.plan
         if isinstance(op, RecvStepOp):
-            raise error(op, "spatial.recv_step (a multicast receive) is not executable yet (docs/spatial.md)")
+            raise error(
+                op,
+                f"recv_step @{_name(op.stage)} does not run: a multicast group's tiles are delivered into its "
+                "receive stages' buffers at its reader's load_step (a recv_step is a marker; docs/spatial.md)",
+            )
         assert isinstance(op, LoadStepOp | StoreStepOp | ComputeStepOp)
         stage = plan.stages[_name(op.stage)]
         name = stage.sym_name.data
         indices = []
         for value in op.indices:
             if value not in env:
-                raise error(op, "a step's tile indices must be iteration numbers of enclosing spatial.loop ops")
+                raise error(op, "a step's indices must be iteration numbers of enclosing spatial.loop ops")
             indices.append(env[value])
+        stats = self.stats
+        start = clock.now
         if isinstance(op, LoadStepOp):
-            tensor, buf = plan.tensors[stage.input_names[0]], plan.buffers[stage.output_names[0]]
-            window = self.tile_window(tensor.op.sym_name.data, buf.shape, indices, op, name)
-            tile = self.tensor(tensor.op.sym_name.data, op, write=False)[window]
-            self.put(buf, _convert(tile, tensor.fmt, buf.fmt), op, stage)
+            move = plan.moves[name]
+            window = self.tile_window(move, indices, op, name)
+            tensor, buf = move.tensor, move.buffer
+            tile = _convert(self.tensor(tensor.op.sym_name.data, op, write=False)[window], tensor.fmt, buf.fmt)
+            self.put(buf, tile, op, stage)
+            for receiver, rbuf in plan.receivers.get(name, ()):
+                via = f" (multicast to receive stage @{receiver.sym_name.data})"
+                self.put(rbuf, _convert(tile, buf.fmt, rbuf.fmt), op, stage, via)
+            stats.hbm_read_bytes += math.prod(buf.shape) * tensor.fmt.itemsize
+            self.charge("load_step", move.cycles)
+            clock.now += move.cycles
         elif isinstance(op, StoreStepOp):
-            buf, tensor = plan.buffers[stage.input_names[0]], plan.tensors[stage.output_names[0]]
-            window = self.tile_window(tensor.op.sym_name.data, buf.shape, indices, op, name)
+            move = plan.moves[name]
+            window = self.tile_window(move, indices, op, name)
+            buf, tensor = move.buffer, move.tensor
             tile = self.take(buf, op, stage)
             self.tensor(tensor.op.sym_name.data, op, write=True)[window] = _convert(tile, buf.fmt, tensor.fmt)
+            stats.hbm_written_bytes += math.prod(buf.shape) * tensor.fmt.itemsize
+            self.charge("store_step", move.cycles)
+            clock.now += move.cycles
         else:
-            self.compute(op, stage)
+            clock.now += self.compute(op, stage, indices)
+        stats.steps += 1
+        if self.cost is not None:
+            step = op.name.split(".", 1)[1]
+            stats.events.append(SpatialEvent(clock.site, clock.name, step, name, start, clock.now, tuple(indices)))
 
-    def compute(self, op: ComputeStepOp, stage: StageOp) -> None:
+    def charge(self, kind: str, cycles: float) -> None:
+        if self.cost is not None:
+            self.cost.charge(self.rows[kind], self.frame[0], cycles)
+
+    def compute(self, op: ComputeStepOp, stage: StageOp, indices: list[int]) -> float:
+        """Run the stage's body on its input tiles and the step's indices; the cycles the
+        cost model charged its ops (0 without the cost model)."""
         plan = self.plan
         name = stage.sym_name.data
         compiled, formats = plan.bodies[name]  # pyright: ignore[reportGeneralTypeIssues]
         ins = [plan.buffers[b] for b in stage.input_names]
-        args = []
+        args: list = []
         for buf, fmt in zip(ins, formats):
             tile = self.take(buf, op, stage)
             value = np.asarray(buf.fmt.from_storage(tile)).astype(fmt.compute)
@@ -543,12 +938,16 @@ class _Run:
                 value = fmt.round(value)
             value.flags.writeable = False
             args.append(value)
+        args += indices
+        ctx = self.frame[0]
+        before = float(self.cost.totals(ctx.linear).sum()) if self.cost is not None else 0.0
         try:
-            results = compiled.call(self.frame[0], args)  # pyright: ignore[reportAttributeAccessIssue]
+            results = compiled.call(ctx, args)  # pyright: ignore[reportAttributeAccessIssue]
         except DiagnosticError as exc:
             note = f"in the body of compute stage @{name}, run here"
             exc.diagnostic.notes.append(type(exc.diagnostic)("note", note, location_of(op)))
             raise
+        cycles = float(self.cost.totals(ctx.linear).sum()) - before if self.cost is not None else 0.0
         outs = [plan.buffers[b] for b in stage.output_names]
         if len(results) != len(outs):
             raise error(op, f"compute stage @{name} yields {len(results)} tiles for {len(outs)} output buffers")
@@ -562,31 +961,39 @@ class _Run:
             if buf.fmt.round is not None:
                 value = buf.fmt.round(value)
             self.put(buf, np.asarray(buf.fmt.to_storage(value)).astype(buf.fmt.storage), op, stage)
+        return cycles
 
     # -- the scheduler --
 
-    def run(self) -> None:
+    def run(self) -> SpatialRunStats:
+        self.check_scalars()
         self.read_trips()
-        active = [(engine, self.engine(engine)) for engine in self.plan.engines]
+        clocks = [_Clock(engine) for engine in self.plan.engines]
+        active = [(clock, self.engine(clock)) for clock in clocks]
         blocked: dict[int, WaitOp] = {}
         deadline = self.runtime.deadline
         while active:
             before = self.progress
             finished = False
             still = []
-            for engine, coroutine in active:
+            for clock, coroutine in active:
                 wait = next(coroutine, None)
                 if wait is None:
                     finished = True
-                    blocked.pop(id(engine), None)
+                    blocked.pop(id(clock), None)
                     continue
-                blocked[id(engine)] = wait
-                still.append((engine, coroutine))
+                blocked[id(clock)] = wait
+                still.append((clock, coroutine))
             active = still
             if active and not finished and self.progress == before:
-                self.deadlock([(engine, blocked[id(engine)]) for engine, _ in active])
+                self.deadlock([(clock.engine, blocked[id(clock)]) for clock, _ in active])
             if deadline is not None and time.monotonic() > deadline:
                 raise error(self.plan.program, self.runtime.timed_out("running this program").message)
+        stats = self.stats
+        if self.cost is not None:
+            stats.engine_cycles = {f"{c.site}.{c.name}": c.now for c in clocks}
+            stats.cycles = max((c.now for c in clocks), default=0.0)
+        return stats
 
     def deadlock(self, waiting: list[tuple[EngineOp, WaitOp]]) -> None:
         def what(engine: EngineOp, wait: WaitOp) -> str:
@@ -605,7 +1012,7 @@ class _Run:
 
 
 def _describe(t: _Tensor) -> str:
-    return f"{'x'.join(map(str, t.shape))} {t.fmt.name}"
+    return f"{_shape(t.shape)} {t.fmt.name}"
 
 
 def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -626,6 +1033,8 @@ def _run_program(fc: FunctionCompiler, op: Operation) -> Step:
     plan = _Plan(fc, op)
 
     def step(frame):
-        _Run(plan, frame, fc.program.runtime).run()
+        runtime = fc.program.runtime
+        stats = _Run(plan, frame, runtime).run()
+        _RUNS.setdefault(runtime, []).append(stats)
 
     return step

@@ -33,7 +33,11 @@ schedule IR, the bottleneck), --estimate-json writes it as JSON (with, at
 the top level, "hbm_bytes": bytes moved between HBM and the cores by loads,
 stores and data transfers, and "peak_lx_bytes_per_core"), --trace
 writes a Chrome trace of the modeled timeline (open it in
-https://ui.perfetto.dev). --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
+https://ui.perfetto.dev). For a spatial program (docs/spatial.md), the
+JSON's "hbm_bytes" are the bytes its load and store steps move (a multicast
+load once), "cycles" its simulated cycles (engines overlapping) and
+"spatial" its measurements; the trace has one track per (site, engine),
+one slice per step. --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
 --hw FILE.json changes the modeled hardware.
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
@@ -378,14 +382,26 @@ def run(args: argparse.Namespace) -> int:
     estimate = result.report.estimate
     if estimate is not None:
         from spyre_mlir.interpreter.cost import _write_json
+        from spyre_mlir.interpreter.ops_spatial import spatial_stats
 
+        # A spatial program: its own measurements (engines overlapping, a multicast load once)
+        # replace the kernel figures "hbm_bytes" and the timeline of --trace.
+        spatial = spatial_stats(result)
         if args.estimate:
             print(estimate.render())
+            if spatial is not None:
+                print(spatial.render())
 
         def write_json(path: str) -> None:  # the estimate, with "hbm_bytes" and "peak_lx_bytes_per_core"
-            _write_json(path, result.report.estimate_json())
+            data = result.report.estimate_json()
+            if spatial is not None and data is not None:
+                data["hbm_bytes"] = spatial.hbm_bytes
+                data["cycles"] = spatial.cycles
+                data["spatial"] = spatial.to_json()
+            _write_json(path, data)
 
-        for path, write in ((args.estimate_json, write_json), (args.trace, estimate.write_trace)):
+        write_trace = spatial.write_trace if spatial is not None else estimate.write_trace
+        for path, write in ((args.estimate_json, write_json), (args.trace, write_trace)):
             if path:
                 try:
                     write(path)

@@ -284,9 +284,9 @@ def _count_steps(monkeypatch) -> list:
     steps: list = []
     original = ops_spatial._Run.step
 
-    def counted(self, op, env):
+    def counted(self, op, *args):
         steps.append(op)
-        return original(self, op, env)
+        return original(self, op, *args)
 
     monkeypatch.setattr(ops_spatial._Run, "step", counted)
     return steps
@@ -318,3 +318,240 @@ def test_a_trip_count_with_bias_at_or_below_zero_runs_no_iteration():
     for v, tiles in [(0, 0), (16, 0), (17, 1), (24, 1), (25, 2), (60, 6)]:
         x, z = _trip_run(v, text)
         np.testing.assert_array_equal(z, _expected(x, tiles))
+
+
+# -- the extensions (docs/spatial.md): scalars, locals, origins, index arguments, multicast, measurements --
+
+EXT_PATH = LIT.parent / "ext.mlir"
+EXT = EXT_PATH.read_text()
+TILE_BYTES = 32 * 128 * 4  # one 32x128xf32 tile
+
+
+def _ext_inputs(seed: int = 5):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+    w = rng.standard_normal((32, 128)).astype(np.float32)
+    return {"x": x, "w": w, "z": np.zeros((64, 128), np.float32), "K": 256, "eps": 1e-5, "bias": -3}
+
+
+def _ext_expected(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """What @ext computes, in its own order and in f32: per site, acc = 0; acc += x_j * (j + 1); z = acc * w."""
+    rows = []
+    for r in (0, 32):
+        acc = np.zeros((32, 128), np.float32)
+        for j in range(2):
+            acc = acc + x[r : r + 32, 128 * j : 128 * (j + 1)] * np.float32(j + 1)
+        rows.append(acc * w)
+    return np.concatenate(rows)
+
+
+def _lines(text: str, needle: str) -> list[int]:
+    """The lines of `text` holding `needle`, comments (the lit file's CHECK lines) left out."""
+    return [i + 1 for i, t in enumerate(text.splitlines()) if needle in t and not t.lstrip().startswith("//")]
+
+
+def _line(text: str, needle: str) -> int:
+    (line,) = _lines(text, needle)
+    return line
+
+
+def test_the_extensions_program_equals_numpy():
+    args = _ext_inputs()
+    out = spyre_mlir.interpret(EXT, "ext", **args)
+    np.testing.assert_array_equal(out["z"], _ext_expected(args["x"], args["w"]))
+    np.testing.assert_array_equal(out["w"], args["w"])  # the multicast tile is only read
+
+
+def test_a_scalar_other_than_the_specialized_one_is_refused_before_anything_runs(monkeypatch):
+    steps = _count_steps(monkeypatch)
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(EXT, "ext", **{**_ext_inputs(), "K": 1024})
+    diagnostic = info.value.diagnostic
+    assert diagnostic.message == "program @ext is specialized for K = 256, called with K = 1024"
+    assert diagnostic.location.line == _line(EXT, "spatial.scalar @K : index = 256")
+    assert steps == []
+
+
+def test_a_float_scalar_is_compared_in_its_type(monkeypatch):
+    # 1.00000001e-05 is 1e-05 in f32: the same program; 1.0000001e-05 (the next f32) and 1e-04 are not.
+    assert np.float32(1.00000001e-05) == np.float32(1e-05) != np.float32(1.0000001e-05)
+    out = spyre_mlir.interpret(EXT, "ext", **{**_ext_inputs(), "eps": 1.00000001e-05})
+    assert out["z"].any()
+    steps = _count_steps(monkeypatch)
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(EXT, "ext", **{**_ext_inputs(), "eps": 1e-4})
+    assert info.value.diagnostic.message == "program @ext is specialized for eps = 1e-05, called with eps = 1e-04"
+    assert info.value.diagnostic.location.line == _line(EXT, "spatial.scalar @eps")
+    message = _error(EXT, "ext", **{**_ext_inputs(), "eps": 1.0000001e-05})
+    assert message == "program @ext is specialized for eps = 1e-05, called with eps = 1.0000001e-05"
+    assert steps == []
+
+
+def test_a_scalar_is_an_argument_of_the_program():
+    args = _ext_inputs()
+    del args["K"]
+    message = _error(EXT, "ext", **args)
+    assert "missing argument(s) K for @ext" in message
+
+
+def test_a_local_read_before_it_is_written_is_a_located_underflow():
+    text = EXT.replace("    spatial.compute_step @init1\n", "")
+    assert text != EXT
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "ext", **_ext_inputs())
+    diagnostic = info.value.diagnostic
+    assert diagnostic.message == (
+        "buffer underflow: compute stage @step1 reads local buffer @acc1, which was never written"
+    )
+    assert diagnostic.location.line == _line(text, "spatial.compute_step @step1 [%j]")
+
+
+def test_a_tile_origin_outside_the_tensor_is_a_located_error():
+    text = EXT.replace("affine_map<(d0) -> (32, d0 * 128)>", "affine_map<(d0) -> (48, d0 * 128)>")
+    assert text != EXT
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "ext", **_ext_inputs())
+    diagnostic = info.value.diagnostic
+    assert diagnostic.message == (
+        "stage @ldx1: the tile of indices [0] (origin [48, 0] = (d0) -> (48, d0 * 128), tiles 32x128) is outside "
+        "the tensor @x (64x256): along dim 0 it covers [48, 80), the tensor [0, 64)"
+    )
+    assert diagnostic.location.line == _line(text, "spatial.load_step @ldx1 [%k]")
+
+
+def test_a_step_whose_index_count_differs_from_its_origin_is_refused_by_the_interpreter_too():
+    # The verifier refuses it first; unverified, the interpreter does not guess either.
+    from spyre_mlir.interpreter import InterpreterOptions
+
+    text = EXT.replace("affine_map<(d0) -> (32, d0 * 128)>", "affine_map<(d0, d1) -> (32, d0 * 128)>")
+    message = _error(text, "ext", **_ext_inputs())
+    assert "the origin of stage @ldx1 is a map of 2 index(es)" in message
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "ext", options=InterpreterOptions(verify=False), **_ext_inputs())
+    assert info.value.diagnostic.message == (
+        "stage @ldx1: its origin (d0, d1) -> (32, d0 * 128) takes 2 index(es), the step gives 1"
+    )
+
+
+def test_a_delivery_into_a_full_receive_buffer_is_a_located_overflow():
+    # The reader loads @w twice: @w0 has room (depth 2), @w1 on @s1 does not.
+    text = EXT.replace(
+        "spatial.buffer @w0 on @s0 : !spatial.tile<32x128xf32> depth 1 offset 49152",
+        "spatial.buffer @w0 on @s0 : !spatial.tile<32x128xf32> depth 2 offset 81920",
+    ).replace('"load" {\n    spatial.load_step @ldw\n', '"load" {\n    spatial.load_step @ldw\n    spatial.load_step @ldw\n')
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "ext", **_ext_inputs())
+    diagnostic = info.value.diagnostic
+    assert diagnostic.message == (
+        "buffer overflow: load stage @ldw (multicast to receive stage @rvw1) writes buffer @w1, all 1 slot(s) "
+        "of which are full"
+    )
+    assert diagnostic.location.line == _lines(text, "spatial.load_step @ldw")[1]
+
+
+def test_a_recv_step_is_a_marker_refused_when_run():
+    text = EXT.replace(
+        '  spatial.engine @s1 "load" {\n', '  spatial.engine @s1 "load" {\n    spatial.recv_step @rvw1\n'
+    )
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "ext", **_ext_inputs())
+    assert info.value.diagnostic.message.startswith("recv_step @rvw1 does not run")
+    assert info.value.diagnostic.location.line == _line(text, "spatial.recv_step @rvw1")
+
+
+# The same computation without multicast: @s1 loads the @w tile itself.
+UNFUSED = (
+    EXT.replace("  spatial.multicast @g reader @ldw to [@s1]\n", "")
+    .replace('spatial.stage @rvw1 receive @g -> @w1 on @s1 engine "load"', 'spatial.stage @rvw1 load @w -> @w1 on @s1 engine "load"')
+    .replace("    spatial.signal @w0_full += 1\n    spatial.signal @w1_full += 1\n", "    spatial.signal @w0_full += 1\n")
+    .replace('  spatial.engine @s1 "load" {\n', '  spatial.engine @s1 "load" {\n    spatial.load_step @rvw1\n    spatial.signal @w1_full += 1\n')
+)
+
+
+def test_simulate_measures_hbm_bytes_and_cycles():
+    from spyre_mlir.interpreter.ops_spatial import SpatialRunStats, simulate
+
+    args = _ext_inputs()
+    out, stats = simulate(EXT, "ext", **args)
+    np.testing.assert_array_equal(out["z"], _ext_expected(args["x"], args["w"]))
+    assert isinstance(stats, SpatialRunStats)
+    # @w once (multicast), four @x tiles; two @z tiles.
+    assert stats.hbm_read_bytes == 5 * TILE_BYTES and stats.hbm_written_bytes == 2 * TILE_BYTES
+    assert stats.steps == 15  # 5 loads, 8 compute steps, 2 stores
+    # Two sites share 128 B/cycle: a tile load or store is 16384 / 64 = 256 cycles; @step is an addf and a
+    # mulf of 4096 elements (64 + 64 cycles), @fin a mulf (64), @init a constant (0). @s0: loads end at 256,
+    # 512, 768; @step0 waits for them: 512..640, 768..896; @fin0 896..960; @st0 960..1216.
+    assert stats.engine_cycles == {
+        "s0.load": 768.0, "s0.compute": 960.0, "s0.store": 1216.0,
+        "s1.load": 512.0, "s1.compute": 704.0, "s1.store": 960.0,
+    }
+    assert stats.cycles == 1216.0
+    ev = [(e.site, e.engine, e.stage, e.start, e.end, e.indices) for e in stats.events if e.site == "s1"]
+    assert ev[:5] == [
+        ("s1", "load", "ldx1", 0.0, 256.0, (0,)),
+        ("s1", "load", "ldx1", 256.0, 512.0, (1,)),
+        ("s1", "compute", "init1", 0.0, 0.0, ()),
+        ("s1", "compute", "step1", 256.0, 384.0, (0,)),
+        ("s1", "compute", "step1", 512.0, 640.0, (1,)),
+    ]
+    # @fin1 waits for @w1_full, signalled by @s0's load engine at 256: no later than the clock it has.
+    assert ev[5] == ("s1", "compute", "fin1", 640.0, 704.0, ())
+
+
+def test_a_multicast_reads_hbm_once():
+    from spyre_mlir.interpreter.ops_spatial import simulate
+
+    args = _ext_inputs()
+    fused_out, fused = simulate(EXT, "ext", **args)
+    plain_out, plain = simulate(UNFUSED, "ext", **_ext_inputs())
+    np.testing.assert_array_equal(fused_out["z"], plain_out["z"])
+    assert plain.hbm_read_bytes == fused.hbm_read_bytes + TILE_BYTES
+    assert plain.hbm_written_bytes == fused.hbm_written_bytes
+
+
+def test_the_cost_estimate_of_a_program_prices_its_steps():
+    from spyre_mlir.interpreter import InterpreterOptions
+    from spyre_mlir.interpreter.ops_spatial import spatial_stats
+
+    out = spyre_mlir.interpret(EXT, "ext", options=InterpreterOptions(cost_model=True), **_ext_inputs())
+    estimate = out.report.estimate
+    # Every step one after another: 5 loads and 2 stores of 256 cycles, the bodies 2 x (128 + 128 + 64).
+    assert estimate.sequential_cycles == 7 * 256 + 2 * 320
+    assert "spyre_interpreter.run_spatial_program" not in estimate.unpriced
+    assert spatial_stats(out).cycles == 1216.0
+    plain = spyre_mlir.interpret(EXT, "ext", **_ext_inputs())
+    stats = spatial_stats(plain)  # without the cost model: bytes, no cycles
+    assert stats.hbm_read_bytes == 5 * TILE_BYTES and stats.cycles is None and stats.events == []
+
+
+def test_spyre_run_reports_hbm_bytes_and_cycles_and_traces_each_engine(tmp_path, capsys):
+    import json
+
+    from spyre_mlir.tools.spyre_run import main
+
+    args = _ext_inputs()
+    np.save(tmp_path / "x.npy", args["x"])
+    np.save(tmp_path / "w.npy", args["w"])
+    estimate, trace = tmp_path / "e.json", tmp_path / "t.json"
+    code = main([
+        str(EXT_PATH), "--func", "ext", "--arg", f"x={tmp_path / 'x.npy'}", "--arg", f"w={tmp_path / 'w.npy'}",
+        "--arg", "z=zeros:64x128xf32", "--arg", "K=256", "--arg", "eps=1e-5", "--arg", "bias=-3",
+        "--estimate", "--estimate-json", str(estimate), "--trace", str(trace),
+    ])
+    assert code == 0, capsys.readouterr().err
+    assert "spatial program @ext: 15 steps on 6 engines of 2 sites" in capsys.readouterr().out
+    data = json.loads(estimate.read_text())
+    assert data["hbm_bytes"] == 7 * TILE_BYTES and data["cycles"] == 1216.0
+    assert data["spatial"]["hbm_read_bytes"] == 5 * TILE_BYTES
+    events = json.loads(trace.read_text())["traceEvents"]
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    processes = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert processes == {0: "site @s0", 1: "site @s1"}
+    assert sorted(threads.items()) == [
+        ((0, 0), "load"), ((0, 1), "compute"), ((0, 2), "store"),
+        ((1, 0), "load"), ((1, 1), "compute"), ((1, 2), "store"),
+    ]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert len(slices) == 15
+    store = next(e for e in slices if e["name"] == "store_step @st0")
+    assert (store["pid"], store["tid"], store["ts"], store["dur"]) == (0, 2, 0.96, 0.256)  # microseconds at 1 GHz

@@ -30,7 +30,7 @@
 // CHECK-NEXT:    spatial.buffer @acc1 on @s1 : !spatial.tile<32x128xf32> depth 1 local offset 32768
 // CHECK-NEXT:    spatial.buffer @w1 on @s1 : !spatial.tile<32x128xf32> depth 1 offset 49152
 // CHECK-NEXT:    spatial.buffer @z1 on @s1 : !spatial.tile<32x128xf32> depth 1 offset 65536
-// CHECK-NEXT:    spatial.buffer @spare on @s1 : !spatial.tile<8xf32> depth 1 local
+// CHECK-NEXT:    spatial.buffer @spare on @s1 : !spatial.tile<8xf32> depth 1 local offset 81920
 // CHECK-NEXT:    spatial.stage @ldw load @w -> @w0 on @s0 engine "load"
 // CHECK-NEXT:    spatial.multicast @g reader @ldw to [@s1]
 // CHECK-NEXT:    spatial.stage @rvw1 receive @g -> @w1 on @s1 engine "load"
@@ -87,7 +87,7 @@ spatial.program @ext attributes {spatial.phase = "synthesized"} {
   spatial.buffer @acc1 on @s1 : !spatial.tile<32x128xf32> depth 1 offset 32768 local
   spatial.buffer @w1 on @s1 : !spatial.tile<32x128xf32> depth 1 offset 49152
   spatial.buffer @z1 on @s1 : !spatial.tile<32x128xf32> depth 1 offset 65536
-  spatial.buffer @spare on @s1 : !spatial.tile<8xf32> depth 1 local
+  spatial.buffer @spare on @s1 : !spatial.tile<8xf32> depth 1 local offset 81920
   spatial.stage @ldw load @w -> @w0 on @s0 engine "load"
   spatial.multicast @g reader @ldw to [@s1]
   spatial.stage @rvw1 receive @g -> @w1 on @s1 engine "load"
