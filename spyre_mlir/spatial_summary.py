@@ -8,8 +8,11 @@ from a `spatial.program` op (any phase) and never changes it:
 - the program's name and phase, its sites;
 - its multicast groups, each with its reader stage and number of target sites;
 - the block shape: the distinct tile types of its buffers (e.g. "16x64xf16");
-- per site: the number of buffers, the LX bytes they use (the sum of
-  depth x tile bytes) and the LX limit (`lx_bytes`, default 2 MiB);
+- per site: the number of FIFO buffers and, separately, of local buffers
+  (one engine's variables), the LX bytes they use and the LX limit
+  (`lx_bytes`, default 2 MiB). LX bytes: placed buffers (with an offset)
+  count the bytes they cover, once (two locals of one engine may share
+  bytes); unplaced ones depth x tile bytes each;
 - the engine-program classes: engines whose choreography is identical up to
   the symbols of their own site. Each engine region is printed in a
   normalized form where a symbol of the engine's site is replaced by its
@@ -17,10 +20,12 @@ from a `spatial.program` op (any phase) and never changes it:
   loop variables by their nesting depth; engines of the same engine name
   with the same normalized print form one class;
 - from `spatial.certificate` (spatial-verify), when present: the total steps
-  and the steps of each (site, engine);
+  and the steps of each (site, engine), and the HBM bytes read and written
+  (`hbm_read_bytes`, `hbm_written_bytes`);
 - cycles: the certificate's `cycles` (simulated) and `pipelined_cycles` (the
-  schedule IR's pipelined estimate) when present. No pass records cycles yet,
-  so today this is "not simulated": numbers are never invented.
+  schedule IR's pipelined estimate) when present. No pass records cycles yet
+  (they come from running the program: `ops_spatial.simulate`), so today this
+  is "not simulated": numbers are never invented.
 
 `PlanSummary.table()` is readable text, `PlanSummary.to_json()` a JSON-ready
 dict. `spyre-opt --print-plan-summary` prints the table of every program of
@@ -61,8 +66,11 @@ class SiteSummary:
     name: str
     coordinates: tuple[int, ...]
     buffers: int
+    """FIFO buffers (between engines)."""
     lx_bytes: int
     lx_limit: int
+    locals: int = 0
+    """Local buffers (one engine's variables)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class PlanSummary:
     engine_steps: dict[str, int] | None = None
     cycles: float | None = None
     pipelined_cycles: float | None = None
+    hbm_read_bytes: int | None = None
+    hbm_written_bytes: int | None = None
 
     @property
     def engines(self) -> int:
@@ -99,6 +109,7 @@ class PlanSummary:
                     "name": s.name,
                     "coordinates": list(s.coordinates),
                     "buffers": s.buffers,
+                    "locals": s.locals,
                     "lx_bytes": s.lx_bytes,
                     "lx_limit": s.lx_limit,
                 }
@@ -116,6 +127,10 @@ class PlanSummary:
             },
             "steps": self.steps,
             "engine_steps": None if self.engine_steps is None else dict(self.engine_steps),
+            "hbm": None if self.hbm_read_bytes is None and self.hbm_written_bytes is None else {
+                "read_bytes": self.hbm_read_bytes,
+                "written_bytes": self.hbm_written_bytes,
+            },
             "cycles": {
                 "simulated": self.cycles,
                 "pipelined_estimate": self.pipelined_cycles,
@@ -139,9 +154,11 @@ class PlanSummary:
         lines.append(f"  block shape: {', '.join(self.block_shapes) if self.block_shapes else '(no buffers)'}")
         if self.sites:
             width = max(len(s.name) for s in self.sites) + 1
-            lines.append(f"  {'site':<{width}}  buffers  LX bytes / limit")
+            with_locals = any(s.locals for s in self.sites)  # the column only where there are locals
+            lines.append(f"  {'site':<{width}}  buffers{'  locals' if with_locals else ''}  LX bytes / limit")
             for s in self.sites:
-                lines.append(f"  {'@' + s.name:<{width}}  {s.buffers:>7}  {s.lx_bytes} / {s.lx_limit}")
+                locals_ = f"  {s.locals:>6}" if with_locals else ""
+                lines.append(f"  {'@' + s.name:<{width}}  {s.buffers:>7}{locals_}  {s.lx_bytes} / {s.lx_limit}")
         lines.append(f"  engine-program classes: {len(self.engine_classes)} (of {self.engines} engines)")
         for i, c in enumerate(self.engine_classes):
             lines.append(f'    class {i} "{c.engine}": {", ".join(c.members)}')
@@ -152,11 +169,33 @@ class PlanSummary:
             per = ", ".join(f"{k} {v}" for k, v in self.engine_steps.items())
             lines.append(f"  steps: {self.steps}" + (f" ({per})" if per else ""))
         lines.append(f"  cycles: {self._cycle_text()}")
+        if self.hbm_read_bytes is not None or self.hbm_written_bytes is not None:
+            lines.append(f"  hbm bytes: read {_opt(self.hbm_read_bytes)}, written {_opt(self.hbm_written_bytes)}")
         return "\n".join(lines) + "\n"
 
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _opt(x: int | None) -> str:
+    return "?" if x is None else str(x)
+
+
+def lx_footprint(buffers: list[BufferOp]) -> int:
+    """LX bytes `buffers` (of one site) use: the bytes the placed ones cover, each
+    byte once (two locals of one engine may share bytes), plus depth x tile
+    bytes of each one without an offset."""
+    spans = sorted((o, o + b.size) for b in buffers if (o := b.offset_value) is not None)
+    covered, end = 0, None
+    for lo, hi in spans:
+        if end is None or lo >= end:
+            covered += hi - lo
+            end = hi
+        elif hi > end:
+            covered += hi - end
+            end = hi
+    return covered + sum(b.size for b in buffers if b.offset_value is None)
 
 
 def tile_text(tile: TileType) -> str:
@@ -252,13 +291,19 @@ def plan_summary(program: ProgramOp) -> PlanSummary:
 
     summary = PlanSummary(program=program.sym_name.data, phase=program.phase)
     buffers = [op for op in program.declarations() if isinstance(op, BufferOp)]
+    by_site: dict[str, list[BufferOp]] = {}
+    for b in buffers:
+        by_site.setdefault(_sym(b.site), []).append(b)
     limit = program.lx_bytes
     for site in program.declarations():
         if not isinstance(site, SiteOp):
             continue
         name = site.sym_name.data
-        mine = [b for b in buffers if _sym(b.site) == name]
-        summary.sites.append(SiteSummary(name, site.coordinates, len(mine), sum(b.size for b in mine), limit))
+        mine = by_site.get(name, [])
+        fifo = sum(1 for b in mine if not b.is_local)
+        summary.sites.append(
+            SiteSummary(name, site.coordinates, fifo, lx_footprint(mine), limit, len(mine) - fifo)
+        )
 
     for group in program.declarations():
         if isinstance(group, MulticastOp):
@@ -288,6 +333,9 @@ def plan_summary(program: ProgramOp) -> PlanSummary:
             summary.engine_steps = {}
         summary.cycles = _number(figures.get("cycles"))
         summary.pipelined_cycles = _number(figures.get("pipelined_cycles"))
+        for key in ("hbm_read_bytes", "hbm_written_bytes"):
+            value = _number(figures.get(key))
+            setattr(summary, key, None if value is None else int(value))
     return summary
 
 

@@ -128,3 +128,54 @@ def test_spyre_opt_prints_the_summary_to_stderr_and_writes_json(tmp_path, capsys
 def test_spyre_opt_without_the_flag_prints_no_summary(capsys):
     assert main([str(OPS)]) == 0
     assert "plan summary" not in capsys.readouterr().err
+
+
+# -- locals and HBM bytes ---------------------------------------------------------
+
+ACC = ROOT / "test/lit/passes/spatial-verify-ext.mlir"
+
+
+def test_locals_are_counted_apart_and_shared_bytes_once():
+    text = """
+spatial.program @p attributes {spatial.phase = "sized"} {
+  spatial.site @s0 at [0] engines ["load", "compute"]
+  spatial.site @s1 at [1] engines ["load"]
+  spatial.buffer @in on @s0 : !spatial.tile<16x64xf32> depth 2 offset 0
+  spatial.buffer @acc on @s0 : !spatial.tile<16x64xf32> depth 1 local offset 8192
+  spatial.buffer @tmp on @s0 : !spatial.tile<16x64xf32> depth 1 local offset 8192
+  spatial.buffer @half on @s0 : !spatial.tile<8x64xf32> depth 1 local offset 10240
+  spatial.buffer @b1 on @s1 : !spatial.tile<16x64xf32> depth 1
+  spatial.stage @a compute() -> @acc on @s0 engine "compute"
+  spatial.stage @b compute(@acc) -> @tmp on @s0 engine "compute"
+  spatial.stage @c compute(@tmp) -> @half on @s0 engine "compute"
+}
+"""
+    module = ir.parse_module(text, "x.mlir", ir.make_context())
+    ir.verify(module)
+    (s,) = plan_summaries(module)
+    # @s0: @in covers [0, 8192), @acc and @tmp share [8192, 12288), @half lies inside it.
+    assert [(x.name, x.buffers, x.locals, x.lx_bytes) for x in s.sites] == [("s0", 1, 3, 12288), ("s1", 1, 0, 4096)]
+    assert s.to_json()["sites"][0]["locals"] == 3
+    table = s.table()
+    assert "  site  buffers  locals  LX bytes / limit" in table
+    assert "  @s0        1       3  12288 / 2097152" in table
+    assert "  @s1        1       0  4096 / 2097152" in table
+
+
+def test_no_locals_column_without_locals():
+    s = plan_summary(programs(OPS)["vadd"])
+    assert "  site  buffers  LX bytes / limit" in s.table() and "locals" not in s.table()
+
+
+def test_hbm_bytes_from_the_certificate():
+    module = ir.parse_module(ACC.read_text(), str(ACC), ir.make_context())
+    s = plan_summary(next(op for op in module.walk() if isinstance(op, ProgramOp)))
+    assert (s.hbm_read_bytes, s.hbm_written_bytes) == (None, None) and "hbm bytes" not in s.table()
+    assert s.to_json()["hbm"] is None
+    SpatialVerifyPass().apply(ir.make_context(), module)
+    s = plan_summary(next(op for op in module.walk() if isinstance(op, ProgramOp)))
+    # @w once (a multicast load) and four @x tiles of 8x8xf32 (256 bytes); two @z tiles.
+    assert (s.hbm_read_bytes, s.hbm_written_bytes) == (5 * 256, 2 * 256)
+    assert "  hbm bytes: read 1280, written 512" in s.table()
+    assert s.to_json()["hbm"] == {"read_bytes": 1280, "written_bytes": 512}
+    assert [(x.name, x.buffers, x.locals) for x in s.sites] == [("s0", 3, 1), ("s1", 3, 1)]
