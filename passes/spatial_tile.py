@@ -870,8 +870,8 @@ class SpatialTilePass(ModulePass):
     scalars: str = ""
     """Values of the kernel's scalar arguments the program is specialized for: "K=2048,BLOCK_SIZE=128"."""
 
-    grid: str = ""
-    """The grid to lower for instead of the kernel's `grid` attribute: "32" or "2,16"."""
+    grid: tuple[int, ...] = ()
+    """The grid to lower for instead of the kernel's `grid` attribute: `grid=32`, `grid=2,16`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:
@@ -888,12 +888,9 @@ class SpatialTilePass(ModulePass):
             where = kernels[0] if len(kernels) == 1 else None
             kernel_names = ", ".join("@" + f.sym_name.data for f in kernels)
             raise error(where, f"spatial-tile: scalars: {kernel_names} has no argument named '{unknown[0]}'")
-        try:
-            grid = [int(g) for g in self.grid.replace("x", ",").split(",") if g.strip()] or None
-        except ValueError:
-            raise error(None, f"spatial-tile: grid: expected sizes like \"32\" or \"2,16\", got '{self.grid}'") from None
+        grid = list(self.grid) or None
         if grid is not None and any(g < 1 for g in grid):
-            raise error(None, f"spatial-tile: grid: every size must be at least 1, got '{self.grid}'")
+            raise error(None, f"spatial-tile: grid: every size must be at least 1, got {grid}")
         programs = [(f, KernelLowering(f, given, grid).build()) for f in kernels]
         for f, program in programs:
             parent = f.parent_block()
