@@ -11,7 +11,7 @@
         spatial.yield %r : tensor<16x64xf16>
       }
       spatial.edge @e0 from @ld0 to @cp0 via @b0 : !spatial.tile<16x64xf16>
-      spatial.multicast @g0 reader @ld0 to [@s0, @s1]
+      spatial.multicast @g0 reader @ld0 to [@s1, @s2]
       spatial.semaphore @full0 on @s0 init 0
       spatial.engine @s0 "load" {
         spatial.loop %k = 0 to 4 {
@@ -25,8 +25,13 @@
 A `spatial.program` is a symbol table holding declarations, one phase at a
 time (`spatial.phase`: tiled < placed < fused < sized < synthesized <
 verified). Declarations name each other by symbol: tensors (kernel
-arguments in HBM), sites (logical core coordinates and their engines),
-buffers (tile slots in a site's LX), stages (load, store, receive, compute),
+arguments in HBM), scalars (kernel arguments the program is specialized
+for: `spatial.scalar @K : index = 2048`), sites (logical core coordinates
+and their engines), buffers (tile slots in a site's LX: FIFOs between
+engines, or `local`, one engine's variable), stages (load, store, receive,
+compute; a load or store stage may give its tile's `origin` as an affine
+map of its step's indices, a compute body takes index arguments after its
+tiles),
 edges (a producer and a consumer of one buffer), multicast groups (one load
 read by several sites), semaphores, trips (a loop count read from an input
 tensor, with an admitted range: `spatial.trip`, run to by `spatial.loop %k
@@ -40,8 +45,12 @@ site only; an edge's `from` stage writes its buffer, its `to` stage reads
 it, and the three agree on the tile type; the buffers of a site fit LX
 (`lx_bytes` on the program, else 2 MiB) and, where placed (`offset`), do not
 overlap; one `spatial.engine` per (site, engine), naming an engine its site
-has; every semaphore a wait names is signalled somewhere. Each violation is
-a `VerifyException` naming the symbols. Design notes: docs/spatial.md.
+has; every semaphore a wait names is signalled somewhere; the rules of
+locals, origins, index arguments and multicast groups (docs/spatial.md,
+"Extensions"). Each violation is a `VerifyException` naming the symbols.
+Verifying a program is linear in its size (`ProgramOp.verify` shares one
+declaration index; witnessed caches answer symbol lookups and signalled
+semaphores). Design notes: docs/spatial.md.
 """
 
 from __future__ import annotations
