@@ -102,6 +102,16 @@ def measure(path: Path, name: str, args: dict, scalars: dict, repeat: int) -> di
     return row
 
 
+def own_arguments(path: Path) -> tuple[str, dict, dict]:
+    """Seeded arguments of one of test/unit/kernels/spatial (scalars from OWN_SCALARS)."""
+    import spyre_mlir
+    from spyre_mlir.interpreter import Interpreter
+    from spyre_mlir.interpreter.sample_args import sample_arguments
+
+    func_op = Interpreter(spyre_mlir.parse(path)).kernel(None)
+    return func_op.sym_name.data, sample_arguments(func_op, dict(OWN_SCALARS[path.stem]), 0), {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -122,7 +132,10 @@ def main() -> None:
     rows = []
     for path in paths:
         try:
-            name, kwargs, hbm = kernel_arguments(path, seed=0)
+            if path.stem in OWN_SCALARS:
+                name, kwargs, hbm = own_arguments(path)
+            else:
+                name, kwargs, hbm = kernel_arguments(path, seed=0)
         except BaseException as exc:  # noqa: BLE001 - pytest.skip from the argument table
             print(f"{path.stem:<22} skipped: {exc}")
             continue
