@@ -206,7 +206,10 @@ class Partition:
                 )
             elif isinstance(op, func.CallOp):
                 raise error(op, "spatial-tile: calls are not lowered to a spatial program (inline the callee first)")
+            elif isinstance(op, LoadOp | StoreOp):
+                run.ops.append(op)
             else:
+                _check_compute_op(op)
                 run.ops.append(op)
         return items
 
@@ -524,6 +527,20 @@ def _constant_address(base: SSAValue) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return int(owner.value.value.data)
     return None
+
+
+_NOT_COMPUTE = ("ktdp.", "ktdf.", "spyre_loop.", "spatial.", "sdscbundle.", "func.", "memref.")
+
+
+def _check_compute_op(op: Operation) -> None:
+    """A compute stage holds ops on tensors and scalars only."""
+    values = [*_used_values(op), *op.results]
+    odd = next((v.type for v in values if not (isinstance(v.type, TensorType) or _is_int(v.type)
+                                               or _is_float_type(v.type))), None)
+    if op.name.startswith(_NOT_COMPUTE) or odd is not None:
+        why = f"it uses a value of type {odd}" if odd is not None else "it is not a compute op on tensors"
+        raise error(op, f"spatial-tile: '{op.name}' cannot be part of a compute stage ({why}); a compute stage "
+                    "holds ops on tensors and scalars, between the loads and stores of box tiles")
 
 
 def _loops_of(op: Operation) -> set[Operation]:
