@@ -1,7 +1,8 @@
 """The late spatial phases: spatial-size-buffers and spatial-synthesize-handshakes.
 
 Hand-written fused programs (one site and four sites, loops and nested
-loops, a compute stage of two inputs, a local accumulator) go through
+loops, a compute stage of two inputs, local accumulators sharing bytes, a
+loop-invariant local, a two-site multicast group) go through
 spatial-size-buffers, spatial-synthesize-handshakes and spatial-verify,
 then run in the interpreter, compared with NumPy. Broken results of the
 two passes (a buffer shallower than its loop needs, a removed signal) fail
@@ -24,11 +25,6 @@ from spyre_mlir.passes.spatial_verify import verify_program
 
 LATE = "spatial-size-buffers,spatial-synthesize-handshakes,spatial-verify"
 
-HAS_LOCALS = hasattr(BufferOp, "is_local")
-NO_LOCALS = (
-    "the dialect has no local buffers yet (BufferOp.is_local, `spatial.buffer ... local`): "
-    "the accumulator program cannot be parsed"
-)
 
 
 def _run_passes(text: str, passes: str = LATE):
@@ -301,7 +297,6 @@ spatial.program @sums attributes {spatial.phase = "fused", grid = [1]} {
 """
 
 
-@pytest.mark.skipif(not HAS_LOCALS, reason=NO_LOCALS)
 def test_a_local_accumulator_is_sized_shared_synthesized_verified_and_runs():
     module = _run_passes(ACCUMULATE)
     buffers = _buffers(module)
@@ -411,8 +406,7 @@ def test_the_depth_option_sets_the_slots_and_the_empty_semaphores():
 
 # A local read in every iteration of a loop but written once, before it
 # (a loop-invariant value, z_k = x_k + bias): only a local's own semantics
-# (a read does not free it) run this. The depth and the offsets are the
-# passes' part; the rest is spatial-verify's and the interpreter's.
+# (a read does not free it) run this.
 BIAS = """
 spatial.program @bias attributes {spatial.phase = "fused", grid = [1]} {
   spatial.tensor @x : memref<64x16xf32>
@@ -454,7 +448,6 @@ spatial.program @bias attributes {spatial.phase = "fused", grid = [1]} {
 """
 
 
-@pytest.mark.skipif(not HAS_LOCALS, reason=NO_LOCALS)
 def test_a_loop_invariant_local_is_sized_and_synthesized():
     module = _run_passes(BIAS, "spatial-size-buffers,spatial-synthesize-handshakes")
     buffers = _buffers(module)
@@ -463,13 +456,6 @@ def test_a_loop_invariant_local_is_sized_and_synthesized():
     assert "bias_full" not in waits and "bias_empty" not in waits
 
 
-@pytest.mark.skipif(not HAS_LOCALS, reason=NO_LOCALS)
-@pytest.mark.xfail(
-    strict=True,
-    raises=spyre_mlir.DiagnosticError,
-    reason="spatial-verify (passes/spatial_verify.py) counts every buffer as a FIFO: the second read of the local "
-    "@bias underflows; remove this marker once it and the interpreter treat locals as variables",
-)
 def test_a_loop_invariant_local_verifies_and_runs():
     module = _run_passes(BIAS)
     (x,) = _inputs((64, 16), seed=4, n=1)
@@ -480,17 +466,10 @@ def test_a_loop_invariant_local_verifies_and_runs():
 # Two sites and a multicast group (test/lit/passes/spatial-size-buffers-multicast.mlir):
 # reader @ldw on @s0 reads each tile of @w once, delivering it into @w0 and
 # into @w1, the buffer of receive stage @rvw on @s1; each site adds its own
-# tiles of @x. The handshakes are the passes' part (checked by lit); the
-# delivery is spatial-verify's and the interpreter's.
+# tiles of @x.
 MULTICAST = Path(__file__).resolve().parents[1] / "lit" / "passes" / "spatial-size-buffers-multicast.mlir"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=spyre_mlir.DiagnosticError,
-    reason="spatial-verify (passes/spatial_verify.py) fills a receive buffer only by a recv_step, not by its "
-    "group's reader: @w1 underflows; remove this marker once it and the interpreter deliver multicast tiles",
-)
 def test_a_multicast_group_verifies_and_runs():
     module = _run_passes(MULTICAST)
     rng = np.random.default_rng(5)
