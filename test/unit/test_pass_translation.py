@@ -17,9 +17,18 @@ from spyre_mlir.passes import SPYRE_PASSES
 
 F16 = np.float16
 EXAMPLE = REPO / "examples" / "softmax_rows.mlir"
-# Passes whose output is not the kernel (the bundle): validated by executing
-# what they write (test_bundle.py).
-OWN_VALIDATION = {"spyre-emit-bundle"}
+# Passes whose output is not the kernel: validated by executing what they
+# write: the bundle (test_bundle_interpreter.py, test_coarse_tiling.py) and the
+# spatial program, whose phase passes take a program, not a kernel
+# (test_ktir_to_spatial.py runs every kernel's program against its source).
+OWN_VALIDATION = {
+    "spyre-emit-bundle",
+    "spatial-tile",
+    "spatial-place",
+    "spatial-fuse-readers",
+    "spatial-size-buffers",
+    "spatial-synthesize-handshakes",
+}
 
 
 def kernels():

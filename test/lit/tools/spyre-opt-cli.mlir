@@ -65,6 +65,11 @@
 // LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
 // LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
 // LIST-NEXT: {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
+// LIST-NEXT: {{^}}  spatial-tile {{ +}}Lower {{.+}}
+// LIST-NEXT: {{^}}  spatial-place {{ +}}Pin {{.+}}
+// LIST-NEXT: {{^}}  spatial-fuse-readers {{ +}}Make {{.+}}
+// LIST-NEXT: {{^}}  spatial-size-buffers {{ +}}Set {{.+}}
+// LIST-NEXT: {{^}}  spatial-synthesize-handshakes {{ +}}Wrap {{.+}}
 // LIST-NEXT: {{^}}  spatial-verify {{ +}}Simulate {{.+}}
 // LIST-NEXT: {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
 // LIST-NEXT: {{^}}  spyre-distribute-work {{ +}}Record {{.+}}
