@@ -18,6 +18,13 @@ element type placed in HBM (row-major) and read back into the result; each
 `spatial.scalar @K : T = V` is the keyword argument `K`, a number. The
 program runs once (not per core): its sites are simulated together.
 
+A tensor at a fixed HBM address (`spatial.tensor @hbm1024 : memref<96x64xf16>
+attributes {address = 1024}`, what spatial-tile makes of a kernel's view at a
+constant address) takes no argument: it is the HBM at that element address,
+as the kernel sees it (preload it with `interpret(..., hbm={1024: array})`,
+read it back with `result.read_hbm(1024, shape, dtype)`; a read of bytes
+nothing wrote is a located error).
+
 Semantics (a deterministic discrete-event simulation, no threads):
 
 - Scalars. Before ANY engine runs (and before trips are read), each
@@ -126,7 +133,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IndexType, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
@@ -234,8 +241,17 @@ def programs_of(module: ModuleOp) -> dict[str, ProgramOp]:
 
 
 def _parameters(program: ProgramOp) -> list[TensorOp | ScalarOp]:
-    """The declarations a program takes an argument for, in declaration order."""
-    return [op for op in program.declarations() if isinstance(op, TensorOp | ScalarOp)]
+    """The declarations a program takes an argument for, in declaration order (a
+    tensor at a fixed HBM address, `address = N`, takes none)."""
+    return [op for op in program.declarations() if isinstance(op, TensorOp | ScalarOp) and _fixed_address(op) is None]
+
+
+def _fixed_address(op: Operation) -> int | None:
+    """The HBM element address of a `spatial.tensor` the kernel finds at a
+    constant address (`attributes {address = N}`: data placed there before
+    the run, as `interpret(..., hbm={N: array})` does), else None."""
+    attr = op.attributes.get("address") if isinstance(op, TensorOp) else None
+    return int(attr.value.data) if isinstance(attr, IntegerAttr) else None
 
 
 def spatial_kernels(module: ModuleOp, taken) -> dict[str, func.FuncOp]:
@@ -415,7 +431,8 @@ class _Tensor:
     op: TensorOp
     shape: tuple[int, ...]
     fmt: ElementFormat
-    address_slot: int
+    address_slot: int  # the argument's slot (-1: at a fixed address)
+    fixed_address: int | None = None  # HBM element address of a fixed-address tensor
 
 
 @dataclass
@@ -513,6 +530,18 @@ class _Plan:
                 raise error(op, f"tensor @{op.sym_name.data}: only static shapes run, got {ty}")
             fmt = _format(op, ty.get_element_type(), f"tensor @{op.sym_name.data}")
             self.tensors[op.sym_name.data] = _Tensor(op, shape, fmt, fc.slot(value))
+        for op in program.of_kind(TensorOp):
+            assert isinstance(op, TensorOp)
+            address = _fixed_address(op)
+            if address is None:
+                continue
+            ty = op.tensor_type
+            shape = tuple(ty.get_shape())
+            if any(d < 0 for d in shape) or address < 0:
+                raise error(op, f"tensor @{op.sym_name.data}: a fixed-address tensor has a static shape and a "
+                            f"non-negative address, got {ty} at {address}")
+            fmt = _format(op, ty.get_element_type(), f"tensor @{op.sym_name.data}")
+            self.tensors[op.sym_name.data] = _Tensor(op, shape, fmt, -1, address)
         self.buffers: dict[str, _Buffer] = {}
         for op in program.of_kind(BufferOp):
             assert isinstance(op, BufferOp)
@@ -712,6 +741,16 @@ class _Run:
         cached = self.tensor_views.get(name)
         if cached is not None and (not write or cached.flags.writeable):
             return cached
+        if t.fixed_address is not None:
+            itemsize = t.fmt.itemsize
+            byte = t.fixed_address * itemsize
+            try:
+                seg = self.runtime.hbm.locate(byte, byte + math.prod(t.shape) * itemsize, write, itemsize)
+            except InterpreterError as exc:
+                raise error(op, f"tensor @{name} at HBM element {t.fixed_address}: {exc}") from None
+            view = seg.view(t.fmt.storage, byte // itemsize, t.shape, _row_major(t.shape))
+            self.tensor_views[name] = view
+            return view
         value = self.frame[t.address_slot]
         args = self.runtime.array_args
         if name not in args or not isinstance(value, int | np.integer):

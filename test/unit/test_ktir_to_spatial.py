@@ -259,3 +259,34 @@ def test_spatial_program_generic_form_parses_in_real_mlir_and_reads_back():
     if IREE_OPT is None:
         pytest.skip("iree-opt (iree-base-compiler) not installed")
     check_against_mlir(lower(MATMUL, MATMUL_SCALARS))
+
+
+CONSTANT_ADDRESS = """
+func.func @double() attributes {grid = [2]} {
+  %c = ktdp.get_compute_tile_id : index
+  %c4 = arith.constant 4 : index
+  %src = arith.constant 64 : index
+  %dst = arith.constant 128 : index
+  %o = arith.muli %c, %c4 : index
+  %sv = ktdp.construct_memory_view %src, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %dv = ktdp.construct_memory_view %dst, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %sv[%o] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 3 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<4xindex>
+  %u = ktdp.construct_access_tile %dv[%o] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 3 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<4xindex>
+  %a = ktdp.load %t : !ktdp.access_tile<4xindex> -> tensor<4xf32>
+  %b = arith.addf %a, %a : tensor<4xf32>
+  ktdp.store %b, %u : tensor<4xf32>, !ktdp.access_tile<4xindex>
+  return
+}
+"""
+
+
+def test_data_at_constant_hbm_addresses_is_a_fixed_address_tensor():
+    out = lower(CONSTANT_ADDRESS)
+    tensors = {t.sym_name.data: t for t in out.walk() if isinstance(t, spatial.TensorOp)}
+    assert sorted(tensors) == ["hbm128", "hbm64"]
+    assert tensors["hbm64"].attributes["address"].value.data == 64
+    x = np.arange(8, dtype=np.float32)
+    got = spyre_mlir.interpret(out, "double", hbm={64: x.copy()})
+    np.testing.assert_array_equal(got.read_hbm(128, (8,), np.float32), 2 * x)
+    with pytest.raises(DiagnosticError, match="tensor @hbm64 at HBM element 64: read of uninitialized HBM"):
+        spyre_mlir.interpret(out, "double")
