@@ -133,7 +133,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
@@ -246,6 +255,16 @@ def _parameters(program: ProgramOp) -> list[TensorOp | ScalarOp]:
     return [op for op in program.declarations() if isinstance(op, TensorOp | ScalarOp) and _fixed_address(op) is None]
 
 
+UNUSED_ARGS_ATTR = "spatial.unused_args"
+
+
+def _unused_arguments(program: ProgramOp) -> list[str]:
+    """Arguments of the source kernel the program does not use (`spatial.unused_args`,
+    set by spatial-tile): taken, so the program runs with the kernel's arguments, and ignored."""
+    attr = program.attributes.get(UNUSED_ARGS_ATTR)
+    return [a.data for a in attr.data if isinstance(a, StringAttr)] if isinstance(attr, ArrayAttr) else []
+
+
 def _fixed_address(op: Operation) -> int | None:
     """The HBM element address of a `spatial.tensor` the kernel finds at a
     constant address (`attributes {address = N}`: data placed there before
@@ -267,17 +286,18 @@ def spatial_kernels(module: ModuleOp, taken) -> dict[str, func.FuncOp]:
             continue
         params = _parameters(program)
         types: list[Attribute] = [IndexType() if isinstance(p, TensorOp) else p.scalar_type for p in params]
-        block = Block(arg_types=types)
-        for arg, param in zip(block.args, params):
+        unused = _unused_arguments(program)
+        block = Block(arg_types=types + [IndexType()] * len(unused))
+        for arg, arg_name in zip(block.args, [p.sym_name.data for p in params] + unused):
             try:
-                arg.name_hint = param.sym_name.data
+                arg.name_hint = arg_name
             except (ValueError, TypeError):  # a name no SSA value can carry: positional arg#i
                 pass
-        run = RunProgramOp(program, list(block.args))
+        run = RunProgramOp(program, list(block.args[: len(params)]))
         ret = func.ReturnOp()
         run.location = ret.location = program.location
         block.add_ops([run, ret])
-        wrapper = func.FuncOp(name, FunctionType.from_lists(types, []), Region(block))
+        wrapper = func.FuncOp(name, FunctionType.from_lists([a.type for a in block.args], []), Region(block))
         wrapper.location = program.location
         wrappers[name] = wrapper
     return wrappers

@@ -105,6 +105,8 @@ from spyre_mlir.dialects.ktdp import (
 )
 
 SPECIALIZE_ATTR = "spyre.specialize"
+UNUSED_ARGS_ATTR = "spatial.unused_args"
+"""Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
 """Kernel attribute: the scalar arguments a spatial program is specialized for."""
 
 ENGINES = ("load", "compute", "store")
@@ -511,7 +513,11 @@ class KernelLowering:
         body = list(self.decls)
         for coords in itertools.product(*(range(g) for g in self.grid)):
             body.extend(SiteLowering(self, coords).build())
-        attrs = {"grid": ArrayAttr([IntegerAttr(g, 64) for g in self.grid])}
+        attrs: dict[str, Attribute] = {"grid": ArrayAttr([IntegerAttr(g, 64) for g in self.grid])}
+        lowered = set(self.tensors) | set(self.scalars)
+        unused = [a.name_hint or f"arg{i}" for i, a in enumerate(self.kernel.body.block.args) if a not in lowered]
+        if unused:  # the program takes them too (and ignores them), so it runs with the kernel's arguments
+            attrs[UNUSED_ARGS_ATTR] = ArrayAttr([StringAttr(n) for n in unused])
         program = spatial.ProgramOp(self.name, "tiled", body, attrs)
         return program
 

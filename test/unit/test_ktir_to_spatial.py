@@ -290,3 +290,13 @@ def test_data_at_constant_hbm_addresses_is_a_fixed_address_tensor():
     np.testing.assert_array_equal(got.read_hbm(128, (8,), np.float32), 2 * x)
     with pytest.raises(DiagnosticError, match="tensor @hbm64 at HBM element 64: read of uninitialized HBM"):
         spyre_mlir.interpret(out, "double")
+
+
+def test_arguments_the_kernel_does_not_use_are_taken_and_ignored():
+    text = CONSTANT_ADDRESS.replace("func.func @double()", "func.func @double(%unused: index, %n: index)")
+    out = lower(text)
+    (program,) = programs(out)
+    assert [a.data for a in program.attributes["spatial.unused_args"].data] == ["unused", "n"]
+    x = np.arange(8, dtype=np.float32)
+    got = spyre_mlir.interpret(out, "double", hbm={64: x.copy()}, unused=np.zeros(4, np.float32), n=3)
+    np.testing.assert_array_equal(got.read_hbm(128, (8,), np.float32), 2 * x)
