@@ -165,6 +165,19 @@ SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 """Passes defined in this project."""
 
+BEYOND_THE_KERNEL: frozenset[str] = frozenset({
+    "spyre-emit-bundle",  # writes the bundle: the module becomes @sdsc_bundle
+    "spatial-tile",  # the kernel becomes a spatial.program
+    "spatial-place",  # these take a spatial.program in their phase
+    "spatial-fuse-readers",
+    "spatial-size-buffers",
+    "spatial-synthesize-handshakes",
+})
+"""Our passes whose output is not the kernel they were given (or whose input is
+not a kernel): translation validation runs what they produce against the
+source (test_coarse_tiling.py, test_ktir_to_spatial.py), not the kernel
+before and after."""
+
 
 UPSTREAM_PASSES: dict[str, str] = {
     # name: one-line summary for --list-passes where xDSL's class docstring has

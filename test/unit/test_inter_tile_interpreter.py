@@ -374,11 +374,12 @@ VALID_KERNELS = sorted(
 
 
 def _passes():
-    from spyre_mlir.passes import SPYRE_PASSES, UPSTREAM_PASSES
+    from spyre_mlir.passes import BEYOND_THE_KERNEL, SPYRE_PASSES, UPSTREAM_PASSES
 
     # scf-parallel-loop-tiling needs tile sizes and these kernels have no scf.parallel.
-    # spyre-emit-bundle's output is the bundle, not the kernel (test_coarse_tiling.py runs it).
-    return sorted(n for n in {*SPYRE_PASSES, *UPSTREAM_PASSES} if n not in ("scf-parallel-loop-tiling", "spyre-emit-bundle"))
+    # The passes beyond the kernel (the bundle, the spatial program) are run by their own tests.
+    return sorted(n for n in {*SPYRE_PASSES, *UPSTREAM_PASSES}
+                  if n != "scf-parallel-loop-tiling" and n not in BEYOND_THE_KERNEL)
 
 
 @pytest.mark.parametrize("name", _passes())

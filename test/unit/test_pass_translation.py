@@ -13,22 +13,13 @@ import pytest
 from conftest import CORPUS, REPO, kernel_arguments
 
 import spyre_mlir
-from spyre_mlir.passes import SPYRE_PASSES
+from spyre_mlir.passes import BEYOND_THE_KERNEL, SPYRE_PASSES
 
 F16 = np.float16
 EXAMPLE = REPO / "examples" / "softmax_rows.mlir"
 # Passes whose output is not the kernel: validated by executing what they
-# write: the bundle (test_bundle_interpreter.py, test_coarse_tiling.py) and the
-# spatial program, whose phase passes take a program, not a kernel
-# (test_ktir_to_spatial.py runs every kernel's program against its source).
-OWN_VALIDATION = {
-    "spyre-emit-bundle",
-    "spatial-tile",
-    "spatial-place",
-    "spatial-fuse-readers",
-    "spatial-size-buffers",
-    "spatial-synthesize-handshakes",
-}
+# write (the bundle, the spatial program) against the source in their own tests.
+OWN_VALIDATION = BEYOND_THE_KERNEL
 
 
 def kernels():
