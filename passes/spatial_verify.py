@@ -80,6 +80,8 @@ A module without a `spatial.program` is left as it is.
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -102,6 +104,7 @@ from spyre_mlir.dialects.spatial import (
     RecvStepOp,
     SemaphoreOp,
     SignalOp,
+    SiteOp,
     StageOp,
     StoreStepOp,
     WaitOp,
@@ -146,6 +149,7 @@ class _Engine:
         self.pc = 0
         self.trips: list[int] = []  # remaining iterations of the enclosing loops, innermost last
         self.steps = 0
+        self.clock = 0.0  # simulated cycles (see _step_cycles)
 
     def settle(self) -> None:
         """Run the loop bookkeeping up to the next real op (or the end)."""
@@ -255,6 +259,8 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
         tile = buf_ops[outs[0]].tile.bytes if kind == "load" else buf_ops[ins[0]].tile.bytes if kind == "store" else 0
         hbm.append((tile, 0) if kind == "load" else (0, tile) if kind == "store" else (0, 0))
 
+    cost = _step_cycles(program, stage_ops, buf_ops)
+
     # The guard: count the steps before simulating any.
     per_engine = [(e, _static_steps(e.body.block.ops)) for e in engine_ops]
     total = sum(n for _, n in per_engine)
@@ -279,6 +285,9 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
         it before its consumer drains, the fullest its buffers get)."""
         engines = [_Engine(e, code) for e, code in zip(engine_ops, codes)]
         value = [int(op.init.value.data) for op in sem_ops]
+        # Clocks: each unit of a semaphore carries the clock of the engine that signalled it
+        # (0 for its initial value); a wait moves its engine's clock to the last unit it takes.
+        stamps = [deque([0.0] * max(v, 0)) for v in value]
         full = [0] * len(buf_ops)
         peak = [0] * len(buf_ops)
         written = [False] * len(buf_ops)  # locals
@@ -297,10 +306,15 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
                         if value[instr[1]] < instr[2]:
                             break
                         value[instr[1]] -= instr[2]
+                        taken = stamps[instr[1]]
+                        for _ in range(min(instr[2], len(taken))):
+                            eng.clock = max(eng.clock, taken.popleft())
                     elif kind == _SIGNAL:
                         value[instr[1]] += instr[2]
+                        stamps[instr[1]].extend([eng.clock] * instr[2])
                     else:  # _STEP
                         s = instr[1]
+                        eng.clock += cost[s]
                         step_op = instr[3]
                         st = stage_ops[s]
                         for b in reads[s]:
@@ -355,8 +369,10 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
     simulate(eager=True)
 
     steps = sum(eng.steps for eng in engines)
+    cycles = max((eng.clock for eng in engines), default=0.0)
     return DictionaryAttr(
         {
+            "cycles": IntegerAttr(round(cycles), i64),
             "steps": IntegerAttr(steps, i64),
             "engines": _dict([(f"{_sym(eng.op.site)}.{eng.op.engine.data}", eng.steps) for eng in engines]),
             "max_full": _dict([(op.sym_name.data, p) for op, p, is_local in zip(buf_ops, peak, local) if not is_local]),
@@ -364,6 +380,41 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
             "hbm_written_bytes": IntegerAttr(hbm_written, i64),
         }
     )
+
+
+def _step_cycles(program: ProgramOp, stage_ops: list[StageOp], buf_ops: list[BufferOp]) -> list[float]:
+    """The cost model's cycles of one step of each stage (interpreter/cost.py, default
+    hardware), as the interpreter charges them: a load or store step its tile's HBM
+    bytes (whole sticks) over one core's share of the HBM bandwidth, a compute step
+    the ops of its body (static tile shapes; an op the model cannot price statically
+    costs nothing here), a receive step nothing (its tile arrives with the reader's)."""
+    from spyre_mlir.interpreter.cost import HardwareConfig, OpCosts, stick_bytes
+
+    hw = HardwareConfig()
+    sites = max(1, len(program.of_kind(SiteOp)))
+    per_core = hw.hbm_bytes_per_cycle_per_core(sites)
+    rules = OpCosts(hw, sites)
+    buffers = {b.sym_name.data: b for b in buf_ops}
+    out: list[float] = []
+    for st in stage_ops:
+        kind = st.kind_name
+        if kind in ("load", "store"):
+            buf = buffers.get(st.output_names[0] if kind == "load" else st.input_names[0])
+            itemsize = buf.tile.bytes // max(1, math.prod(buf.tile.get_shape())) if buf is not None else 0
+            out.append(stick_bytes(buf.tile.get_shape(), itemsize, hw.stick_bytes) / per_core if buf else 0.0)
+        elif kind == "compute" and st.body is not None and st.body.blocks:
+            total = 0.0
+            for op in st.body.block.ops:
+                try:
+                    charge = rules.rule(None, op)
+                except Exception:  # noqa: BLE001 - a shape only known at run time: not priced statically
+                    charge = None
+                if charge is not None and not callable(charge.cycles) and charge.cycles:
+                    total += float(charge.cycles)
+            out.append(total)
+        else:
+            out.append(0.0)
+    return out
 
 
 def _step_name(op: Operation) -> str:

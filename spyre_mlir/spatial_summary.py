@@ -22,10 +22,13 @@ from a `spatial.program` op (any phase) and never changes it:
 - from `spatial.certificate` (spatial-verify), when present: the total steps
   and the steps of each (site, engine), and the HBM bytes read and written
   (`hbm_read_bytes`, `hbm_written_bytes`);
-- cycles: the certificate's `cycles` (simulated) and `pipelined_cycles` (the
-  schedule IR's pipelined estimate) when present. No pass records cycles yet
-  (they come from running the program: `ops_spatial.simulate`), so today this
-  is "not simulated": numbers are never invented.
+- cycles: the certificate's `cycles` (spatial-verify's simulation with the
+  cost model's step cycles, engines overlapping, waits on semaphores; the
+  interpreter's `simulate` gives the same figure) and `pipelined_cycles` (the
+  schedule IR's pipelined estimate) when present; without a certificate,
+  "not simulated": numbers are never invented. The schedule IR's estimates
+  come from running the scheduled kernel on data, so they are measured next
+  to the simulated cycles by `benchmarks/spatial_bench.py`.
 
 `PlanSummary.table()` is readable text, `PlanSummary.to_json()` a JSON-ready
 dict. `spyre-opt --print-plan-summary` prints the table of every program of

@@ -98,9 +98,16 @@ def test_steps_from_the_certificate_and_cycles_only_when_recorded():
     assert s.engine_steps == {
         "s0.load": 12, "s0.compute": 20, "s0.store": 12, "s1.load": 12, "s1.compute": 20, "s1.store": 12,
     }
-    assert s.cycles is None and "cycles: not simulated" in s.table()
-    # Cycle figures are reported only when the IR records them.
-    cert = program.attributes["spatial.certificate"]
+    # spatial-verify's simulated cycles are the interpreter's (the same cost model, the same clocks)
+    import numpy as np
+
+    from spyre_mlir.interpreter.ops_spatial import simulate
+
+    _, stats = simulate(module, "neg2", x=np.ones((64, 64), np.float16), z=np.zeros((64, 64), np.float16))
+    assert s.cycles == round(stats.cycles) > 0 and f"cycles: {s.cycles} simulated" in s.table()
+    # Without a certificate: not simulated (numbers are never invented).
+    cert = program.attributes.pop("spatial.certificate")
+    assert plan_summary(program).cycles is None and "cycles: not simulated" in plan_summary(program).table()
     assert isinstance(cert, DictionaryAttr)
     program.attributes["spatial.certificate"] = DictionaryAttr(
         {**cert.data, "cycles": IntegerAttr(120, i64), "pipelined_cycles": IntegerAttr(100, i64)}

@@ -26,7 +26,7 @@
 // VERIFIED:      plan summary of spatial.program @neg2 (phase verified)
 // VERIFIED:        engine-program classes: 3 (of 6 engines)
 // VERIFIED:        steps: 88 (s0.load 12, s0.compute 20, s0.store 12, s1.load 12, s1.compute 20, s1.store 12)
-// VERIFIED-NEXT:   cycles: not simulated
+// VERIFIED-NEXT:   cycles: 224 simulated (no pipelined estimate)
 
 // stdout stays the IR.
 // IR: spatial.program @neg2 attributes {spatial.phase = "verified"
@@ -40,7 +40,8 @@
 // JSON-NEXT:   "count": 3,
 // JSON-NEXT:   "engines": 6,
 // JSON:      "steps": 88,
-// JSON:        "status": "not simulated"
+// JSON:        "simulated": 224,
+// JSON-NEXT:   "pipelined_estimate": null,
 
 spatial.program @neg2 attributes {spatial.phase = "synthesized", grid = [2]} {
   spatial.tensor @x : memref<64x64xf16>
