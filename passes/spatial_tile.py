@@ -111,6 +111,10 @@ UNUSED_ARGS_ATTR = "spatial.unused_args"
 
 ENGINES = ("load", "compute", "store")
 
+MAX_BLOCKS = 4096
+"""The most grid blocks spatial-tile lowers (one site each, before spatial-place folds
+them onto the cores): 128 per core of a 32-core Spyre."""
+
 _INDEX_OPS = (
     arith.AddiOp,
     arith.SubiOp,
@@ -510,6 +514,11 @@ class KernelLowering:
     # -- per site -----------------------------------------------------------
 
     def build(self) -> spatial.ProgramOp:
+        blocks = math.prod(self.grid)
+        if blocks > MAX_BLOCKS:
+            raise error(self.kernel, f"spatial-tile: the grid {self.grid} has {blocks} blocks, more than the "
+                        f"{MAX_BLOCKS} a spatial program is built for (one site per block before spatial-place "
+                        "folds them onto the cores)")
         body = list(self.decls)
         for coords in itertools.product(*(range(g) for g in self.grid)):
             body.extend(SiteLowering(self, coords).build())

@@ -115,3 +115,19 @@ func.func @computed_base(%N: index) attributes {grid = [1]} {
   %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
   func.return
 }
+
+// -----
+
+// A grid of more blocks than a spatial program is built for (one site each).
+// expected-error@+1 {{the grid [65536, 2] has 131072 blocks, more than the 4096 a spatial program is built for}}
+func.func @huge_grid(%x: index, %N: index) attributes {grid = [65536, 2]} {
+  %c0 = arith.constant 0 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+  %b = math.exp %a : tensor<8xf32>
+  %u = ktdp.construct_memory_view %N, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %w = ktdp.construct_access_tile %u[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  ktdp.store %b, %w : tensor<8xf32>, !ktdp.access_tile<8xindex>
+  func.return
+}
