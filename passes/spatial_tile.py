@@ -340,7 +340,15 @@ def _tile_type(t: Attribute, where: Operation, what: str) -> spatial.TileType:
     if not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()) or not t.get_shape():
         raise error(where, f"spatial-tile: {what} of type {t} cannot be a tile (a tile has a static shape of "
                     "positive dims)")
-    return spatial.TileType(t.get_shape(), t.get_element_type())
+    return _tile(t.get_shape(), t.get_element_type(), where, what)
+
+
+def _tile(shape: Sequence[int], element: Attribute, where: Operation, what: str) -> spatial.TileType:
+    """A tile type, its element type checked first (a located error rather than the type's own)."""
+    if not (isinstance(element, IntegerType) or _is_float_type(element)):
+        raise error(where, f"spatial-tile: {what} has elements of type {element}; a tile holds integers of a "
+                    "fixed width or floats")
+    return spatial.TileType(shape, element)
 
 
 def _row_major(sizes: Sequence[int]) -> list[int]:
@@ -452,6 +460,9 @@ class KernelLowering:
                 # data the kernel finds at a fixed HBM element address (run with interpret's hbm= preloads)
                 name = f"hbm{address}"
                 size = math.prod(mtype.get_shape())
+                if not 0 <= address < ADDRESS_LIMIT - size:
+                    raise error(view, f"spatial-tile: this memory view's constant HBM address {address} is outside "
+                                f"[0, 2^62)")
                 for lo, hi, other in spans:
                     if address < hi and lo < address + size:
                         raise error(view, f"spatial-tile: this memory view at HBM element {address} overlaps another "
@@ -544,6 +555,10 @@ def _constant_address(base: SSAValue) -> int | None:
     return None
 
 
+ADDRESS_LIMIT = 1 << 62
+"""Constant HBM element addresses spatial-tile accepts (an i64 attribute with room for the extent)."""
+
+
 _NOT_COMPUTE = ("ktdp.", "ktdf.", "spyre_loop.", "spatial.", "sdscbundle.", "func.", "memref.")
 
 
@@ -623,7 +638,8 @@ class SiteLowering:
             return self.locals[key]
         t = key.type
         wrapped = not isinstance(t, TensorType)
-        tile = spatial.TileType([1], t) if wrapped else _tile_type(t, where, "a value passed between compute stages")
+        what = "a value passed between compute stages"
+        tile = _tile([1], t, where, what) if wrapped else _tile_type(t, where, what)
         name = self._fresh("v")
         self.buffers.append(spatial.BufferOp(name, self.site, tile, 1, local=True))
         self.locals[key] = (name, wrapped)
@@ -682,7 +698,7 @@ class SiteLowering:
         if len(anchor) != len(sizes):
             raise error(where, "spatial-tile: this access tile's rank differs from its memory view's")
         return (self.k.tensors[view.offset], AffineMapAttr(AffineMap(ndims, 0, tuple(anchor))),
-                spatial.TileType(sizes, t.get_element_type()))
+                _tile(sizes, t.get_element_type(), where, "this access"))
 
     def _run(self, run: Run, engines: dict[str, Block], dims: list[int]) -> None:
         k = self.k

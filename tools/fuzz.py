@@ -32,7 +32,11 @@ UTF-8 with replacement, as `spyre-opt` reads a file):
    / small static tensors / `!ktdp.runtime_arg`, with seeded small arguments
    (an `index` parameter that is the base of a memory view gets a random
    array of the view's size, placed in HBM; others get small integers) and
-   seeded interpreter options.
+   seeded interpreter options;
+4. `spatial`: for each function of 3., `ktir-to-spatial` specialized for the
+   plan's scalars, and the spatial program run on the same arguments: where
+   the source runs, the program must run and give the same outputs
+   (translation validation; a mismatch or a failing run is `internal`).
 
 Each stage's outcome is one of: `accepted`; `located` (a `DiagnosticError`
 with a `file:line:col`); `unlocated` (one without); `internal` (any other
@@ -94,7 +98,7 @@ def _checkout() -> Path:
 REPO = _checkout()
 CORPUS = REPO.parent / "shared" / "corpus" / "ktir"
 
-STAGES = ("parse", "pipeline", "interpret")
+STAGES = ("parse", "pipeline", "interpret", "spatial")
 CATEGORIES = ("accepted", "located", "unlocated", "internal", "hang", "crash")
 BAD = ("internal", "hang", "crash")
 SEVERITY = {c: i for i, c in enumerate(CATEGORIES)}
@@ -1207,7 +1211,49 @@ def evaluate(
         plans = plans_box.get("plans") or []
         if plans:
             result["cli"] = {"func": plans[0]["func"], "args": plans[0]["cli"]}
+
+    if "spatial" in stages:
+        stage("spatial", lambda: spatial_check(text))
     return result
+
+
+def spatial_check(text: str) -> dict | None:
+    """The `spatial` stage: each runnable function lowered by `ktir-to-spatial`
+    (specialized for the plan's scalars) and run on the plan's arguments must
+    give what the source gives where the source runs (translation validation);
+    a program that fails to run where its source ran is a bug, not a refusal."""
+    import numpy as np
+
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+    from spyre_mlir.passes.pipelines import PassManager
+
+    plans = interpret_plans(parse_text(text))
+    if not plans:
+        return {"category": "skipped", "message": "no function with supported parameters"}
+    checked = 0
+    for plan in plans:
+        scalars = {k: v for k, v in plan["args"].items() if isinstance(v, int | float) and not isinstance(v, bool)}
+        spec = "ktir-to-spatial"
+        if scalars:
+            spec += '{scalars="' + ",".join(f"{k}={v}" for k, v in scalars.items()) + '"}'
+        module = parse_text(text)
+        PassManager.from_pipeline(spec).run(module)  # a refusal: the stage's outcome
+        options = InterpreterOptions(**{**plan["options"], "mask_out_of_bounds": False, "check_uninitialized": True})
+        copy = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in plan["args"].items()}
+        try:
+            before = Interpreter(parse_text(text), options).run(plan["func"], copy)
+        except Exception:  # noqa: BLE001 - the source does not run on these arguments: nothing to compare
+            continue
+        try:
+            after = Interpreter(module, options).run(plan["func"], dict(plan["args"]))
+        except Exception as exc:  # noqa: BLE001
+            raise AssertionError(f"the spatial program @{plan['func']} fails where its source runs: "
+                                 f"{_first_line(str(exc), 200)}") from exc
+        for key, value in before.items():
+            if not np.array_equal(np.asarray(after[key]), np.asarray(value), equal_nan=True):
+                raise AssertionError(f"the spatial program @{plan['func']} disagrees with its source on '{key}'")
+        checked += 1
+    return _accepted(checked=checked)
 
 
 # ---------------------------------------------------------------------------
