@@ -36,8 +36,10 @@ OWN_SCALARS = {
 }
 
 
-def _pipeline(scalars: dict, multicast: bool) -> str:
+def _pipeline(scalars: dict, multicast: bool, grid: tuple[int, ...] | None = None) -> str:
     opts = []
+    if grid:
+        opts.append("grid=" + ",".join(map(str, grid)))
     if scalars:
         opts.append('scalars="' + ",".join(f"{k}={v}" for k, v in scalars.items()) + '"')
     if not multicast:
@@ -55,7 +57,7 @@ def _peak_lx(program) -> int:
     return max(peak.values(), default=0)
 
 
-def measure(path: Path, name: str, args: dict, scalars: dict, repeat: int) -> dict:
+def measure(path: Path, name: str, args: dict, scalars: dict, repeat: int, hbm: dict | None = None) -> dict:
     import numpy as np
 
     import spyre_mlir
@@ -65,18 +67,20 @@ def measure(path: Path, name: str, args: dict, scalars: dict, repeat: int) -> di
 
     row: dict = {"kernel": path.stem}
     results = {}
+    grid = args.pop("grid", None)
+    hbm = hbm or {}
     for multicast in (True, False):
         times = []
         for _ in range(repeat):
             module = spyre_mlir.parse(path)
-            manager = spyre_mlir.PassManager.from_pipeline(_pipeline(scalars, multicast))
+            manager = spyre_mlir.PassManager.from_pipeline(_pipeline(scalars, multicast, grid))
             start = time.perf_counter()
             manager.run(module)
             times.append(time.perf_counter() - start)
         (program,) = [p for p in module.walk() if isinstance(p, spatial.ProgramOp) and p.sym_name.data == name]
         copy = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
         start = time.perf_counter()
-        outputs, stats = simulate(module, name, **copy)
+        outputs, stats = simulate(module, name, hbm={a: v.copy() for a, v in hbm.items()}, **copy)
         run_s = time.perf_counter() - start
         key = "fused" if multicast else "unfused"
         results[key] = outputs
@@ -95,7 +99,8 @@ def measure(path: Path, name: str, args: dict, scalars: dict, repeat: int) -> di
     schedule = spyre_mlir.parse(path)
     spyre_mlir.PassManager.from_pipeline("ktir-to-schedule").run(schedule)
     copy = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
-    estimate = spyre_mlir.interpret(schedule, name, options=InterpreterOptions(cost_model=True), **copy)
+    estimate = spyre_mlir.interpret(schedule, name, hbm={a: v.copy() for a, v in hbm.items()}, grid=grid,
+                                    options=InterpreterOptions(cost_model=True), **copy)
     est = estimate.report.estimate.to_json()
     row["schedule_sequential_cycles"] = est["sequential_cycles"]
     row["schedule_pipelined_cycles"] = est["pipelined_cycles"]
@@ -139,13 +144,10 @@ def main() -> None:
         except BaseException as exc:  # noqa: BLE001 - pytest.skip from the argument table
             print(f"{path.stem:<22} skipped: {exc}")
             continue
-        if hbm or "grid" in kwargs:
-            print(f"{path.stem:<22} skipped: data at constant HBM addresses or a grid override")
-            continue
         scalars = CORPUS_SCALARS.get(path.stem) or OWN_SCALARS.get(path.stem, {})
         kwargs.update(scalars)
         try:
-            row = measure(path, name, kwargs, scalars, args.repeat)
+            row = measure(path, name, kwargs, scalars, args.repeat, hbm)
         except Exception as exc:  # noqa: BLE001 - report and go on
             print(f"{path.stem:<22} failed: {str(exc).splitlines()[0][:150]}")
             continue

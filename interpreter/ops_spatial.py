@@ -425,9 +425,10 @@ def spatial_stats(result) -> SpatialRunStats | None:
     return runs[-1] if runs else None
 
 
-def simulate(source, name: str | None = None, *, options=None, **args):
+def simulate(source, name: str | None = None, *, options=None, hbm=None, **args):
     """Run spatial program `name` of `source` (a module, text or path) with
-    `args` (its tensors and scalars by name), the cost model on (`options`'
+    `args` (its tensors and scalars by name; `hbm={element address: array}`
+    preloads fixed-address tensors), the cost model on (`options`'
     `cost_model`, else the default hardware): `(outputs, SpatialRunStats)`,
     `outputs` the run's `InterpretResult` (every tensor argument's contents)."""
     from spyre_mlir.interpreter.api import Interpreter
@@ -436,7 +437,7 @@ def simulate(source, name: str | None = None, *, options=None, **args):
     options = options or InterpreterOptions()
     if not options.cost_model:
         options = dataclasses.replace(options, cost_model=True)
-    result = Interpreter(source, options).run(name, args)
+    result = Interpreter(source, options).run(name, args, hbm)
     stats = spatial_stats(result)
     if stats is None:
         raise error(None, f"@{result.report.function} is not a spatial program: simulate() runs spatial programs")
