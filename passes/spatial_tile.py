@@ -132,6 +132,10 @@ _INDEX_OPS = (
     arith.MinUIOp,
     arith.MaxUIOp,
     affine.ApplyOp,
+    arith.CmpiOp,
+    arith.AndIOp,
+    arith.OrIOp,
+    arith.XOrIOp,
 )
 """Integer ops evaluated per site (into affine expressions of the loop numbers)
 when all their operands are."""
@@ -161,7 +165,16 @@ class Run:
 @dataclass(eq=False)
 class Loop:
     op: scf.ForOp
-    body: list  # of Run | Loop
+    body: list  # of Run | Loop | If
+
+
+@dataclass(eq=False)
+class If:
+    """An `scf.if` whose condition each site evaluates: only the branch taken is lowered."""
+
+    op: scf.IfOp
+    then: list
+    other: list
 
 
 class Partition:
@@ -178,7 +191,8 @@ class Partition:
         self.runs.append(run)
         return run
 
-    def _block(self, block: Block, top: bool = False, loop: scf.ForOp | None = None) -> list:
+    def _block(self, block: Block, top: bool = False, loop: scf.ForOp | None = None,
+               branch: scf.IfOp | None = None) -> list:
         items: list = []
         run = self._new_run()
         items.append(run)
@@ -192,6 +206,21 @@ class Partition:
                 items.append(Loop(op, self._block(op.body.block, loop=op)))
                 run = self._new_run()
                 items.append(run)
+            elif isinstance(op, scf.IfOp):
+                if op.cond not in self.static:
+                    raise error(op, "spatial-tile: this scf.if's condition is computed from data; only conditions "
+                                "fixed per site (tile coordinates, scalars, loop numbers) are lowered, since "
+                                "data-dependent control flow has no static choreography")
+                for res in op.results:
+                    self.loop_var[res] = res
+                then = self._block(op.true_region.block, branch=op)
+                other = self._block(op.false_region.block, branch=op) if op.false_region.blocks else [self._new_run()]
+                items.append(If(op, then, other))
+                run = self._new_run()
+                items.append(run)
+            elif isinstance(op, scf.YieldOp) and branch is not None:
+                for value, res in zip(op.operands, branch.results):
+                    run.writes.append((value, res))
             elif isinstance(op, scf.YieldOp) and loop is not None:
                 for value, arg in zip(op.operands, loop.body.block.args[1:]):
                     run.writes.append((value, arg))
@@ -204,7 +233,7 @@ class Partition:
                 continue  # rebuilt in each compute body that uses it
             elif isinstance(op, ConstructMemoryViewOp | ConstructAccessTileOp | GetComputeTileIdOp):
                 continue  # evaluated per site (a view or tile not statically known is refused where used)
-            elif isinstance(op, scf.IfOp | scf.WhileOp | scf.ParallelOp | scf.IndexSwitchOp):
+            elif isinstance(op, scf.WhileOp | scf.ParallelOp | scf.IndexSwitchOp):
                 raise error(
                     op,
                     f"spatial-tile: '{op.name}' is not lowered to a spatial program (only scf.for loops with "
@@ -266,6 +295,21 @@ class Site:
                         "loop's count is fixed per site")
         return int(AffineMap(0, 0, (e,)).eval([], [])[0])
 
+    def _boolean(self, op: Operation, a: list[AffineExpr]) -> int:
+        """A comparison or boolean op of values fixed per site: 0 or 1."""
+        consts = [_const(e) for e in a]
+        if None in consts:
+            raise error(op, f"spatial-tile: this '{op.name}' varies with an enclosing loop; only conditions fixed "
+                        "per site are evaluated")
+        x, y = consts
+        if isinstance(op, arith.CmpiOp):
+            return int(_CMPI[int(op.predicate.value.data)](x, y))
+        if isinstance(op, arith.AndIOp):
+            return int(x) & int(y)
+        if isinstance(op, arith.OrIOp):
+            return int(x) | int(y)
+        return int(x) ^ int(y)
+
     def _op(self, op: Operation, where: Operation) -> AffineExpr:
         if isinstance(op, affine.ApplyOp):
             amap = op.map.data
@@ -276,6 +320,8 @@ class Site:
             except (ValueError, NotImplementedError) as exc:
                 raise error(where, f"spatial-tile: the index of this op is not affine per site ({exc})") from None
         a = [self.expr(v, where) for v in op.operands]
+        if isinstance(op, arith.CmpiOp | arith.AndIOp | arith.OrIOp | arith.XOrIOp):
+            return AffineExpr.constant(self._boolean(op, a))
         try:
             if isinstance(op, arith.IndexCastOp):
                 return a[0]
@@ -300,6 +346,15 @@ class Site:
             return a[0] // a[1]
         except (ValueError, NotImplementedError) as exc:
             raise error(op, f"spatial-tile: this index is not affine per site ({str(exc).splitlines()[0]})") from None
+
+
+_CMPI = {
+    0: lambda x, y: x == y, 1: lambda x, y: x != y,
+    2: lambda x, y: x < y, 3: lambda x, y: x <= y, 4: lambda x, y: x > y, 5: lambda x, y: x >= y,
+    6: lambda x, y: x % 2**64 < y % 2**64, 7: lambda x, y: x % 2**64 <= y % 2**64,
+    8: lambda x, y: x % 2**64 > y % 2**64, 9: lambda x, y: x % 2**64 >= y % 2**64,
+}
+"""arith.cmpi predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) on Python integers."""
 
 
 def _const(e: AffineExpr) -> int | None:
@@ -651,6 +706,9 @@ class SiteLowering:
         for item in items:
             if isinstance(item, Run):
                 self._run(item, engines, dims)
+            elif isinstance(item, If):
+                taken = self.values.const(item.op.cond, item.op, "the condition")
+                self._items(item.then if taken else item.other, engines, dims)
             else:
                 self._loop(item, engines, dims)
 

@@ -175,7 +175,8 @@ func.func @k(%x: index) attributes {grid = [1]} {
 """
     with pytest.raises(DiagnosticError) as info:
         lower(text)
-    assert re.search(r":10:3: error: spatial-tile: 'scf.if' is not lowered", info.value.diagnostic.render())
+    assert re.search(r":10:3: error: spatial-tile: this scf.if's condition is computed from data",
+                     info.value.diagnostic.render())
 
 
 # -- the corpus ------------------------------------------------------------------
@@ -300,3 +301,36 @@ def test_arguments_the_kernel_does_not_use_are_taken_and_ignored():
     x = np.arange(8, dtype=np.float32)
     got = spyre_mlir.interpret(out, "double", hbm={64: x.copy()}, unused=np.zeros(4, np.float32), n=3)
     np.testing.assert_array_equal(got.read_hbm(128, (8,), np.float32), 2 * x)
+
+
+def test_conditions_fixed_per_site_choose_a_branch_when_the_program_is_built():
+    path = KERNELS / "guarded.mlir"
+    out = lower(path, dict(n=3))
+    x = np.arange(16, dtype=np.float32)
+    args = dict(x=x, y=np.zeros(16, np.float32), flag=np.zeros(4, np.float32), n=3)
+    got = spyre_mlir.interpret(out, "guarded", **{k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()})
+    expected = np.concatenate([2 * x[:12], x[12:]])
+    np.testing.assert_array_equal(got["y"], expected)
+    np.testing.assert_array_equal(got["flag"], np.ones(4, np.float32))
+    source = spyre_mlir.interpret(path, "guarded", **args)
+    for k in ("y", "flag"):
+        np.testing.assert_array_equal(got[k], source[k])
+    stores = [op for op in out.walk() if isinstance(op, spatial.StoreStepOp)]
+    assert len(stores) == 4 + 1  # one per block, and block 0's flag
+
+
+def test_a_condition_that_varies_with_a_loop_is_refused_at_the_if():
+    text = (KERNELS / "row_norm.mlir").read_text()
+    text = text.replace("%mean = tensor.splat %s2 : tensor<1x16xf32>", """%mean = tensor.splat %s2 : tensor<1x16xf32>
+      %first = arith.cmpi eq, %r, %core : index
+      scf.if %first {
+        %w = ktdp.construct_access_tile %yv[%r, %c0] {
+          access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 15 >= 0)>,
+          access_tile_order = affine_map<(d0, d1) -> (d0, d1)>
+        } : memref<8x64xf32> -> !ktdp.access_tile<1x16xindex>
+        ktdp.store %mean, %w : tensor<1x16xf32>, !ktdp.access_tile<1x16xindex>
+      }""")
+    with pytest.raises(DiagnosticError) as info:
+        lower(text, dict(N=64, BLOCK=16, scale=0.5))
+    rendered = info.value.diagnostic.render()
+    assert "error: spatial-tile: this 'arith.cmpi' varies with an enclosing loop" in rendered

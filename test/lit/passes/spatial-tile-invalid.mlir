@@ -31,7 +31,7 @@ func.func @branch(%x: index, %N: index) attributes {grid = [1]} {
   %e = tensor.extract %a[%c0] : tensor<8xf32>
   %z = arith.constant 0.0 : f32
   %p = arith.cmpf ogt, %e, %z : f32
-  // expected-error@+1 {{'scf.if' is not lowered to a spatial program}}
+  // expected-error@+1 {{this scf.if's condition is computed from data}}
   scf.if %p {
     %b = math.exp %a : tensor<8xf32>
   }
