@@ -580,6 +580,8 @@ class KernelLowering:
     # -- per site -----------------------------------------------------------
 
     def build(self) -> spatial.ProgramOp:
+        if any(g < 1 for g in self.grid):
+            raise error(self.kernel, f"spatial-tile: the grid {self.grid} has an empty dimension: no block to lower")
         blocks = math.prod(self.grid)
         if blocks > MAX_BLOCKS:
             raise error(self.kernel, f"spatial-tile: the grid {self.grid} has {blocks} blocks, more than the "
@@ -593,7 +595,7 @@ class KernelLowering:
         unused = [a.name_hint or f"arg{i}" for i, a in enumerate(self.kernel.body.block.args) if a not in lowered]
         if unused:  # the program takes them too (and ignores them), so it runs with the kernel's arguments
             attrs[UNUSED_ARGS_ATTR] = ArrayAttr([StringAttr(n) for n in unused])
-        program = spatial.ProgramOp(self.name, "tiled", body, attrs)
+        program = _at(spatial.ProgramOp(self.name, "tiled", body, attrs), self.kernel)
         return program
 
 
@@ -681,8 +683,8 @@ class SiteLowering:
         self._items(self.k.partition.tree, engines, [])
         for block in engines.values():
             _prune_empty_loops(block)
-        site = spatial.SiteOp(self.site, self.coords, ENGINES)
-        progs = [spatial.EngineOp(self.site, e, engines[e]) for e in ENGINES]
+        site = _at(spatial.SiteOp(self.site, self.coords, ENGINES), self.k.kernel)
+        progs = [_at(spatial.EngineOp(self.site, e, engines[e]), self.k.kernel) for e in ENGINES]
         return [site, *self.buffers, *self.stages, *self.edges, *progs]
 
     # -- locals -------------------------------------------------------------
@@ -696,7 +698,7 @@ class SiteLowering:
         what = "a value passed between compute stages"
         tile = _tile([1], t, where, what) if wrapped else _tile_type(t, where, what)
         name = self._fresh("v")
-        self.buffers.append(spatial.BufferOp(name, self.site, tile, 1, local=True))
+        self.buffers.append(_at(spatial.BufferOp(name, self.site, tile, 1, local=True), where))
         self.locals[key] = (name, wrapped)
         return self.locals[key]
 
@@ -725,7 +727,7 @@ class SiteLowering:
         inner: dict[str, Block] = {}
         for e in ENGINES:
             block = Block(arg_types=[IndexType()])
-            engines[e].add_op(spatial.LoopOp(0, count, block))
+            engines[e].add_op(_at(spatial.LoopOp(0, count, block), op))
             inner[e] = block
         self._items(loop.body, inner, [*dims, depth])
 
@@ -800,9 +802,9 @@ class SiteLowering:
                 raise error(op, f"spatial-tile: this load's result {op.result.type} is not its tile's shape "
                             f"{list(tile.get_shape())}")
             buf, stage = self._fresh("in"), self._fresh("ld")
-            self.buffers.append(spatial.BufferOp(buf, self.site, ttype, 1))
-            self.stages.append(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin))
-            engines["load"].add_op(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)))
+            self.buffers.append(_at(spatial.BufferOp(buf, self.site, ttype, 1), op))
+            self.stages.append(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin), op))
+            engines["load"].add_op(_at(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)), op))
             in_buffers.append(buf)
             load_stages.append(stage)
         # store buffers
@@ -810,7 +812,7 @@ class SiteLowering:
         for op in stores:
             ttype = _tile_type(op.data_tile.type, op, "a stored tile")
             out_buffers.append((self._fresh("out"), op))
-            self.buffers.append(spatial.BufferOp(out_buffers[-1][0], self.site, ttype, 1))
+            self.buffers.append(_at(spatial.BufferOp(out_buffers[-1][0], self.site, ttype, 1), op))
         # the compute stage
         local_in = [self._local(v, run.ops[0] if run.ops else k.kernel) for v in needed]
         inputs = in_buffers + [n for n, _ in local_in]
@@ -819,17 +821,18 @@ class SiteLowering:
             raise error(run.ops[0], "spatial-tile: these ops compute nothing that is stored or used later")
         cp = self._fresh("cp")
         body = self._body(run, loads, needed, local_in, out_buffers, outs_local, nd)
-        self.stages.append(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body))
-        engines["compute"].add_op(spatial.ComputeStepOp(cp, _dim_args(engines["compute"], nd)))
+        first = run.ops[0] if run.ops else self.k.kernel
+        self.stages.append(_at(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body), first))
+        engines["compute"].add_op(_at(spatial.ComputeStepOp(cp, _dim_args(engines["compute"], nd)), first))
         for (buf, op) in out_buffers:
             tname, origin, tile = self._origin(op.access_tile, op, nd)
             if tuple(op.data_tile.type.get_shape()) != tile.get_shape():  # type: ignore[union-attr]
                 raise error(op, f"spatial-tile: this store writes {op.data_tile.type} to a tile of shape "
                             f"{list(tile.get_shape())}")
             stage = self._fresh("st")
-            self.stages.append(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin))
-            engines["store"].add_op(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)))
-            self.edges.append(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)))
+            self.stages.append(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin), op))
+            engines["store"].add_op(_at(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)), op))
+            self.edges.append(_at(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)), op))
         for buf, ld in zip(in_buffers, load_stages):
             self.edges.append(spatial.EdgeOp(self._fresh("e"), ld, cp, buf, _buffer_tile(self.buffers, buf)))
 
@@ -920,6 +923,12 @@ class SiteLowering:
             return result
         raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'}, defined outside its compute stage, "
                     "which is neither a constant, a scalar argument, an index nor a value passed between stages")
+
+
+def _at(op: Operation, source: Operation):
+    """`op`, located where `source` is (so later passes' errors point into the kernel)."""
+    op.location = source.location
+    return op
 
 
 def _prune_empty_loops(block: Block) -> None:
