@@ -103,6 +103,9 @@ PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "
 """The phases of a spatial program, in order (`spatial.phase` on the program)."""
 
 PHASE_ATTR = "spatial.phase"
+HBM_ORDER_ATTR = "hbm_order"
+"""On a `spatial.semaphore` that orders a store before a later load of the same
+tensor (made by spatial-tile: the load engine runs ahead of the store engine)."""
 LX_ATTR = "lx_bytes"
 DEFAULT_LX_BYTES = 2 * 1024 * 1024
 """LX scratchpad per core, the default budget of a site's buffers (as the interpreter's runtime)."""

@@ -5,7 +5,7 @@ Spyre has `cores` cores (32), each with a load, a compute and a store
 engine. This pass gives every block a core, in row-major order of the grid:
 block i runs on core i mod `cores`. Where the grid has more blocks than
 cores, the blocks sharing a core become one site: their buffers and stages
-move to it, and each of its engines runs the blocks' choreographies one
+(and semaphores) move to it, and each of its engines runs the blocks' choreographies one
 after the other (in block order), so the site's engine programs are the
 concatenation of theirs. Every stage is then pinned: it runs on an engine
 its site has (checked; a stage on an engine the core lacks is a located
@@ -74,12 +74,13 @@ def place(program: spatial.ProgramOp, cores: int) -> None:
         ref = SymbolRefAttr(target.sym_name.data)
         host_engine = engines.get((target.sym_name.data, ENGINES_OF_A_CORE[0]))
         moved = {op.sym_name.data for op in program.declarations()
-                 if isinstance(op, spatial.BufferOp | spatial.StageOp) and op.site.root_reference.data == site.sym_name.data}
+                 if isinstance(op, spatial.BufferOp | spatial.StageOp | spatial.SemaphoreOp)
+                 and op.site.root_reference.data == site.sym_name.data}
         for op in list(program.declarations()):
             edge_of_block = isinstance(op, spatial.EdgeOp) and _name(op.producer) in moved
             if not (op.get_attr_or_prop("sym_name") and (_sym(op) in moved or edge_of_block)):
                 continue
-            if isinstance(op, spatial.BufferOp | spatial.StageOp):
+            if isinstance(op, spatial.BufferOp | spatial.StageOp | spatial.SemaphoreOp):
                 op.site = ref
             if host_engine is not None:  # keep a core's declarations together, before its engines
                 op.detach()

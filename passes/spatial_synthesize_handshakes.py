@@ -24,7 +24,8 @@ yet) moves to phase "synthesized":
 
 Refused, each with a located error, before anything changes: a program in
 another phase (spatial_phases.programs_in); a choreography that already
-has a wait or a signal (at it); a `spatial.recv_step` (a multicast tile is
+has a wait or a signal (at it), except on the semaphores spatial-tile makes
+to order a store before a later load of the same tensor (`hbm_order`); a `spatial.recv_step` (a multicast tile is
 delivered by the reader's load step, not received by a step of its own);
 a FIFO buffer without exactly one producer stage and one consumer stage,
 both stepped by some engine (at the buffer; spatial_size_buffers.flows).
@@ -89,6 +90,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spatial import (
+    HBM_ORDER_ATTR,
     EngineOp,
     MulticastOp,
     ProgramOp,
@@ -137,8 +139,10 @@ class HandshakePlan:
 
 def plan_handshakes(program: ProgramOp) -> HandshakePlan:
     """The handshakes of `program` (see the module docstring), changing nothing."""
+    ordering = {sem.sym_name.data for sem in program.of_kind(SemaphoreOp)
+                if isinstance(sem, SemaphoreOp) and HBM_ORDER_ATTR in sem.attributes}
     for op in program.walk():
-        if isinstance(op, WaitOp | SignalOp):
+        if isinstance(op, WaitOp | SignalOp) and _sym(op.semaphore) not in ordering:
             raise error(
                 op,
                 f"{NAME}: the choreography of program @{program.sym_name.data} already has its handshakes "

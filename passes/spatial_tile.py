@@ -38,7 +38,11 @@ whose value is not given, a loop whose bounds are not constant per site, a
 non-affine index, a memory view that is not row-major from its pointer or
 that disagrees with another view of the same pointer, a tile that is not a
 box in order, a dynamic or rank-0 tensor crossing runs, control flow other
-than `scf.for`, calls, and loads of tiles nothing uses.
+than `scf.for` and `scf.if` on conditions fixed per site, calls, and loads
+of tiles nothing uses.
+
+A load of what a store of the same kernel wrote is ordered through HBM by a
+semaphore (`hbm_order`): the load engine runs ahead of the store engine.
 
 Before (`grid = [2]`):
 
@@ -87,6 +91,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -106,6 +111,7 @@ from spyre_mlir.dialects.ktdp import (
 
 SPECIALIZE_ATTR = "spyre.specialize"
 UNUSED_ARGS_ATTR = "spatial.unused_args"
+HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
 """Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
 """Kernel attribute: the scalar arguments a spatial program is specialized for."""
 
@@ -242,6 +248,11 @@ class Partition:
             elif isinstance(op, func.CallOp):
                 raise error(op, "spatial-tile: calls are not lowered to a spatial program (inline the callee first)")
             elif isinstance(op, LoadOp | StoreOp):
+                if isinstance(op, LoadOp) and any(isinstance(o, StoreOp) and _base_of(o) == _base_of(op)
+                                                  for o in run.ops):
+                    # a load of what this run stores: a new compute stage, after the store (ordered through HBM)
+                    run = self._new_run()
+                    items.append(run)
                 run.ops.append(op)
             else:
                 _check_compute_op(op)
@@ -427,7 +438,7 @@ class KernelLowering:
         self.static = _static_values(kernel, self.scalars)
         self.partition = Partition(kernel, self.static)
         self._tensors()
-        self._check_hbm_order()
+        self.hbm_orders = self._hbm_orders()
         self.used_outside = self._crossing()
 
     # -- arguments ----------------------------------------------------------
@@ -528,34 +539,24 @@ class KernelLowering:
             self.tensors[base] = name
             self.decls.append(tensor)
 
-    def _check_hbm_order(self) -> None:
-        """Refuse a load that may read what a store of the same site wrote: the
-        load engine runs ahead of the store engine, and nothing orders them
-        through HBM (a store then a load of one tensor, or both in one loop)."""
-        order = {op: i for i, op in enumerate(self.kernel.walk())}
+    def _hbm_orders(self) -> list[tuple[StoreOp, LoadOp]]:
+        """(store, load) pairs of one tensor where the load may read what the store
+        wrote on the same site: the store comes first in program order, or both are
+        in one loop (a later iteration's load after an earlier one's store). The
+        load engine runs ahead of the store engine, so each pair gets an ordering
+        handshake (SiteLowering._order_hbm)."""
+        self.order = {op: i for i, op in enumerate(self.kernel.walk())}
         accesses: dict[SSAValue, list[LoadOp | StoreOp]] = {}
         for op in self.kernel.walk():
-            if isinstance(op, LoadOp | StoreOp):
-                tile = op.access_tile.owner
-                view = tile.base.owner if isinstance(tile, ConstructAccessTileOp) else None
-                if isinstance(view, ConstructMemoryViewOp):
-                    accesses.setdefault(view.offset, []).append(op)
+            if isinstance(op, LoadOp | StoreOp) and (base := _base_of(op)) is not None:
+                accesses.setdefault(base, []).append(op)
+        pairs = []
         for ops in accesses.values():
-            loads = [o for o in ops if isinstance(o, LoadOp)]
-            stores = [o for o in ops if isinstance(o, StoreOp)]
-            for load in loads:
-                for store in stores:
-                    shared = _loops_of(load) & _loops_of(store)
-                    if order[store] < order[load] or shared:
-                        why = "inside one loop" if shared else "after it"
-                        raise error(
-                            load,
-                            f"spatial-tile: this load reads %{self.tensors.get(_base_of(load), '?')}, which a store "
-                            f"of the same kernel writes ({why}); the spatial program's load engine runs ahead of "
-                            "its store engine and nothing orders them through HBM, so the load could read stale "
-                            "data",
-                            (store, "the store"),
-                        )
+            for store in (o for o in ops if isinstance(o, StoreOp)):
+                for load in (o for o in ops if isinstance(o, LoadOp)):
+                    if self.order[store] < self.order[load] or _loops_of(load) & _loops_of(store):
+                        pairs.append((store, load))
+        return pairs
 
     # -- which values cross runs --------------------------------------------
 
@@ -672,6 +673,9 @@ class SiteLowering:
         self.locals: dict[SSAValue, tuple[str, bool]] = {}  # crossing value -> (buffer, is a wrapped scalar)
         self.counter: dict[str, int] = {}
         self.dims: list[SSAValue] = []  # loop numbers of the enclosing spatial loops (engine-side block args)
+        self.step_of: dict[Operation, Operation] = {}  # ktdp.load / ktdp.store -> its step
+        self.loop_of: dict[Operation, scf.ForOp] = {}  # spatial.loop -> the scf.for it comes from
+        self.semaphores: list[Operation] = []
 
     def _fresh(self, kind: str) -> str:
         n = self.counter.get(kind, 0)
@@ -681,11 +685,43 @@ class SiteLowering:
     def build(self) -> list[Operation]:
         engines = {e: Block() for e in ENGINES}
         self._items(self.k.partition.tree, engines, [])
+        for store, load in self.k.hbm_orders:
+            self._order_hbm(store, load)
         for block in engines.values():
             _prune_empty_loops(block)
         site = _at(spatial.SiteOp(self.site, self.coords, ENGINES), self.k.kernel)
         progs = [_at(spatial.EngineOp(self.site, e, engines[e]), self.k.kernel) for e in ENGINES]
-        return [site, *self.buffers, *self.stages, *self.edges, *progs]
+        return [site, *self.buffers, *self.stages, *self.edges, *self.semaphores, *progs]
+
+    # -- HBM ordering -------------------------------------------------------
+
+    def _order_hbm(self, store: StoreOp, load: LoadOp) -> None:
+        """Make the load step wait for the store step through a semaphore: at the
+        innermost loop enclosing both (or the engines' top level), the store engine
+        signals after the construct holding the store and the load engine waits
+        before the one holding the load; init 1 when the load comes first in that
+        loop's body (it waits for the previous iteration's store), else 0."""
+        st, ld = self.step_of.get(store), self.step_of.get(load)
+        if st is None or ld is None:
+            return  # a branch this site does not take
+        st_chain, ld_chain = _engine_loops(st), _engine_loops(ld)
+        common = 0
+        while (common < min(len(st_chain), len(ld_chain))
+               and self.loop_of[st_chain[common]] is self.loop_of[ld_chain[common]]):
+            common += 1
+        store_first = self.k.order[store] < self.k.order[load]
+        if not store_first and common == 0:
+            return  # the load reads before the store writes, once: nothing to order
+        st_at = st_chain[common] if common < len(st_chain) else st
+        ld_at = ld_chain[common] if common < len(ld_chain) else ld
+        name = self._fresh("hbm")
+        sem = _at(spatial.SemaphoreOp(name, self.site, 0 if store_first else 1), load)
+        sem.attributes[HBM_ORDER_ATTR] = UnitAttr()
+        self.semaphores.append(sem)
+        st_block, ld_block = st_at.parent_block(), ld_at.parent_block()
+        assert st_block is not None and ld_block is not None
+        st_block.insert_op_after(_at(spatial.SignalOp(name, 1), store), st_at)
+        ld_block.insert_op_before(_at(spatial.WaitOp(name, 1), load), ld_at)
 
     # -- locals -------------------------------------------------------------
 
@@ -727,7 +763,9 @@ class SiteLowering:
         inner: dict[str, Block] = {}
         for e in ENGINES:
             block = Block(arg_types=[IndexType()])
-            engines[e].add_op(_at(spatial.LoopOp(0, count, block), op))
+            engine_loop = _at(spatial.LoopOp(0, count, block), op)
+            self.loop_of[engine_loop] = op
+            engines[e].add_op(engine_loop)
             inner[e] = block
         self._items(loop.body, inner, [*dims, depth])
 
@@ -804,7 +842,8 @@ class SiteLowering:
             buf, stage = self._fresh("in"), self._fresh("ld")
             self.buffers.append(_at(spatial.BufferOp(buf, self.site, ttype, 1), op))
             self.stages.append(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin), op))
-            engines["load"].add_op(_at(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)), op))
+            self.step_of[op] = _at(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)), op)
+            engines["load"].add_op(self.step_of[op])
             in_buffers.append(buf)
             load_stages.append(stage)
         # store buffers
@@ -831,7 +870,8 @@ class SiteLowering:
                             f"{list(tile.get_shape())}")
             stage = self._fresh("st")
             self.stages.append(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin), op))
-            engines["store"].add_op(_at(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)), op))
+            self.step_of[op] = _at(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)), op)
+            engines["store"].add_op(self.step_of[op])
             self.edges.append(_at(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)), op))
         for buf, ld in zip(in_buffers, load_stages):
             self.edges.append(spatial.EdgeOp(self._fresh("e"), ld, cp, buf, _buffer_tile(self.buffers, buf)))
@@ -923,6 +963,16 @@ class SiteLowering:
             return result
         raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'}, defined outside its compute stage, "
                     "which is neither a constant, a scalar argument, an index nor a value passed between stages")
+
+
+def _engine_loops(step: Operation) -> list[Operation]:
+    """The spatial.loops enclosing `step` in its engine, outermost first."""
+    loops: list[Operation] = []
+    parent = step.parent_op()
+    while isinstance(parent, spatial.LoopOp):
+        loops.append(parent)
+        parent = parent.parent_op()
+    return loops[::-1]
 
 
 def _at(op: Operation, source: Operation):

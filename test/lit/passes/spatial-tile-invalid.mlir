@@ -40,26 +40,6 @@ func.func @branch(%x: index, %N: index) attributes {grid = [1]} {
 
 // -----
 
-// A store then a load of the same tensor: the load engine runs ahead of the
-// store engine, so the load could read stale data.
-func.func @load_after_store(%x: index, %N: index) attributes {grid = [1]} {
-  %c0 = arith.constant 0 : index
-  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
-  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
-  %z = arith.constant dense<1.0> : tensor<8xf32>
-  // expected-note@+1 {{the store}}
-  ktdp.store %z, %t : tensor<8xf32>, !ktdp.access_tile<8xindex>
-  // expected-error@+1 {{this load reads %x, which a store of the same kernel writes (after it)}}
-  %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
-  %b = math.exp %a : tensor<8xf32>
-  %u = ktdp.construct_memory_view %N, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
-  %w = ktdp.construct_access_tile %u[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
-  ktdp.store %b, %w : tensor<8xf32>, !ktdp.access_tile<8xindex>
-  func.return
-}
-
-// -----
-
 // An index that is not affine per site: a loop number times a loop number.
 func.func @not_affine(%x: index, %N: index) attributes {grid = [1]} {
   %c0 = arith.constant 0 : index
