@@ -96,6 +96,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.affine import box_bounds, permutation_of
 from spyre_mlir.diagnostics import error
@@ -474,12 +475,14 @@ class KernelLowering:
                     f"and %{name} ({arg.type}) has no value: pass scalars=\"{name}=...\" or put it in the kernel's "
                     f"{SPECIALIZE_ATTR} = {{{name} = ...}}",
                 )
+            if _is_int(arg.type) and not -(2**63) <= int(value) < 2**63:
+                raise error(self.kernel, f"spatial-tile: scalars: {name} = {value} does not fit in 64 bits")
             out[arg] = value
         for arg, value in out.items():
-            attr_value: Attribute = (IntegerAttr(int(value), arg.type) if _is_int(arg.type)  # type: ignore[arg-type]
-                                     else FloatAttr(float(value), arg.type))  # type: ignore[arg-type]
-            self.decls.append(spatial.ScalarOp.create(properties={
-                "sym_name": StringAttr(arg.name_hint or "arg"), "type": arg.type, "value": attr_value}))
+            try:
+                self.decls.append(_at(spatial.ScalarOp(arg.name_hint or "arg", arg.type, value), self.kernel))
+            except VerifyException as exc:  # a value the type cannot hold
+                raise error(self.kernel, f"spatial-tile: scalars: %{arg.name_hint} = {value}: {exc}") from None
         return out
 
     def _tensors(self) -> None:
@@ -758,6 +761,8 @@ class SiteLowering:
         if step <= 0:
             raise error(op, f"spatial-tile: this loop's step is {step} here; a spatial loop needs a positive step")
         count = max(0, -(-(ub - lb) // step))
+        if count >= 2**62:
+            raise error(op, f"spatial-tile: this loop runs {count} times here, too many to simulate or run")
         depth = len(dims)
         self.values.values[op.body.block.args[0]] = AffineExpr.constant(lb) + AffineExpr.dimension(depth) * step
         inner: dict[str, Block] = {}
@@ -948,6 +953,8 @@ class SiteLowering:
         if v in self.k.static:
             e = self.values.expr(v, where)
             const = _const(e)
+            if const is not None and not -(2**63) <= const < 2**63:
+                raise error(where, f"spatial-tile: this index is {const} here, which does not fit in 64 bits")
             if const is not None:
                 c = arith.ConstantOp.from_int_and_width(const, IndexType())
                 block.add_op(c)

@@ -1,10 +1,12 @@
 // RUN: %spyre-opt %s --split-input-file --verify-diagnostics -p 'spatial-tile{scalars="N=8"}'
 // RUN: not %spyre-opt %s --split-input-file -p 'spatial-tile{scalars="N8"}' 2>&1 | %FileCheck %s --check-prefix=SYNTAX
 // RUN: not %spyre-opt %s --split-input-file -p 'spatial-tile{scalars="M=8"}' 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
+// RUN: not %spyre-opt %s --split-input-file -p 'spatial-tile{scalars="N=99999999999999999999,B=1"}' 2>&1 | %FileCheck %s --check-prefix=BIG
 
 // Every refusal of spatial-tile is a located error, before anything changes.
 // SYNTAX: error: spatial-tile: scalars: expected NAME=VALUE, got 'N8'
 // UNKNOWN: error: spatial-tile: scalars: @missing_scalar has no argument named 'M'
+// BIG: spatial-tile-invalid.mlir:{{[0-9]+}}:1: error: spatial-tile: scalars: N = 99999999999999999999 does not fit in 64 bits
 
 // A scalar argument without a value: the program is specialized for its scalars.
 // expected-error@+1 {{the spatial program of @missing_scalar is specialized for its scalar arguments and %B (index) has no value}}
