@@ -166,7 +166,6 @@ class Run:
 
     ops: list[Operation] = field(default_factory=list)
     writes: list[tuple[SSAValue, SSAValue]] = field(default_factory=list)  # (value, loop variable)
-    index: int = 0
 
 
 @dataclass(eq=False)
@@ -194,7 +193,7 @@ class Partition:
         self.tree = self._block(kernel.body.block, top=True)
 
     def _new_run(self) -> Run:
-        run = Run(index=len(self.runs))
+        run = Run()
         self.runs.append(run)
         return run
 
@@ -675,7 +674,6 @@ class SiteLowering:
         self.edges: list[Operation] = []
         self.locals: dict[SSAValue, tuple[str, bool]] = {}  # crossing value -> (buffer, is a wrapped scalar)
         self.counter: dict[str, int] = {}
-        self.dims: list[SSAValue] = []  # loop numbers of the enclosing spatial loops (engine-side block args)
         self.step_of: dict[Operation, Operation] = {}  # ktdp.load / ktdp.store -> its step
         self.loop_of: dict[Operation, scf.ForOp] = {}  # spatial.loop -> the scf.for it comes from
         self.semaphores: list[Operation] = []
