@@ -15,17 +15,72 @@ def demo(*args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(DEMO), *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
-def test_bundled_kernel_passes_every_check(tmp_path):
+PIPELINES = ("default", "ktir-to-schedule", "ktir-to-bundle", "ktir-to-spatial")
+
+
+def table(stdout: str) -> dict[str, list[str]]:
+    """The demo's table: pipeline -> its cells."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = line.split()
+        if cells and (cells[0] in PIPELINES or cells[0] == "(source)"):
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_bundled_kernel_runs_every_back_end_equal_to_source_and_numpy(tmp_path):
     proc = demo(cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "matches NumPy softmax (f16 tolerance): yes" in proc.stdout
-    assert (tmp_path / "out" / "softmax_rows.opt.mlir").exists()
+    rows = table(proc.stdout)
+    assert set(rows) == {"(source)", *PIPELINES}
+    for name in PIPELINES:
+        compile_ms, run_ms, equal, numpy, artifact = rows[name]
+        assert (equal, numpy) == ("yes", "yes"), (name, rows[name])
+        assert float(compile_ms) >= 0 and float(run_ms) >= 0
+        assert (tmp_path / artifact).is_file(), artifact
+    assert (tmp_path / "out" / "bundle" / "sdsc_0.json").is_file()
+    assert "spatial.program" in (tmp_path / "out" / "ktir-to-spatial.mlir").read_text()
+    assert "ktdf.pipeline" in (tmp_path / "out" / "ktir-to-schedule.mlir").read_text()
+    assert "[4/4] ktir-to-spatial: compiling" in proc.stderr  # progress
+
+
+def test_a_wrong_artifact_fails_the_demo(tmp_path, monkeypatch, capsys):
+    """The checks can fail: a back end whose output computes something else is a NO and exit 1."""
+    sys.path.insert(0, str(DEMO.parent))
+    try:
+        import demo as demo_module
+    finally:
+        sys.path.remove(str(DEMO.parent))
+    real_run = demo_module.run
+
+    def corrupted(module, func_name, kernel_args, bundle_dir=None):
+        result = real_run(module, func_name, kernel_args, bundle_dir)
+        if bundle_dir is not None:
+            result["out"][0, 0] += 1
+        return result
+
+    monkeypatch.setattr(demo_module, "run", corrupted)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["demo.py", "--pipelines", "default,ktir-to-bundle"])
+    assert demo_module.main() == 1
+    rows = table(capsys.readouterr().out)
+    assert rows["default"][2:4] == ["yes", "yes"]
+    assert rows["ktir-to-bundle"][2] == "NO"
 
 
 def test_func_selects_the_kernel(tmp_path):
-    proc = demo(str(KERNELS / "grid2d.mlir"), "--func", "tile_ids", cwd=tmp_path)
+    proc = demo(str(KERNELS / "grid2d.mlir"), "--func", "tile_ids", "--pipelines", "default,ktir-to-schedule", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "@tile_ids" in proc.stdout and "before == after (bit-exact):         yes" in proc.stdout
+    rows = table(proc.stdout)
+    assert "@tile_ids" in proc.stdout
+    assert rows["default"][2] == rows["ktir-to-schedule"][2] == "yes"
+
+
+def test_a_refusing_pipeline_is_reported_with_its_location(tmp_path):
+    proc = demo(str(KERNELS / "grid2d.mlir"), "--func", "tile_ids", "--pipelines", "ktir-to-spatial", cwd=tmp_path)
+    assert "Traceback" not in proc.stderr
+    assert "refused (below)" in proc.stdout
+    assert f"{KERNELS / 'grid2d.mlir'}:" in proc.stdout and "error:" in proc.stdout
 
 
 def test_many_functions_without_func_is_an_error_not_a_traceback(tmp_path):
@@ -51,3 +106,4 @@ def test_corpus_kernel(tmp_path):
             continue
         proc = demo(str(path), "--arg", "BLOCK_SIZE=128", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
+        assert all(table(proc.stdout)[name][2] == "yes" for name in PIPELINES), proc.stdout
