@@ -7,23 +7,11 @@ context; everything else is shared by all lanes.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
+from spyre_mlir.grid import linear_order
 
-@lru_cache(maxsize=16)
-def linear_order(grid: tuple[int, ...], order: str) -> tuple[tuple[int, ...], ...]:
-    """Grid coordinates by linear core id (KTDP-SEMANTICS §1).
-
-    row-major: the last grid dim varies fastest (dataflow-scheduler);
-    col-major: the first does (ktir-cpu's `x + nx*(y + ny*z)`)."""
-    coords = np.indices(grid).reshape(len(grid), -1).T  # row-major enumeration
-    if order == "col-major":
-        coords = np.indices(grid[::-1]).reshape(len(grid), -1).T[:, ::-1]
-    elif order != "row-major":
-        raise ValueError(f"unknown grid order '{order}' (expected 'row-major' or 'col-major')")
-    return tuple(tuple(int(c) for c in row) for row in coords)
+__all__ = ["CoreContext", "LaneContext", "linear_order"]
 
 
 class CoreContext:

@@ -57,6 +57,15 @@ def _tile_id(fc: FunctionCompiler, op: Operation) -> Step:
             f"asks for {len(op.results)} tile coordinates but the grid {list(fc.program.grid)} has rank {rank}"
         )
     slots = tuple(fc.slot(r) for r in op.results)
+    if len(slots) == 1 and rank > 1:
+        # One number on a multi-dimensional grid: the linear tile id, in the
+        # run's grid order (KTDP-SEMANTICS §1, `spyre_mlir.grid`).
+        (only,) = slots
+
+        def linear_step(frame):
+            frame[only] = frame[0].linear
+
+        return linear_step
 
     def step(frame):
         coords = frame[0].coords

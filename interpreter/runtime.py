@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from spyre_mlir.grid import DEFAULT_GRID_ORDER as _DEFAULT_GRID_ORDER
+from spyre_mlir.grid import GRID_ORDERS as _GRID_ORDERS
 from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
@@ -32,8 +34,10 @@ CORE_BYTES = 256
 MEMORY_LIMIT_CAP = 8 << 30
 """The default memory limit: this many bytes, or half of the machine's memory when that is less."""
 
-GRID_ORDERS = ("row-major", "col-major")
-"""Values of `InterpreterOptions.grid_order` (`spyre-run --grid-order`), the default first."""
+# Values of `InterpreterOptions.grid_order` (`spyre-run --grid-order`), the
+# default first: the one definition of linear tile ids, `spyre_mlir.grid`.
+GRID_ORDERS = _GRID_ORDERS
+DEFAULT_GRID_ORDER = _DEFAULT_GRID_ORDER
 
 EXECUTION_MODES = ("auto", "batched", "per-core")
 """Values of `InterpreterOptions.execution` (`spyre-run --execution`), the default first."""
@@ -93,17 +97,23 @@ def normalize_grid(grid, what: str = "grid") -> tuple[int, ...] | None:
 class InterpreterOptions:
     """How the reference interpreter runs a kernel (see docs/interpreter.md).
 
-    - `grid_order`: linearization of grid coordinates into core ids
-      (KTDP-SEMANTICS §1): "row-major" (last dim fastest, default) or
-      "col-major" (first dim fastest, like ktir-cpu). It decides `ct_id`,
-      the order of cores in per-core mode, and so which core wins when two
-      write the same element.
+    - `grid_order`: linearization of grid coordinates into linear tile ids
+      (KTDP-SEMANTICS §1, `spyre_mlir.grid`): "col-major" (grid dim 0
+      varies fastest, ktir-cpu's `x + nx*(y + ny*z)`, default) or
+      "row-major" (the last dim fastest, dataflow-scheduler). It decides
+      the tiles named by inter-tile sets, `ct_id`, a single-result
+      `ktdp.get_compute_tile_id` on a multi-dimensional grid, the order of
+      cores in per-core mode, and so which core wins when two write the
+      same element.
     - `lx_limit`: bytes of LX scratchpad per core.
     - `check_lx`: make a peak LX use above `lx_limit` an error.
     - `check_uninitialized`: reading HBM/LX bytes nobody wrote is an error
       (otherwise they read as zero).
     - `mask_out_of_bounds`: an access outside its view loads 0 and the store
-      skips it (KTDP-SEMANTICS §4 Rec); default: a located error.
+      skips it (KTDP-SEMANTICS §4 Rec; Triton tensor-descriptor semantics,
+      the tail tile of `vector_add_dynamic`), default True; False is the
+      strict mode (`spyre-run --strict-bounds`): such an access is a
+      located error.
     - `execution`: "auto" (batched when possible), "batched" or "per-core".
     - `verify`: verify the module before running it.
     - `grid`: run on this grid (an int or a tuple of ints) instead of the
@@ -134,11 +144,11 @@ class InterpreterOptions:
     for range (`ValueError`).
     """
 
-    grid_order: str = GRID_ORDERS[0]
+    grid_order: str = DEFAULT_GRID_ORDER
     lx_limit: int = DEFAULT_LX_BYTES
     check_lx: bool = False
     check_uninitialized: bool = True
-    mask_out_of_bounds: bool = False
+    mask_out_of_bounds: bool = True
     execution: str = EXECUTION_MODES[0]
     verify: bool = True
     grid: tuple[int, ...] | None = None

@@ -13,8 +13,12 @@ produce's block (U2); consumer sets of distinct groups disjoint (R1b); for a
 reduce, consumers are producers (R13) and either all of them or one (R14); for
 a consume with several producers, a `producer_dependency_per_consumer` set is
 required (R8a) and gives every consumer exactly one source (R8b); declared
-dependencies are producers (R3) and every producer is claimed (R4); with a
-`grid`, no set names a tile outside it (B1).
+dependencies are producers (R3) and, for a reduce, every producer is claimed
+(R4: a consume may leave producers unclaimed, e.g. one producer's tile
+broadcast to every consumer); with a `grid`, no set names a tile outside it
+(B1). Tile ids are linear tile ids (`spyre_mlir.grid`): on a grid of several
+dims, which tiles a set names depends on the grid order (dim 0 fastest by
+default).
 
 Before (rejected, R14: a reduce to a strict subset of several tiles):
 
@@ -175,7 +179,10 @@ def check_delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int | Non
                         f"producer_dependency_per_consumer for consumer {c} group {g} references producer tile {p} "
                         "which is not in producer_tiles_per_group",
                     )
-        if all(d is not None for d in sources.values()):
+        # R4 is a rule of reduce only (KTDP-SEMANTICS §8, upstream's legality
+        # pass): a consume may leave producers unclaimed, e.g. one producer's
+        # tile broadcast to every consumer.
+        if isinstance(op, InterTileReduceOp) and all(d is not None for d in sources.values()):
             claimed = {p for d in sources.values() for p in d or ()}
             for p in producers:
                 if p not in claimed:

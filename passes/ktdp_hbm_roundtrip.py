@@ -13,7 +13,8 @@ the kernel gets one more pointer parameter, `%hbm_scratch`, marked
 `{spyre.scratch_bytes = N}`; the runtime allocates it like any buffer (the
 interpreter does so when the caller passes nothing). Every edge has its own
 slot, and every core its own copy of all slots (at `linear core id *
-bytes per core`), so cores never share scratch. With `chain-in-lx=true`
+bytes per core`, the linear id of `spyre_mlir.grid`: grid dim 0 fastest),
+so cores never share scratch. With `chain-in-lx=true`
 (targets that chain computes in LX) the pass changes nothing.
 
 A tile loaded once and used by several computes is loaded again for each,
@@ -77,6 +78,7 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.grid import linear_id
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
 
@@ -204,7 +206,8 @@ class RoundTrips:
             self._route(value, consumers, base.result)
 
     def _core_offset(self, at: InsertPoint, dims: list[int]) -> SSAValue:
-        """`linear core id * bytes per core`, built before `at` (row-major over the grid)."""
+        """`linear core id * bytes per core`, built before `at`; the linear id is
+        `spyre_mlir.grid`'s in the default order (grid dim 0 fastest)."""
         ops: list[Operation] = []
         if len(dims) == 1 and dims[0] == 1:
             c = arith.ConstantOp(IntegerAttr(0, IndexType()))
@@ -212,8 +215,12 @@ class RoundTrips:
             return c.result
         tile = GetComputeTileIdOp(len(dims))
         ops.append(tile)
-        linear: SSAValue = tile.results[0]
-        for k in range(1, len(dims)):
+        # Horner's rule over the dims, slowest first (largest stride first).
+        grid = tuple(dims)
+        strides = [linear_id(tuple(int(k == d) for k in range(len(dims))), grid) for d in range(len(dims))]
+        slowest_first = sorted(range(len(dims)), key=lambda d: -strides[d])
+        linear: SSAValue = tile.results[slowest_first[0]]
+        for k in slowest_first[1:]:
             size = arith.ConstantOp(IntegerAttr(dims[k], IndexType()))
             mul = arith.MuliOp(linear, size.result)
             add = arith.AddiOp(mul.result, tile.results[k])

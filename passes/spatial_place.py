@@ -2,8 +2,10 @@
 
 After `spatial-tile` every grid point of the kernel is a site of its own.
 Spyre has `cores` cores (32), each with a load, a compute and a store
-engine. This pass gives every block a core, in row-major order of the grid:
-block i runs on core i mod `cores`. Where the grid has more blocks than
+engine. This pass gives every block a core by its linear tile id (the one
+definition, `spyre_mlir.grid`: grid dim 0 varies fastest by default, so on a
+grid [2, 3] block (1, 0) is block 1 and (0, 1) block 2; `grid-order=row-major`
+numbers the last dim fastest): block i runs on core i mod `cores`. Where the grid has more blocks than
 cores, the blocks sharing a core become one site: their buffers and stages
 (and semaphores) move to it, and each of its engines runs the blocks' choreographies one
 after the other (in block order), so the site's engine programs are the
@@ -36,6 +38,7 @@ from xdsl.passes import ModulePass
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects import spatial
+from spyre_mlir.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 from spyre_mlir.spatial_phases import advance, programs_in
 
 ENGINES_OF_A_CORE = ("load", "compute", "store")
@@ -49,7 +52,20 @@ def _sym(op) -> str:
     return op.get_attr_or_prop("sym_name").data
 
 
-def place(program: spatial.ProgramOp, cores: int) -> None:
+def _grid(program: spatial.ProgramOp, sites: list[spatial.SiteOp]) -> tuple[int, ...]:
+    """The program's `grid` attribute, else the extent of its sites' coordinates."""
+    attr = program.attributes.get("grid")
+    if isinstance(attr, ArrayAttr) and all(isinstance(d, IntegerAttr) for d in attr.data):
+        grid = tuple(int(d.value.data) for d in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
+        if all(len(s.coordinates) == len(grid) and all(0 <= c < g for c, g in zip(s.coordinates, grid))
+               for s in sites):
+            return grid
+    rank = max(len(s.coordinates) for s in sites)
+    return tuple(max((s.coordinates[d] for s in sites if len(s.coordinates) > d), default=0) + 1
+                 for d in range(rank))
+
+
+def place(program: spatial.ProgramOp, cores: int, grid_order: str = DEFAULT_GRID_ORDER) -> None:
     sites = [s for s in program.of_kind(spatial.SiteOp) if isinstance(s, spatial.SiteOp)]
     if not sites:
         raise error(program, f"spatial-place: program @{program.sym_name.data} has no site")
@@ -58,7 +74,8 @@ def place(program: spatial.ProgramOp, cores: int) -> None:
         if extra:
             raise error(site, f"spatial-place: site @{site.sym_name.data} asks for engine \"{extra[0]}\", which a "
                         f"Spyre core does not have (its engines: {', '.join(ENGINES_OF_A_CORE)})")
-    order = sorted(sites, key=lambda s: s.coordinates)
+    grid = _grid(program, sites)
+    order = sorted(sites, key=lambda s: linear_id(tuple(s.coordinates), grid, grid_order))
     host: dict[str, spatial.SiteOp] = {}
     blocks: dict[str, list[tuple[int, ...]]] = {}
     for i, site in enumerate(order):
@@ -123,9 +140,14 @@ class SpatialPlacePass(ModulePass):
     cores: int = 32
     """Cores of the machine (Spyre: 32)."""
 
+    grid_order: str = DEFAULT_GRID_ORDER
+    """Linear block ids (`spyre_mlir.grid`): col-major (grid dim 0 fastest, default) or row-major."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.cores < 1:
             raise error(None, f"spatial-place: cores must be at least 1, got {self.cores}")
+        if self.grid_order not in GRID_ORDERS:
+            raise error(None, f"spatial-place: grid-order must be {' or '.join(GRID_ORDERS)}, got '{self.grid_order}'")
         for program in programs_in(op, self.name, "tiled"):
-            place(program, self.cores)
+            place(program, self.cores, self.grid_order)
             advance(program, "placed")

@@ -1,9 +1,9 @@
 """spyre-run: execute a KTIR kernel in the reference interpreter.
 
     spyre-run FILE [--func NAME] [--arg NAME=VALUE ...] [--hbm ADDR=VALUE ...]
-              [--out DIR] [--grid 32|2x16] [--grid-order row-major|col-major]
+              [--out DIR] [--grid 32|2x16] [--grid-order col-major|row-major]
               [--lx-limit 2MiB] [--check-lx] [--allow-uninitialized]
-              [--mask-out-of-bounds] [--execution auto|batched|per-core]
+              [--strict-bounds] [--execution auto|batched|per-core]
               [--timeout SECONDS] [--memory-limit 8GiB] [--host-layout]
               [--print-summary] [--print-outputs]
               [--estimate] [--estimate-json PATH] [--trace PATH] [--hw KEY=VALUE|FILE.json ...]
@@ -110,7 +110,13 @@ def _size_text(n: int) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from spyre_mlir.interpreter.dtypes import element_type_names
-    from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, EXECUTION_MODES, GRID_ORDERS, MEMORY_LIMIT_CAP
+    from spyre_mlir.interpreter.runtime import (
+        DEFAULT_GRID_ORDER,
+        DEFAULT_LX_BYTES,
+        EXECUTION_MODES,
+        GRID_ORDERS,
+        MEMORY_LIMIT_CAP,
+    )
 
     dtypes = textwrap.fill(f"DTYPE is one of {', '.join(element_type_names())}.", 79)
     epilog = "VALUE is one of" + __doc__.split("VALUE is one of", 1)[1] + "\n" + dtypes if __doc__ else dtypes
@@ -129,8 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grid-order",
         choices=GRID_ORDERS,
-        default=GRID_ORDERS[0],
-        help="linear core ids: last grid dim fastest (row-major) or first (col-major)",
+        default=DEFAULT_GRID_ORDER,
+        help=f"linear tile ids (default {DEFAULT_GRID_ORDER}): grid dim 0 varies fastest (col-major, ktir-cpu's "
+        "x + nx*(y + ny*z)) or the last one (row-major). A kernel's meaning depends on it where it names a tile "
+        "by one number: inter-tile producer/consumer/dependency sets, ct_id of ct_local memory, a single-result "
+        "ktdp.get_compute_tile_id on a multi-dimensional grid; it also orders cores in per-core execution "
+        "(which core writes last)",
     )
     parser.add_argument(
         "--lx-limit", metavar="BYTES", help=f"LX scratchpad per core (default {_size_text(DEFAULT_LX_BYTES)})"
@@ -139,9 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-uninitialized", action="store_true", help="read never-written memory as zero instead of failing"
     )
-    parser.add_argument(
-        "--mask-out-of-bounds", action="store_true", help="accesses outside a view load 0 / are not stored"
+    bounds = parser.add_mutually_exclusive_group()
+    bounds.add_argument(
+        "--strict-bounds",
+        dest="mask_out_of_bounds",
+        action="store_false",
+        help="make a load or store of an element outside its view a located error (default: such elements "
+        "load 0 and are not stored, as Triton's masked tail tiles need)",
     )
+    bounds.add_argument(
+        "--mask-out-of-bounds",
+        dest="mask_out_of_bounds",
+        action="store_true",
+        help="accesses outside a view load 0 / are not stored (the default; kept for old command lines)",
+    )
+    parser.set_defaults(mask_out_of_bounds=True)
     parser.add_argument(
         "--execution",
         choices=EXECUTION_MODES,

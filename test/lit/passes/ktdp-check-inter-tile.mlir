@@ -98,3 +98,43 @@ func.func @not_a_producer(%p: tensor<64xf16>) -> tensor<64xf16> {
   }
   return %r : tensor<64xf16>
 }
+
+// -----
+// Producer coverage (R4) is a rule of reduce only (KTDP-SEMANTICS §8): a
+// consume that broadcasts producer 0's tile to every consumer, leaving
+// producers 1..3 unclaimed, is legal and prints unchanged.
+// CHECK-LABEL: func.func @broadcast_one_of_several
+// CHECK: ktdp.inter_tile_consume(%{{.*}}) consumer_tiles_per_group = affine_set<(d0)[s0] : (d0 >= 0, -d0 + 3 >= 0)>, producer_dependency_per_consumer = affine_set<(d0)[s0] : (d0 == 0)>
+#one  = affine_set<(g) : (g == 0)>
+#all  = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
+#zero = affine_set<(p)[c] : (p == 0)>
+func.func @broadcast_one_of_several(%p: tensor<64xf16>) -> tensor<64xf16> attributes {grid = [4]} {
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all -> <(tensor<64xf16>), groups = #one> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %p : tensor<64xf16>
+  }
+  %b = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #all, producer_dependency_per_consumer = #zero
+      : <(tensor<64xf16>), groups = #one> -> tensor<64xf16>
+  return %b : tensor<64xf16>
+}
+
+// -----
+// The same dependency set on a reduce still leaves producers 1..3 out of every
+// fold: a located error (R4).
+#one  = affine_set<(g) : (g == 0)>
+#all  = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
+#zero = affine_set<(p)[c] : (p == 0)>
+func.func @reduce_unclaimed(%p: tensor<64xf16>) -> tensor<64xf16> attributes {grid = [4]} {
+  %f = ktdp.inter_tile_produce producer_tiles_per_group = #all -> <(tensor<64xf16>), groups = #one> {
+  ^bb0(%gid: index):
+    ktdp.yield_partial %p : tensor<64xf16>
+  }
+  // expected-error @+1 {{producer_dependency_per_consumer for group 0 does not cover producer tile 1 (no consumer has it as a dependency)}}
+  %r = ktdp.inter_tile_reduce(%f) consumer_tiles_per_group = #all, producer_dependency_per_consumer = #zero,
+      identity(%p : tensor<64xf16>) : <(tensor<64xf16>), groups = #one> -> tensor<64xf16> {
+  ^bb0(%l: tensor<64xf16>, %r2: tensor<64xf16>):
+    %s = arith.addf %l, %r2 : tensor<64xf16>
+    ktdp.yield_reduced %s : tensor<64xf16>
+  }
+  return %r : tensor<64xf16>
+}
