@@ -7,8 +7,9 @@ Every expected value is a NumPy oracle computed here from seeded inputs:
   rounded to f16, §4.3);
 - the ktir-cpu kernels (kernels/inter_tile_public/README.md) against their
   stated f32 references, within error bounds derived from the f16 roundings the
-  kernels perform (docs/interpreter.md "Numerics"); the 2-D ones need col-major
-  tile ids (§4.1), and under the default row-major order they must NOT match.
+  kernels perform (docs/interpreter.md "Numerics"); the 2-D ones are written for
+  col-major tile ids (grid dim 0 fastest, §4.1), the default, and under the
+  row-major option they must NOT match.
 
 `ring_reduce_multi_group.mlir` is not run: it addresses rows in 64-element
 sticks, so under element addresses its rows overlap (a spelling test only).
@@ -30,7 +31,8 @@ PUBLIC = Path(__file__).parent / "kernels" / "inter_tile_public"
 SEEDS = (0, 1)
 U16 = 2.0**-11  # unit roundoff of f16: a correctly rounded op has relative error <= U16
 F16_TINY = 2.0**-24  # spacing of f16 subnormals: absolute error of a rounding there <= F16_TINY / 2
-COL_MAJOR = InterpreterOptions(grid_order="col-major")
+COL_MAJOR = InterpreterOptions()  # the default order: grid dim 0 varies fastest
+assert COL_MAJOR.grid_order == "col-major"
 ROW_MAJOR = InterpreterOptions(grid_order="row-major")
 
 needs_corpus = pytest.mark.skipif(not CORPUS_INTER_TILE.is_dir(), reason=f"{CORPUS_INTER_TILE} not present")

@@ -37,7 +37,8 @@ def diagnostic(func: str, options: InterpreterOptions | None = None, **args):
 @pytest.mark.parametrize("execution", ["batched", "per-core"])
 def test_load_outside_the_view_is_located(execution):
     x = np.arange(64, dtype=f32).reshape(16, 4)
-    d = diagnostic("out_of_bounds", InterpreterOptions(execution=execution), x=x, y=np.zeros((20, 4), f32))
+    strict = InterpreterOptions(execution=execution, mask_out_of_bounds=False)
+    d = diagnostic("out_of_bounds", strict, x=x, y=np.zeros((20, 4), f32))
     assert d.location is not None and d.location.file == str(ERRORS)
     assert d.location.line == line_of("%v = ktdp.load", after="@out_of_bounds")
     assert "access outside the view: coordinate (16, 0)" in d.message
@@ -48,8 +49,9 @@ def test_load_outside_the_view_is_located(execution):
 
 @pytest.mark.parametrize("execution", ["batched", "per-core"])
 def test_masking_loads_zero_and_skips_stores(execution):
+    """The default (KTDP-SEMANTICS §4 Rec): out-of-view elements load 0, stores skip them."""
     x = np.arange(64, dtype=f32).reshape(16, 4)
-    options = InterpreterOptions(execution=execution, mask_out_of_bounds=True)
+    options = InterpreterOptions(execution=execution)
     out = spyre_mlir.interpret(ERRORS, "out_of_bounds", options=options, x=x, y=np.full((20, 4), -1, f32))
     want = np.zeros((20, 4), f32)
     want[:16] = x
@@ -57,14 +59,13 @@ def test_masking_loads_zero_and_skips_stores(execution):
 
 
 def test_store_outside_the_view():
-    d = diagnostic("store_out_of_bounds", y=np.zeros((4, 4), f32))
+    d = diagnostic("store_out_of_bounds", InterpreterOptions(mask_out_of_bounds=False), y=np.zeros((4, 4), f32))
     assert d.location.line == line_of("ktdp.store %v, %o", after="@store_out_of_bounds")
     assert "coordinate (4, 0)" in d.message
 
 
 def test_store_outside_the_view_masked_keeps_memory():
-    options = InterpreterOptions(mask_out_of_bounds=True)
-    out = spyre_mlir.interpret(ERRORS, "store_out_of_bounds", options=options, y=np.zeros((4, 4), f32))
+    out = spyre_mlir.interpret(ERRORS, "store_out_of_bounds", y=np.zeros((4, 4), f32))
     np.testing.assert_array_equal(out["y"], np.vstack([np.zeros((1, 4)), np.ones((3, 4))]).astype(f32))
 
 
@@ -133,7 +134,7 @@ def test_spyre_run_writes_outputs(tmp_path, capsys):
     assert code == 0, err
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "out.npy"), x * 0.5)
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "x.npy"), x)
-    assert "grid: [4] (4 cores, row-major)" in out and "execution: batched" in out
+    assert "grid: [4] (4 cores, col-major)" in out and "execution: batched" in out
 
 
 def test_spyre_run_random_values_are_seeded(tmp_path, capsys):
@@ -156,7 +157,7 @@ def test_spyre_run_hbm_preload_and_grid(tmp_path, capsys):
 
 def test_spyre_run_runtime_error_is_a_diagnostic(capsys):
     code, _, err = spyre_run(capsys, ERRORS, "--func", "out_of_bounds", "--arg", "x=random:16x4xf32",
-                             "--arg", "y=zeros:20x4xf32")
+                             "--arg", "y=zeros:20x4xf32", "--strict-bounds")
     assert code == 1
     line = line_of("%v = ktdp.load", after="@out_of_bounds")
     assert err.startswith(f"{ERRORS}:{line}:3: error: access outside the view")
