@@ -21,8 +21,13 @@ To admit another upstream pass: read its module (and what it imports from
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
 import re
+import textwrap
+import types
+import typing
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -234,3 +239,119 @@ def summary(name: str) -> str:
     paragraph = " ".join(doc.split("\n\n", 1)[0].split())
     sentence = re.split(r"(?<=[.:])\s", paragraph, maxsplit=1)[0]
     return sentence
+
+
+@dataclasses.dataclass(frozen=True)
+class PassOption:
+    """One option of a pass, as `spyre-opt -p 'NAME{option=value}'` spells it."""
+
+    name: str
+    """Dashed, as written in a pass list: `out-dir`."""
+    field: str
+    """The dataclass field of the pass: `out_dir`."""
+    hint: typing.Any
+    """The field's type (resolved)."""
+    default: typing.Any
+    """The default value; `REQUIRED` when the option must be given."""
+    help: str = ""
+    """First sentence of the field's docstring or `help` metadata, if any."""
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self.hint)
+
+    def default_text(self) -> str:
+        return "required" if self.required else format_value(self.default, empty="(empty)")
+
+
+REQUIRED: typing.Any = object()
+"""The default of an option without one."""
+
+
+def pass_options(name_or_cls: str | type[ModulePass]) -> list[PassOption]:
+    """The options of a pass (by registry name or class), in declaration order."""
+    cls = get_all_passes()[name_or_cls]() if isinstance(name_or_cls, str) else name_or_cls
+    if not dataclasses.is_dataclass(cls):
+        return []
+    hints = typing.get_type_hints(cls)
+    docs = _field_docs(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name == "name" or not f.init:
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        elif _optional(hints[f.name]):
+            default = None
+        else:
+            default = REQUIRED
+        help_text = str(f.metadata.get("help", "")) or docs.get(f.name, "")
+        out.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default, help_text))
+    return out
+
+
+def type_name(hint: typing.Any) -> str:
+    """How `--list-passes` names an option's type: `int`, `bool`, `string`,
+    `int,...` (a comma-separated list), `fast|none` (one of)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(type_name(a) for a in args if a is not type(None))
+    if origin in (tuple, list):
+        return type_name(args[0]) + ",..." if args else "string,..."
+    if origin is typing.Literal:
+        return "|".join(str(a) for a in args)
+    return {str: "string", int: "int", bool: "bool", float: "float"}.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+_PLAIN_VALUE = re.compile(r"[\w./:+@%~^-]+")
+
+
+def format_value(value: typing.Any, *, empty: str = '""') -> str:
+    """`value` as written in an option list (quoted when it needs to be)."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        if not value:
+            return empty
+        return ",".join(format_value(v) for v in value)
+    text = str(value)
+    if isinstance(value, str) and not _PLAIN_VALUE.fullmatch(text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text
+
+
+def _optional(hint: typing.Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint)
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """The first sentence of each field's docstring (the string literal after
+    the field, as Sphinx reads it), from `cls` and the dataclasses it extends."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is object or not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for stmt, nxt in zip(body, body[1:], strict=False):
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                paragraph = " ".join(inspect.cleandoc(nxt.value.value).split("\n\n", 1)[0].split())
+                docs[stmt.target.id] = re.split(r"(?<=\.)\s", paragraph, maxsplit=1)[0]
+    return docs

@@ -1,10 +1,14 @@
 """Named pipelines and the pass manager behind `spyre-opt` and the Python API.
 
-    pm = spyre_mlir.PassManager.parse("cse,canonicalize")
-    pm = spyre_mlir.PassManager.from_pipeline("default")
+    pm = spyre_mlir.PassManager.parse("cse,spyre-coarse-tile{slices=2 lx-bytes=4096}")
+    pm = spyre_mlir.PassManager.from_pipeline("ktir-to-bundle{out-dir=/tmp/b slices=2}")
     pm.run(module)            # verifies after every pass; raises DiagnosticError
 
-The pipeline table below is the only place pipelines are defined.
+Options are written as MLIR writes them (`parse_option_list`: space- or
+comma-separated `name=value`, quotes around a value with spaces or commas)
+and typed by the pass's dataclass fields (`build_pass`), for both a pass
+list and a named pipeline. The pipeline table below is the only place
+pipelines are defined.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error
+from spyre_mlir.diagnostics import INTERNAL_ERROR, Diagnostic, DiagnosticError, error
 
 PIPELINES: dict[str, tuple[str, str]] = {
     # name: (pass list, what it is for)
@@ -37,8 +41,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "ktdp-extract-compute-groups,spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
         "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
         "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
-        "written (options: out-dir=DIR, slices=N, lx-bytes=N, cores=N, kernel=NAME, auto-tile=true with engine=, jobs=, "
-        "max-evaluations=, search-report=)",
+        "written (out-dir=DIR is required)",
     ),
     "ktir-to-spatial": (
         "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
@@ -46,8 +49,7 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "spatial-verify",
         "lower a kernel to a verified spatial program: one site per grid block with load, compute and store "
         "engines, blocks placed on cores, tiles several cores read multicast, LX buffers sized, semaphore "
-        "handshakes, the choreography simulated (options: scalars=\"NAME=V,...\", cores=N, multicast=false, "
-        "depth=N, lx-bytes=N)",
+        "handshakes, the choreography simulated",
     ),
     "physicalize": (
         "spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize",
@@ -62,54 +64,78 @@ AfterPassHook = Callable[[ModulePass, ModuleOp, float], None]
 
 @dataclass
 class PassManager:
-    """An ordered list of module passes, run with verification after each."""
+    """An ordered list of module passes, run with verification after each.
+
+    With `verify_each`, the module is verified before the first pass (an
+    invalid input is the user's error) and after every pass (invalid output
+    is a bug in that pass: an internal error). `verify_input=False` skips
+    the first check for a caller that has just verified the module."""
 
     passes: list[ModulePass]
     verify_each: bool = True
     after_pass: list[AfterPassHook] = field(default_factory=list)
     ctx: Context | None = None
+    verify_input: bool = True
 
     @classmethod
     def parse(cls, spec: str, **kwargs) -> PassManager:
-        """Build from a pass list: `"cse,spyre-fold-reshapes{opt=1}"`."""
-        from xdsl.utils.arg_spec import parse_pipeline
-
+        """Build from a pass list in MLIR's syntax: `"cse,spyre-coarse-tile{slices=2 lx-bytes=4096}"`
+        (see `parse_option_list` for the options)."""
         from spyre_mlir.passes import get_all_passes
 
         available = get_all_passes()
         try:
-            specs = list(parse_pipeline(spec))
-        except BaseException as exc:  # xDSL raises ArgSpecParseError (a BaseException)
-            if isinstance(exc, KeyboardInterrupt | SystemExit):
-                raise
-            raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline '{spec}': {_first_line(exc)}")) from None
+            items = _split_pass_list(spec)
+        except OptionSyntaxError as exc:
+            raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline '{spec}': {exc}")) from None
         passes: list[ModulePass] = []
-        for s in specs:
-            if s.name not in available:
-                raise DiagnosticError(Diagnostic("error", _unknown_pass(s.name)))
+        for name, text in items:
+            if name not in available:
+                raise DiagnosticError(Diagnostic("error", _unknown_pass(name)))
             try:
-                passes.append(available[s.name]().from_pass_spec(s))
-            except Exception as exc:  # noqa: BLE001 - bad option names/values
-                raise DiagnosticError(
-                    Diagnostic("error", f"invalid options for pass '{s.name}': {_first_line(exc)}")
-                ) from None
+                passes.append(build_pass(name, parse_option_list(text or "")))
+            except OptionSyntaxError as exc:
+                raise DiagnosticError(Diagnostic("error", f"invalid options for pass '{name}': {exc}")) from None
         return cls(passes, **kwargs)
 
     @classmethod
     def from_pipeline(cls, name: str, **kwargs) -> PassManager:
         """Build a named pipeline from the table `PIPELINES`: `NAME` or
-        `NAME{key=value,...}`, each option given to the passes of the
-        pipeline that take it (a path needs no quotes: `out-dir=/tmp/b`)."""
-        match = re.fullmatch(r"\s*([\w-]+)\s*(?:\{(.*)\})?\s*", name, re.S)
+        `NAME{key=value ...}` (the option syntax of `parse`), each option
+        given to the passes of the pipeline that take it; an option no pass
+        takes is an error."""
+        from spyre_mlir.passes import get_all_passes, pass_options
+
+        match = re.fullmatch(r"\s*([\w.-]+)\s*(?:\{.*\})?\s*", name, re.S)
         base = match.group(1) if match else name
         if match is None or base not in PIPELINES:
             raise DiagnosticError(
                 Diagnostic("error", f"unknown pipeline '{name}'; available: {', '.join(sorted(PIPELINES))}")
             )
-        spec = PIPELINES[base][0]
-        if match.group(2) is not None:
-            spec = _with_options(base, spec, _pipeline_options(name, match.group(2)))
-        return cls.parse(spec, **kwargs)
+        try:
+            ((_, text),) = _split_pass_list(name)
+            options = parse_option_list(text or "")
+        except OptionSyntaxError as exc:
+            raise DiagnosticError(Diagnostic("error", f"invalid pipeline '{name}': {exc}")) from None
+        available = get_all_passes()
+        used: set[str] = set()
+        passes: list[ModulePass] = []
+        for pass_name in PIPELINES[base][0].split(","):
+            takes = {o.name for o in pass_options(pass_name)}
+            mine = [o for o in options if o.name in takes]
+            used.update(o.name for o in mine)
+            if pass_name not in available:  # a broken table: not the user's error
+                raise AssertionError(f"pipeline '{base}' names unknown pass '{pass_name}'")
+            try:
+                passes.append(build_pass(pass_name, mine, name_the_pass=True))
+            except OptionSyntaxError as exc:
+                raise DiagnosticError(Diagnostic("error", f"invalid pipeline '{name}': {exc}")) from None
+        unused = [o.name for o in options if o.name not in used]
+        if unused:
+            raise DiagnosticError(Diagnostic(
+                "error", f"pipeline '{base}' has no pass taking option '{unused[0]}' (see `spyre-opt --list-pipelines`)"
+            ))
+        return cls(passes, **kwargs)
 
     @property
     def names(self) -> list[str]:
@@ -128,6 +154,8 @@ class PassManager:
         from spyre_mlir.ir import make_context, verify
 
         ctx = self.ctx or make_context()
+        if self.verify_each and self.verify_input and self.passes:
+            verify(module)  # an invalid input is the user's error, before any pass sees it
         for p in self.passes:
             start = time.perf_counter()
             try:
@@ -141,60 +169,304 @@ class PassManager:
                 try:
                     verify(module)
                 except DiagnosticError as exc:
-                    exc.diagnostic.message = f"{exc.diagnostic.message} (after pass '{p.name}')"
-                    raise
+                    raise _invalid_output(p, exc) from None
             for hook in self.after_pass:
                 hook(p, module, elapsed)
         return module
 
     def __str__(self) -> str:
-        return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
+        return ",".join(pass_text(p) for p in self.passes)
 
 
-def _pipeline_options(name: str, text: str) -> dict[str, str]:
-    """`key=value,...` of a named pipeline; values may be quoted."""
-    options: dict[str, str] = {}
-    for item in re.findall(r'(?:[^,"]|"[^"]*")+', text):
-        key, eq, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not eq or not re.fullmatch(r"[\w-]+", key) or not value:
-            raise DiagnosticError(Diagnostic("error", f"invalid pipeline '{name}': expected key=value options, got '{item.strip()}'"))
-        if len(value) >= 2 and value[0] == value[-1] == '"':
-            value = value[1:-1]
-        options[key.replace("_", "-")] = value
+# -- pass options ---------------------------------------------------------------
+
+
+class OptionSyntaxError(ValueError):
+    """A pass list or option list that does not parse, or an option a pass
+    does not take; the message names the bad item."""
+
+
+@dataclass
+class Option:
+    """One `name=value` of an option list, as written (values not yet typed)."""
+
+    name: str
+    """Dashed (`out_dir` is read as `out-dir`)."""
+    pieces: list[str]
+    """The value, then each piece a comma added to it (`grid=2,16`: `2`, `16`)."""
+    text: str
+    """The option as written, for messages."""
+
+
+def parse_option_list(text: str) -> list[Option]:
+    """The options between a pass's braces, in MLIR's syntax.
+
+    - Options are `name=value`, separated by spaces (as mlir-opt and xdsl-opt
+      write them) or commas: `{out-dir=out slices=2}`, `{out-dir=out,slices=2}`.
+    - A value in double quotes may hold anything (spaces, commas, `=`,
+      braces); the quotes are removed, and `\\"` and `\\\\` inside are `"` and
+      `\\`. A value in braces (`{a b}`) is the text between them. Otherwise a
+      value runs to the next space or comma, so a path needs no quotes
+      (`out-dir=/tmp/b`) unless it has a space or a comma.
+    - A comma followed by a piece without `=` continues the value before it:
+      `grid=2,16` is the list 2,16 (`a b` with a space is an error). Only a
+      list option takes such a value; for any other it is an error that
+      names the piece (quote a value that holds a comma).
+    - `_` and `-` are the same in a name; a name given twice is an error.
+    """
+    options: list[Option] = []
+    i, n = 0, len(text)
+    while True:
+        after_comma = False
+        while i < n and (text[i].isspace() or text[i] == ","):
+            after_comma |= text[i] == ","
+            i += 1
+        if i >= n:
+            break
+        start = i
+        value, eq, i = _read_piece(text, i)
+        raw = text[start:i]
+        if eq is None:
+            if after_comma and options:
+                options[-1].pieces.append(value)
+                options[-1].text += "," + raw
+                continue
+            raise OptionSyntaxError(f"expected key=value options, got '{raw}'")
+        key = value[:eq]
+        if not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+            raise OptionSyntaxError(f"expected key=value options, got '{raw}' (not an option name: '{key}')")
+        name = key.replace("_", "-")
+        if any(o.name == name for o in options):
+            raise OptionSyntaxError(f"option '{name}' is given twice")
+        options.append(Option(name, [value[eq + 1 :]], raw))
     return options
 
 
-def _with_options(base: str, spec: str, options: dict[str, str]) -> str:
-    """The pass list `spec` with each option added to every pass that declares it."""
-    import dataclasses
+def _read_piece(text: str, i: int) -> tuple[str, int | None, int]:
+    """The piece at `i` up to a space or comma outside quotes and braces:
+    (its text with quotes and outer braces removed, the offset of its
+    first `=` before any quoted part or None, the offset after it)."""
+    out: list[str] = []
+    length = 0
+    eq: int | None = None
+    literal = False  # a quoted or braced part seen: no `=` after it makes a key
+    n = len(text)
+    while i < n and not (text[i].isspace() or text[i] == ","):
+        c = text[i]
+        if c == '"':
+            part, i = _read_quoted(text, i)
+            literal = True
+        elif c == "{":
+            end = _matching_brace(text, i)
+            part, i = text[i + 1 : end], end + 1
+            literal = True
+        elif c == "}":
+            raise OptionSyntaxError(f"unexpected '}}' in '{text[: i + 1]}'")
+        else:
+            if c == "=" and eq is None and not literal:
+                eq = length
+            part, i = c, i + 1
+        out.append(part)
+        length += len(part)
+    return "".join(out), eq, i
 
-    from xdsl.utils.arg_spec import parse_pipeline
 
-    from spyre_mlir.passes import get_all_passes
-
-    available = get_all_passes()
-    used: set[str] = set()
-    parts = []
-    for s in parse_pipeline(spec):
-        fields = {f.name.replace("_", "-") for f in dataclasses.fields(available[s.name]())}
-        mine = {k: v for k, v in options.items() if k in fields}
-        used |= mine.keys()
-        text = str(s)  # the pass as written in the table, with its own options
-        given = " ".join(f"{k}={_option_value(v)}" for k, v in mine.items())
-        if given:
-            text = text[:-1] + " " + given + "}" if text.endswith("}") else text + "{" + given + "}"
-        parts.append(text)
-    unused = sorted(set(options) - used)
-    if unused:
-        raise DiagnosticError(Diagnostic("error", f"pipeline '{base}' has no pass taking option '{unused[0]}'"))
-    return ",".join(parts)
+def _read_quoted(text: str, i: int) -> tuple[str, int]:
+    """The string literal starting at `text[i] == '"'` and the offset after it."""
+    out: list[str] = []
+    j = i + 1
+    while j < len(text):
+        c = text[j]
+        if c == '"':
+            return "".join(out), j + 1
+        if c == "\\" and j + 1 < len(text) and text[j + 1] in '"\\':
+            out.append(text[j + 1])
+            j += 2
+            continue
+        out.append(c)
+        j += 1
+    raise OptionSyntaxError(f"unterminated quote at column {i + 1}: {text[i:]}")
 
 
-def _option_value(value: str) -> str:
-    if re.fullmatch(r"-?\d+|true|false", value):
+def _matching_brace(text: str, i: int) -> int:
+    """The offset of the `}` that closes the `{` at `text[i]` (quotes and
+    nested braces skipped)."""
+    depth = 0
+    j = i
+    while j < len(text):
+        c = text[j]
+        if c == '"':
+            _, j = _read_quoted(text, j)
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise OptionSyntaxError(f"unterminated '{{' at column {i + 1} (no matching '}}')")
+
+
+def _split_pass_list(spec: str) -> list[tuple[str, str | None]]:
+    """`a,b{k=v},c` -> [(name, text between the braces or None)], commas
+    inside braces and quotes kept."""
+    items: list[tuple[str, str | None]] = []
+    i, n = 0, len(spec)
+    while True:
+        while i < n and spec[i].isspace():
+            i += 1
+        m = re.compile(r"[A-Za-z_][\w.-]*").match(spec, i)
+        if m is None:
+            got = f"'{spec[i]}'" if i < n else "the end"
+            raise OptionSyntaxError(f"expected a pass name at column {i + 1}, got {got}")
+        name, i = m.group(), m.end()
+        while i < n and spec[i].isspace():
+            i += 1
+        text = None
+        if i < n and spec[i] == "{":
+            end = _matching_brace(spec, i)
+            text, i = spec[i + 1 : end], end + 1
+            while i < n and spec[i].isspace():
+                i += 1
+        items.append((name, text))
+        if i >= n:
+            return items
+        if spec[i] == "(":
+            raise OptionSyntaxError(
+                f"nested pass pipelines ('{name}(...)') are not supported at column {i + 1}; give a flat pass list"
+            )
+        if spec[i] != ",":
+            raise OptionSyntaxError(f"expected ',' or '{{' after '{name}' at column {i + 1}, got '{spec[i]}'")
+        i += 1
+
+
+def build_pass(name: str, options: Sequence[Option], *, name_the_pass: bool = False) -> ModulePass:
+    """The registered pass `name` with `options` converted to the types of its
+    fields (int, bool, float, string, comma-separated lists, one of a set).
+    Errors are `OptionSyntaxError`s naming the option (and, with
+    `name_the_pass`, the pass)."""
+    from spyre_mlir.passes import get_all_passes, pass_options, type_name
+
+    cls = get_all_passes()[name]()
+    declared = {o.name: o for o in pass_options(cls)}
+    of = f" of pass '{name}'" if name_the_pass else ""
+    kwargs = {}
+    for option in options:
+        decl = declared.get(option.name)
+        if decl is None:
+            takes = ", ".join(declared) or "none"
+            raise OptionSyntaxError(f"unknown option '{option.name}' (options of '{name}': {takes})")
+        try:
+            kwargs[decl.field] = _convert(decl.hint, option.pieces)
+        except _Extra as extra:
+            raise OptionSyntaxError(
+                f"expected key=value options, got '{extra.args[0]}' (option '{option.name}'{of} takes one "
+                f"{type_name(decl.hint)}; quote a value that holds a comma)"
+            ) from None
+        except ValueError:
+            raise OptionSyntaxError(
+                f"option '{option.name}'{of} expects {_article(type_name(decl.hint))}, got '{','.join(option.pieces)}'"
+            ) from None
+    missing = [o.name for o in declared.values() if o.required and o.field not in kwargs]
+    if missing:
+        raise OptionSyntaxError(f"missing option '{missing[0]}'{of} ({type_name(declared[missing[0]].hint)})")
+    try:
+        return cls(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - a pass's own check of its options
+        raise OptionSyntaxError(f"pass '{name}': {_first_line(exc)}") from None
+
+
+class _Extra(ValueError):
+    """A comma-continued piece given to an option that takes one value."""
+
+
+def _convert(hint, pieces: list[str]):
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        extra = None
+        for alt in (a for a in args if a is not type(None)):
+            try:
+                return _convert(alt, pieces)
+            except _Extra as exc:
+                extra = extra or exc
+            except ValueError:
+                pass
+        raise extra or ValueError(pieces)
+    if origin in (tuple, list):
+        elem = args[0] if args else str
+        items = [item for piece in pieces for item in piece.split(",")]
+        if items == [""]:
+            return ()
+        return tuple(_convert(elem, [item.strip()]) for item in items)
+    if len(pieces) > 1:
+        raise _Extra(pieces[1])
+    value = pieces[0]
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise ValueError(value)
+    if hint is bool:
+        if value.lower() in ("true", "1"):
+            return True
+        if value.lower() in ("false", "0"):
+            return False
+        raise ValueError(value)
+    if hint is int:
+        if re.fullmatch(r"[+-]?\d+", value):
+            return int(value)
+        raise ValueError(value)
+    if hint is float:
+        return float(value)
+    if hint is str:
         return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise ValueError(f"unsupported option type {hint}")
+
+
+def _article(name: str) -> str:
+    if "|" in name or "," in name:
+        return f"one of {name}" if "," not in name else name
+    return ("an " if name[0] in "aeiou" else "a ") + name
+
+
+def pass_text(p: ModulePass) -> str:
+    """`p` as written in a pass list, with the options that differ from
+    their defaults (read back by `PassManager.parse`)."""
+    from spyre_mlir.passes import format_value, pass_options
+
+    given = [
+        f"{o.name}={format_value(getattr(p, o.field))}"
+        for o in pass_options(type(p))
+        if o.required or getattr(p, o.field) != o.default
+    ]
+    return p.name + ("{" + " ".join(given) + "}" if given else "")
+
+
+def pipeline_options(name: str) -> list[tuple[str, list[tuple[str, object]]]]:
+    """The options of pipeline `name`: (option, [(pass, PassOption)]) in order."""
+    from spyre_mlir.passes import pass_options
+
+    seen: dict[str, list[tuple[str, object]]] = {}
+    for pass_name in PIPELINES[name][0].split(","):
+        for o in pass_options(pass_name):
+            seen.setdefault(o.name, []).append((pass_name, o))
+    return list(seen.items())
+
+
+def _invalid_output(p: ModulePass, exc: DiagnosticError) -> DiagnosticError:
+    """A verifier failure after pass `p` (the input verified): a bug in `p`."""
+    diagnostic = exc.diagnostic
+    if diagnostic.message.startswith(INTERNAL_ERROR):  # a verifier crashed: already a bug report
+        diagnostic.message = f"{diagnostic.message} (after pass '{p.name}')"
+    else:
+        diagnostic.message = (
+            f"{INTERNAL_ERROR}: pass '{p.name}' produced invalid IR: {diagnostic.message} "
+            "(a bug in spyre-mlir; please report it)"
+        )
+    return exc
 
 
 def _first_line(exc: BaseException) -> str:

@@ -115,6 +115,7 @@ class SpyreOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """Only the options spyre-opt honours (xDSL's others are not offered)."""
+        self._arg_parser = arg_parser
         arg_parser.prog = "spyre-opt"
         arg_parser.epilog = HELP_EPILOG
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -125,9 +126,11 @@ class SpyreOptMain(xDSLOptMain):
         add("-o", "--output-file", metavar="FILE", type=_nonempty("-o/--output-file", "an output file name"),
             help="write the output to FILE ('-': stdout), only if the whole run succeeds")
         add("-p", "--passes", metavar="PASSES", type=_nonempty("-p/--passes", "a pass list such as 'cse,canonicalize'"),
-            help="comma-separated pass list, options as name{opt=v} (see --list-passes)")
+            help="comma-separated pass list, options as MLIR writes them: name{opt=v opt2=\"a b\"} "
+            "(see --list-passes)")
         add("--pipeline", metavar="NAME", type=_nonempty("--pipeline", "a pipeline name (see --list-pipelines)"),
-            help=f"run a named pipeline (one of: {', '.join(sorted(PIPELINES))}); see --list-pipelines")
+            help=f"run a named pipeline (one of: {', '.join(sorted(PIPELINES))}), options as NAME{{opt=v ...}}; "
+            "see --list-pipelines")
         add("--split-input-file", action="store_true",
             help="process each '// -----'-separated chunk of the input on its own")
         add("--verify-diagnostics", dest="verify_diagnostics", action="store_const", const="all", default=None,
@@ -165,18 +168,21 @@ class SpyreOptMain(xDSLOptMain):
         add("-v", "--version", action="version", version=f"spyre-opt (spyre-mlir) {_version()}")
 
     def setup_pipeline(self) -> None:
-        """Build the PassManager; errors are reported in `run`."""
+        """Build the PassManager; errors are reported in `run` (usage errors:
+        an unknown pass or pipeline, options that do not parse)."""
         self._pipeline_error: DiagnosticError | None = None
         verify_each = not self.args.disable_verify
-        self.pass_manager = PassManager([], verify_each=verify_each, ctx=self.ctx)
+        # `_process_chunk` verifies each input before the pipeline runs.
+        kwargs = {"verify_each": verify_each, "verify_input": False, "ctx": self.ctx}
+        self.pass_manager = PassManager([], **kwargs)
         if self.args.pipeline is not None and self.args.passes is not None:
             self._pipeline_error = DiagnosticError(Diagnostic("error", "use either -p or --pipeline, not both"))
             return
         try:
             if self.args.pipeline is not None:
-                self.pass_manager = PassManager.from_pipeline(self.args.pipeline, verify_each=verify_each, ctx=self.ctx)
+                self.pass_manager = PassManager.from_pipeline(self.args.pipeline, **kwargs)
             elif self.args.passes is not None:
-                self.pass_manager = PassManager.parse(self.args.passes, verify_each=verify_each, ctx=self.ctx)
+                self.pass_manager = PassManager.parse(self.args.passes, **kwargs)
         except DiagnosticError as exc:
             self._pipeline_error = exc
 
@@ -188,11 +194,12 @@ class SpyreOptMain(xDSLOptMain):
             _write_stdout(_pass_listing())
             return 0
         if args.list_pipelines:
-            _write_stdout("".join(f"{n}: {PIPELINES[n][0]}\n    {PIPELINES[n][1]}\n" for n in sorted(PIPELINES)))
+            _write_stdout(_pipeline_listing())
             return 0
-        if self._pipeline_error is not None:
-            print(self._pipeline_error.diagnostic.render(), file=sys.stderr)
-            return 1
+        if self._pipeline_error is not None:  # a usage error, as argparse reports one
+            self._arg_parser.print_usage(sys.stderr)
+            print(f"spyre-opt: error: {self._pipeline_error.diagnostic.message}", file=sys.stderr)
+            return 2
         source = args.input_file or "-"
         try:
             text, name = ir.read_source(source if source == "-" else Path(source))
@@ -435,16 +442,53 @@ def _side_effect(p: ModulePass) -> str | None:
 
 
 def _pass_listing() -> str:
-    from spyre_mlir.passes import SPYRE_PASSES, get_all_passes, summary
+    """Each pass with its summary, then one line per option: `name=<type>`,
+    its default and what it is for."""
+    from spyre_mlir.passes import SPYRE_PASSES, get_all_passes, pass_options, summary
 
     ours = list(SPYRE_PASSES)
     upstream = [n for n in get_all_passes() if n not in SPYRE_PASSES]
     width = max(map(len, ours + upstream)) + 2
-    out = ["Passes of spyre-mlir:"]
-    out += [f"  {n:<{width}}{summary(n)}" for n in ours]
-    out += ["", "Upstream passes (xDSL), admitted on KTIR:"]
-    out += [f"  {n:<{width}}{summary(n)}" for n in upstream]
+
+    def rows(names: list[str]) -> list[str]:
+        out = []
+        for n in names:
+            out.append(f"  {n:<{width}}{summary(n)}")
+            for o in pass_options(n):
+                out.append(_option_row(f"{o.name}=<{o.type_name}>", o.default_text(), o.help, width))
+        return out
+
+    out = ["Passes of spyre-mlir:", *rows(ours)]
+    out += ["", "Upstream passes (xDSL), admitted on KTIR:", *rows(upstream)]
+    out += ["", "Options: -p 'NAME{option=value option=value}' (or commas between options); "
+            "a value with spaces or commas in double quotes."]
     return "\n".join(out) + "\n"
+
+
+def _pipeline_listing() -> str:
+    """Each pipeline: its passes, what it is for, and the options its passes take."""
+    from spyre_mlir.passes.pipelines import pipeline_options
+
+    out = []
+    for n in sorted(PIPELINES):
+        out.append(f"{n}: {PIPELINES[n][0]}")
+        out.append(f"    {PIPELINES[n][1]}")
+        options = pipeline_options(n)
+        if options:
+            out.append(f"    options ({n}{{option=value ...}}; each goes to the passes that take it):")
+        for name, takers in options:
+            first = takers[0][1]
+            defaults = {o.default_text() for _, o in takers}
+            default = first.default_text() if len(defaults) == 1 else "per pass"
+            passes = ", ".join(p for p, _ in takers)
+            out.append(_option_row(f"{name}=<{first.type_name}>", default, f"[{passes}] {first.help}".rstrip(), 32))
+    return "\n".join(out) + "\n"
+
+
+def _option_row(spelling: str, default: str, help_text: str, width: int) -> str:
+    head = f"      {spelling}"
+    pad = " " * max(1, width + 2 - len(head))
+    return f"{head}{pad}default {default}" + (f"; {help_text}" if help_text else "")
 
 
 def _nonempty(flag: str, what: str):
