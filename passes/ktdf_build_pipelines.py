@@ -81,6 +81,7 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.ir import fill_locations
+from spyre_mlir.passes import _stage
 
 COMPUTE_UNIT = "SFU"
 
@@ -303,7 +304,6 @@ class KtdfBuildPipelinesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         builder = Builder()
-        for group in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
-            if group.sym_name.data.startswith("local_schedule_"):
-                builder.run(group)
+        for group in _stage.require_groups(op, self.name):
+            builder.run(group)
         fill_locations(op)

@@ -70,7 +70,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, MatmulOp, ReduceOp
+from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, IndexOp, MatmulOp, ReduceOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
@@ -87,6 +87,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import ancestor_in, fill_locations, replace_module_body
+from spyre_mlir.passes import _stage
 from spyre_mlir.traits import is_elementwise
 
 SLICES_ATTR = "spyre.slices"
@@ -129,13 +130,7 @@ class Request:
 
 def group_functions(module: ModuleOp) -> list[func.FuncOp]:
     """The outlined compute groups (`module @local_schedule_N { func.func @local_schedule_N }`)."""
-    groups = []
-    for op in module.walk():
-        if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data.startswith(GROUP_PREFIX):
-            parent = op.parent_op()
-            if isinstance(parent, ModuleOp) and parent.sym_name is not None:
-                groups.append(op)
-    return groups
+    return _stage.group_functions(module)
 
 
 def _callers(module: ModuleOp) -> dict[str, func.FuncOp]:
@@ -273,12 +268,16 @@ def _follow(op: Operation, facts: _Facts) -> None:
             for t in tensors[1:]:
                 for d in range(rank):
                     uf.union((tensors[0], d), (t, d))
+            for d in range(rank):  # its loops (what a linalg.index in its body reads)
+                uf.union((tensors[0], d), ((op, "loop"), d))
             return
     if isinstance(op, ReduceOp):
         reduced = set(op.dimensions.get_values())
         kept = [d for d in range(_rank(op.input)) if d not in reduced]
         for d in reduced:
             facts.reduced[(op.input, d)] = op
+        for d in range(_rank(op.input)):
+            uf.union((op.input, d), ((op, "loop"), d))
         for out in (op.init, *op.results):
             for j, d in enumerate(kept):
                 uf.union((op.input, d), (out, j))
@@ -288,6 +287,8 @@ def _follow(op: Operation, facts: _Facts) -> None:
         kept = [d for d in range(_rank(op.init)) if d not in added]
         for j, d in enumerate(kept):
             uf.union((op.input, j), (op.init, d))
+        for d in range(_rank(op.init)):
+            uf.union((op.init, d), ((op, "loop"), d))
         for res in op.results:
             for d in range(_rank(res)):
                 uf.union((op.init, d), (res, d))
@@ -328,6 +329,7 @@ class Plan:
     tiled: dict[SSAValue, dict[int, int]]  # value -> {value dim: group dim}
     accesses: list[Operation]  # loads and stores whose tensor is tiled
     extents: dict[int, int]  # group dim -> full extent
+    indices: list[tuple[IndexOp, int]] = field(default_factory=list)  # linalg.index of a tiled loop -> group dim
 
 
 def _group_ops(group: func.FuncOp) -> list[Operation]:
@@ -402,6 +404,8 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
                 raise Refusal(value.owner if isinstance(value.owner, Operation) else stores[0], f"dim {d} has extent {shape[d]} in the iteration space but {extent} here")
             seen[vdim] = d
 
+    indices = _positions(body, uf, roots, tiled)
+
     sizes: list[dict[int, int]] = []
     current = {d: shape[d] for d in set(dims)}
     for level in levels:
@@ -422,7 +426,42 @@ def analyze(group: func.FuncOp, levels: list[Level]) -> Plan:
             continue
         _check_access(op)
         accesses.append(op)
-    return Plan(group, levels, sizes, tiled, accesses, {d: shape[d] for d in set(dims)})
+    return Plan(group, levels, sizes, tiled, accesses, {d: shape[d] for d in set(dims)}, indices)
+
+
+def _positions(body: list[Operation], uf: _Classes, roots: dict[int, Node], tiled: dict[SSAValue, dict[int, int]]) -> list[tuple[IndexOp, int]]:
+    """The `linalg.index` ops that read a tiled loop, each with its group dim; a Refusal for
+    what depends on its position in a way the tiling cannot offset.
+
+    Inside a tile a structured op iterates over the tile only, so `linalg.index` of a tiled
+    loop counts from the tile's origin: the rewrite adds that origin. A tiled tensor read
+    from inside a region (a `tensor.extract` by index in a `linalg.generic` body) would be
+    indexed with whole-tensor positions in a tile-shaped tensor: refused."""
+    by_root = {root: d for d, root in roots.items()}
+    found: list[tuple[IndexOp, int]] = []
+    for op in body:
+        if not op.regions:
+            continue
+        inside = {o for o in op.walk()}
+        for inner in op.walk():
+            if inner is op:
+                continue
+            for v in inner.operands:
+                if v in tiled and v.owner not in inside:
+                    raise Refusal(inner, f"'{inner.name}' reads a tiled tensor from inside '{op.name}': its positions would not be the tile's")
+            if not isinstance(inner, IndexOp):
+                continue
+            structured = inner.parent_op()
+            dim = int(inner.dim.value.data)
+            node = ((structured, "loop"), dim)
+            if node in uf.parent:
+                d = by_root.get(uf.find(node))
+                if d is not None:
+                    found.append((inner, d))
+                continue
+            if any(v in tiled for v in (*op.operands, *op.results)):
+                raise Refusal(inner, f"'linalg.index' of a loop of '{structured.name if structured else '?'}' that the tiling cannot follow: its value would be tile-local")
+    return found
 
 
 def _check_access(op: Operation) -> None:
@@ -519,6 +558,27 @@ def apply_plan(plan: Plan) -> LoopOp:
     for op in plan.accesses:
         value = op.result if isinstance(op, LoadOp) else op.data_tile  # pyright: ignore[reportAttributeAccessIssue]
         _retile(op, plan, plan.tiled[value], ivs)
+
+    # A linalg.index of a tiled loop counts from the tile's origin: add it.
+    origins: dict[int, SSAValue] = {}
+    for index, d in plan.indices:
+        if d not in origins:
+            expr: AffineExpr | None = None
+            for level_no, level_sizes in enumerate(plan.sizes):
+                if d in level_sizes:
+                    term = AffineDimExpr(level_no) * level_sizes[d]
+                    expr = term if expr is None else expr + term
+            assert expr is not None
+            origin = affine.ApplyOp(ivs, AffineMapAttr(AffineMap(len(ivs), 0, (expr,))))
+            origin.result.name_hint = f"origin_d{d}"
+            Rewriter.insert_op(origin, InsertPoint.at_start(inner))
+            origins[d] = origin.result
+        uses = list(index.result.uses)
+        moved = arith.AddiOp(index.result, origins[d])
+        moved.location = index.location
+        Rewriter.insert_op(moved, InsertPoint.after(index))
+        for use in uses:
+            use.operation.operands[use.index] = moved.result
 
     # Every tiled value takes its tile's shape.
     final = {d: min(s[d] for s in plan.sizes if d in s) for d in plan.extents}
@@ -651,11 +711,18 @@ class SpyreCoarseTilePass(ModulePass):
             raise error(op, f"spyre-coarse-tile: slices must be positive, got {self.slices}")
         if self.lx_bytes <= 0:
             raise error(op, f"spyre-coarse-tile: lx-bytes must be positive, got {self.lx_bytes}")
-        groups = group_functions(op)
+        groups = _stage.require_groups(op, self.name)
+        _stage.require_before(
+            groups, self.name, "spyre-plan-scratchpad", "spyre.peak_lx_bytes",
+            "its intermediates are LX buffers at fixed offsets, which one tile's loop would not cover",
+        )
+        _stage.require_before(
+            groups, self.name, "spyre-distribute-work", "spyre.core_split", "its core split is recorded for the untiled group"
+        )
         if not groups:
             hinted = next((o for o in op.walk() if SLICES_ATTR in o.attributes), None)
             if hinted is not None:
-                raise error(hinted, "spyre-coarse-tile tiles extracted compute groups: run ktdp-extract-compute-groups first")
+                raise error(hinted, f"pass '{self.name}' needs extracted compute groups: run 'ktdp-extract-compute-groups' first")
             return
         callers = _callers(op)
         searched = self._search(op) if self.auto_tile else None

@@ -36,7 +36,7 @@ from xdsl.passes import ModulePass
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import ConstructAccessTileOp, GetComputeTileIdOp, StoreOp
-from spyre_mlir.passes.spyre_coarse_tile import group_functions
+from spyre_mlir.passes import _stage
 from spyre_mlir.passes.spyre_emit_bundle import CORE_SPLIT_ATTR
 
 DEFAULT_CORES = 32
@@ -125,6 +125,6 @@ class SpyreDistributeWorkPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.cores <= 0:
             raise error(op, f"spyre-distribute-work: cores must be positive, got {self.cores}")
-        for group in group_functions(op):
+        for group in _stage.require_groups(op, self.name):
             split = core_split(group, self.cores)
             group.attributes[CORE_SPLIT_ATTR] = DictionaryAttr({k: _attr(v) for k, v in split.items()})

@@ -79,6 +79,7 @@ from spyre_mlir.dialects.ktdp import (
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
+from spyre_mlir.passes import _stage
 from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
 from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
 
@@ -271,16 +272,8 @@ class Emitter:
         return kernels[0]
 
     def run(self) -> ModuleOp:
+        groups = {op.sym_name.data: op for op in _stage.require_groups(self.module, SpyreEmitBundlePass.name)}
         kernel = self.kernel()
-        groups = {
-            op.sym_name.data: op
-            for op in self.module.walk()
-            if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data.startswith(GROUP_PREFIX)
-        }
-        if not groups and not any(isinstance(o, func.CallOp) for o in kernel.walk()):
-            raise error(
-                kernel, "spyre-emit-bundle dispatches extracted compute groups: run ktdp-extract-compute-groups first"
-            )
         bundle_fn = kernel.clone()
         bundle_fn.sym_name = StringAttr("sdsc_bundle")
         bundle_fn.attributes["spyre.kernel"] = StringAttr(kernel.sym_name.data)

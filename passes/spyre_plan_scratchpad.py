@@ -60,8 +60,9 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
 )
 from spyre_mlir.ir import ancestor_in
+from spyre_mlir.passes import _stage
 from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
-from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, group_functions, tensor_bytes
+from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, tensor_bytes
 
 ALIGNMENT = 128  # bytes: one stick
 LX_OFFSET_ATTR = "spyre.lx_offset"
@@ -193,7 +194,7 @@ class SpyrePlanScratchpadPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.lx_bytes <= 0:
             raise error(op, f"spyre-plan-scratchpad: lx-bytes must be positive, got {self.lx_bytes}")
-        for group in group_functions(op):
+        for group in _stage.require_groups(op, self.name):
             if PEAK_ATTR in group.attributes:
                 continue  # planned already
             planner = Planner(self.lx_bytes)

@@ -58,6 +58,7 @@ from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.interpreter.core import walk_ops, walk_ops_post
 from spyre_mlir.ir import fill_locations
+from spyre_mlir.passes import _stage
 
 
 def _enclosing_loop(op: Operation) -> LoopOp | None:
@@ -132,6 +133,11 @@ class SpyreUnrollLoopsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_copies < 1:
             raise error(op, f"spyre-unroll-loops: max-copies must be positive, got {self.max_copies}")
+        if not any(isinstance(o, LoopOp) for o in walk_ops(op)):
+            # Nothing to unroll: fine after spyre-coarse-tile left every group whole, but a
+            # kernel never split into groups, or an emitted bundle, means the order is wrong.
+            _stage.require_groups(op, self.name, "the spyre_loop.loop nests of tiled compute groups", also="spyre-coarse-tile")
+            return
         _check(op, self.max_copies)
         PatternRewriteWalker(UnrollLoop(), walk_regions_first=True).rewrite_module(op)
         fill_locations(op)

@@ -9,7 +9,7 @@
 // checks every chunk's diagnostics).
 // ZERO: error: spyre-coarse-tile: slices must be positive, got 0
 // LX: error: spyre-coarse-tile: lx-bytes must be positive, got 0
-// UNGROUPED: spyre-coarse-tile-invalid.mlir:[[# @LINE + 5]]:1: error: spyre-coarse-tile tiles extracted compute groups: run ktdp-extract-compute-groups first
+// UNGROUPED: spyre-coarse-tile-invalid.mlir:[[# @LINE + 13]]:3: error: pass 'spyre-coarse-tile' needs extracted compute groups: run 'ktdp-extract-compute-groups' first
 
 // A tiled reduction dim: the rows are what the column sum reduces.
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
