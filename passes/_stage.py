@@ -87,11 +87,8 @@ def require_groups(module: ModuleOp, pass_name: str, needs: str = "extracted com
     what the pass works on, `also` a pass to run after the extraction (`and 'also'`)."""
     done = bundle_op(module)
     if done is not None:
-        raise error(
-            done,
-            f"pass '{pass_name}' needs {needs}, but this module is already an emitted bundle: "
-            f"run '{pass_name}' before '{EMIT}'",
-        )
+        fix = f"'{EMIT}' has run on it already" if pass_name == EMIT else f"run '{pass_name}' before '{EMIT}'"
+        raise error(done, f"pass '{pass_name}' needs {needs}, but this module is already an emitted bundle: {fix}")
     access = unextracted_access(module)
     if access is not None:
         then = f" and '{also}'" if also else ""

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -429,15 +430,49 @@ class Emitter:
     def write(self, bundle: ModuleOp) -> None:
         try:
             os.makedirs(self.out_dir, exist_ok=True)
+            stale = _our_sdsc_files(self.out_dir) - set(self.files)
             for name, content in self.files.items():
                 with open(os.path.join(self.out_dir, name), "w") as f:
                     json.dump(content, f, indent=2)
                     f.write("\n")
             with open(os.path.join(self.out_dir, "bundle.mlir"), "w") as f:
-                f.write(print_ir(bundle))
+                f.write(print_ir(bundle, generic_dialects=_not_upstream(bundle)))
                 f.write("\n")
+            # An earlier bundle's SDSC files that this one does not execute would lie beside it.
+            for name in sorted(stale):
+                os.remove(os.path.join(self.out_dir, name))
         except OSError as exc:
             raise error(self.module, f"spyre-emit-bundle: cannot write to '{self.out_dir}': {exc.strerror}") from None
+
+
+UPSTREAM_DIALECTS = frozenset({"builtin", "func", "arith", "scf", "affine", "math", "index", "cf", "memref", "tensor", "linalg"})
+"""Dialects upstream MLIR registers (mlir-opt, iree-opt): printed in their custom form in bundle.mlir."""
+
+_SDSC_NAME = re.compile(r"sdsc_[0-9]+\.json")
+
+
+def _not_upstream(module: ModuleOp) -> set[str]:
+    """The dialects of `module`'s ops that upstream MLIR does not know: bundle.mlir prints them
+    generic, so `mlir-opt --allow-unregistered-dialect` reads the file (docs/bundle.md)."""
+    return {op.dialect_name() for op in module.walk()} - UPSTREAM_DIALECTS
+
+
+def _our_sdsc_files(out_dir: str) -> set[str]:
+    """The `sdsc_N.json` files in `out_dir` that an emitter wrote (regular files whose "format"
+    is ours); anything else there is left alone."""
+    found = set()
+    for name in os.listdir(out_dir):
+        path = os.path.join(out_dir, name)
+        if not _SDSC_NAME.fullmatch(name) or os.path.islink(path) or not os.path.isfile(path):
+            continue
+        try:
+            with open(path) as f:
+                content = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(content, dict) and content.get("format") == SDSC_FORMAT:
+            found.add(name)
+    return found
 
 
 def _before(op: Operation):

@@ -3,6 +3,7 @@
 // RUN: not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%s"}' 2>&1 | %FileCheck %s --check-prefix=NOTDIR -DFILE=%s
 // RUN: rm -rf %t && %spyre-opt %s --split-input-file --verify-diagnostics -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%t"}'
 // RUN: rm -rf %t.raw && not %spyre-opt %s --split-input-file -p 'spyre-emit-bundle{out-dir="%t.raw"}' 2>&1 | %FileCheck %s --check-prefix=RAW
+// RUN: rm -rf %t.twice && not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%t.twice"},spyre-emit-bundle{out-dir="%t.twice"}' 2>&1 | %FileCheck %s --check-prefix=TWICE
 
 // Every refusal of spyre-emit-bundle is an error, located where there is a
 // place to point at.
@@ -81,9 +82,11 @@ builtin.module {
 
 // A kernel that was never split into compute groups: its loads, computes
 // and stores would stay in @sdsc_bundle, which only dispatches SDSC files.
-// Refused, pointing at ktdp-extract-compute-groups (RAW); with the
-// extraction (the RUN line with --verify-diagnostics) it is fine.
-// RAW: error: {{.*}}ktdp-extract-compute-groups
+// Refused at its first memory access, pointing at ktdp-extract-compute-groups
+// (RAW); with the extraction (the RUN line with --verify-diagnostics) it is
+// fine. Emitting the emitted bundle again is refused too (TWICE).
+// RAW: [[# @LINE + 8]]:3: error: pass 'spyre-emit-bundle' needs extracted compute groups: run 'ktdp-extract-compute-groups' first
+// TWICE: [[# @LINE + 3]]:1: error: pass 'spyre-emit-bundle' needs extracted compute groups, but this module is already an emitted bundle: 'spyre-emit-bundle' has run on it already
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>
 #id1 = affine_map<(d0) -> (d0)>
 func.func @raw(%x: index) {

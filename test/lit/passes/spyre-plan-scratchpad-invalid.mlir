@@ -1,0 +1,26 @@
+// RUN: %spyre-opt %s --verify-diagnostics -p spyre-plan-scratchpad
+// RUN: rm -rf %t && not %spyre-opt %s -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir=%t},spyre-plan-scratchpad' 2>&1 | %FileCheck %s --check-prefix=BUNDLE
+// RUN: %spyre-opt %s -p ktdp-extract-compute-groups,spyre-plan-scratchpad,spyre-plan-scratchpad -o /dev/null
+
+// spyre-plan-scratchpad places the intermediates of extracted compute
+// groups. On a kernel never split into groups it would do nothing and exit
+// 0: refused at the first memory access outside a group, naming the pass
+// to run first; on an emitted bundle likewise. A second run after the
+// extraction is fine (the plan is kept).
+// BUNDLE: [[# @LINE + 4]]:1: error: pass 'spyre-plan-scratchpad' needs extracted compute groups, but this module is already an emitted bundle: run 'spyre-plan-scratchpad' before 'spyre-emit-bundle'
+
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @k(%x: index, %z: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [8, 64], strides: [64, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<8x64xf32>
+  %zv = ktdp.construct_memory_view %z, sizes: [8, 64], strides: [64, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<8x64xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<8x64xf32> -> !ktdp.access_tile<8x64xindex>
+  %zt = ktdp.construct_access_tile %zv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<8x64xf32> -> !ktdp.access_tile<8x64xindex>
+  // expected-error @+1 {{pass 'spyre-plan-scratchpad' needs extracted compute groups: run 'ktdp-extract-compute-groups' first}}
+  %a = ktdp.load %xt : !ktdp.access_tile<8x64xindex> -> tensor<8x64xf32>
+  %e = math.exp %a : tensor<8x64xf32>
+  %m = arith.mulf %e, %a : tensor<8x64xf32>
+  ktdp.store %m, %zt : tensor<8x64xf32>, !ktdp.access_tile<8x64xindex>
+  return
+}
