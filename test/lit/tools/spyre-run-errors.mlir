@@ -1,15 +1,15 @@
 // Bad input: `FILE:LINE:COL: error: MESSAGE` on stderr, exit status 1, no traceback.
 
-// An access outside the view names the op, the coordinate and the core.
-// RUN: not %spyre-run %s --func oob --arg x=random:8xf32 2>&1 | %FileCheck %s --check-prefix=OOB
+// With --strict-bounds, an access outside the view names the op, the coordinate and the core.
+// RUN: not %spyre-run %s --func oob --arg x=random:8xf32 --strict-bounds 2>&1 | %FileCheck %s --check-prefix=OOB
 // OOB: spyre-run-errors.mlir:[[# @LINE + 35]]:3: error: access outside the view: coordinate (8) is outside the 8xf32 view (valid: 0 <= c0 < 8) on core 1 (tile id (1))
 // OOB-NEXT: %v = ktdp.load %t
 // OOB-NEXT: ^
 // OOB-NEXT: spyre-run-errors.mlir:[[# @LINE + 30]]:3: note: access tile constructed here
 // OOB-NOT: Traceback
 
-// ... unless asked to mask: the load reads 0 there.
-// RUN: %spyre-run %s --func oob --arg x=zeros:8xf32 --mask-out-of-bounds --print-summary | %FileCheck %s --check-prefix=MASK
+// By default (and with the old --mask-out-of-bounds) it is masked: the load reads 0 there.
+// RUN: %spyre-run %s --func oob --arg x=zeros:8xf32 --print-summary | %FileCheck %s --check-prefix=MASK
 // MASK: execution: batched
 
 // Reading memory nobody wrote.
