@@ -96,6 +96,7 @@ class Extractor:
         self.captures: dict[int, dict[SSAValue, None]] = {}  # region id -> values it captures
         self.accesses: dict[Operation, list[Operation]] = {}  # op -> the loads and stores in it
         self.views: dict[Operation, View] = {}  # load/store -> what it touches, in the kernel's terms
+        self.renamed: dict[SSAValue, SSAValue] = {}  # a value another group now returns -> its call's result
 
     # -- classification --------------------------------------------------------
 
@@ -121,6 +122,8 @@ class Extractor:
         reads = list(op.operands)
         for region in op.regions:
             reads += self.captures.get(id(region), ())
+        if self.renamed:  # captures are summarized once; a value an outlined group returns is its call's result
+            reads = [self.renamed.get(v, v) for v in reads]
         return reads
 
     def _summarize(self, kernel: func.FuncOp) -> None:
@@ -183,7 +186,7 @@ class Extractor:
         groups = sorted(components.values(), key=lambda g: position[g[-1]])
         if not groups:
             return
-        order = self._schedule(groups, structural, position)
+        order, groups = self._order(groups, structural, position, defining)
         calls: dict[int, Operation] = {}
         for k, group in enumerate(groups):
             calls[k] = self._outline(group, block, kernel)
@@ -205,15 +208,98 @@ class Extractor:
 
     # -- memory order ----------------------------------------------------------
 
-    def _schedule(self, groups: list[list[Operation]], structural: list[Operation], position) -> list[tuple[str, int]]:
+    def _order(
+        self, groups: list[list[Operation]], structural: list[Operation], position, defining
+    ) -> tuple[list[tuple[str, int]], list[list[Operation]]]:
+        """An order of the units (groups, loops that stay in the block), and the
+        groups it orders. Whole groups come first; when no order of whole groups
+        keeps the program's meaning, a group is split where it must wait for
+        another: its members that come after something that comes after one of
+        its own (a compute fed both directly and through a round trip of another
+        group, e.g. through a reshape that `ktdp-hbm-roundtrip` does not route)
+        become a group of their own, run later, that takes the values it needs
+        from the earlier part as parameters. The program order of the members is
+        always one such order, so splitting ends; the refusal remains a safety net."""
+        members = [m for g in groups for m in g] + list(structural)
+        succ = self._member_order(members, structural, position, defining)
+        while True:
+            order, cycle = self._schedule(groups, structural, position, defining)
+            if cycle is None:
+                return order, groups
+            refined = self._split(groups, succ)
+            if refined is None:
+                self._refuse(cycle)
+            groups = sorted(refined, key=lambda g: position[g[-1]])
+
+    def _member_order(self, members: list[Operation], structural: list[Operation], position, defining) -> dict:
+        """Member -> members that must run after it: dataflow, memory accesses
+        that may alias (one a store) in program order, loops in their order."""
+        succ: dict[Operation, set[Operation]] = {m: set() for m in members}
+        for m in members:
+            for v in self._reads(m):
+                source = defining.get(v)
+                if source is not None and source is not m and source in succ:
+                    succ[source].add(m)
+        accesses = [(m, inner) for m in members for inner in self.accesses.get(m, ())]
+        for ma, a in accesses:
+            for mb, b in accesses:
+                if (
+                    position[ma] < position[mb]
+                    and (isinstance(a, StoreOp) or isinstance(b, StoreOp))
+                    and _may_alias(self.views[a], self.views[b])
+                ):
+                    succ[ma].add(mb)
+        loops = sorted(structural, key=lambda op: position[op])
+        for x, y in zip(loops, loops[1:]):
+            succ[x].add(y)
+        return succ
+
+    @staticmethod
+    def _split(groups: list[list[Operation]], succ: dict) -> list[list[Operation]] | None:
+        """Each group whose members include some that must follow a member of
+        another unit that must follow one of its own, split in two: first the
+        members that something outside the group must follow, then the rest
+        (those, and whatever only they need: a load that only they use moves
+        with them). None when no group splits."""
+        unit = {m: k for k, g in enumerate(groups) for m in g}
+
+        def reach(starts) -> set[Operation]:
+            seen: set[Operation] = set()
+            todo = list(starts)
+            while todo:
+                m = todo.pop()
+                for n in succ[m]:
+                    if n not in seen:
+                        seen.add(n)
+                        todo.append(n)
+            return seen
+
+        refined: list[list[Operation]] = []
+        changed = False
+        for k, group in enumerate(groups):
+            outside = {m for m in reach(group) if unit.get(m) != k}
+            late = reach(outside)
+            if not any(m in late for m in group):
+                refined.append(group)
+                continue
+            early = [m for m in group if m not in late and not reach([m]).isdisjoint(outside)]
+            refined += [early, [m for m in group if m not in early]]
+            changed = True
+        return refined if changed else None
+
+    def _schedule(
+        self, groups: list[list[Operation]], structural: list[Operation], position, defining
+    ) -> tuple[list[tuple[str, int]], tuple | None]:
         """An order of the groups and the loops that stay in the block: whenever
         two of their memory accesses may alias (one of them a store), the one
-        written first runs first; loops keep their order; otherwise groups run
-        in the order of their last members. Refuses (located) when the accesses
-        ask for a cycle: no order of whole groups keeps the program's meaning."""
+        written first runs first; a group using what another computes runs after
+        it; loops keep their order; otherwise groups run in the order of their
+        last members. When the constraints form a cycle, returns what `_refuse`
+        reports instead of an order."""
         units: list[tuple[str, int, list[Operation]]] = [("group", k, g) for k, g in enumerate(groups)]
         units += [("loop", k, [s]) for k, s in enumerate(structural)]
         key = {i: position[units[i][2][-1]] for i in range(len(units))}
+        unit_of = {m: i for i, (_, _, members) in enumerate(units) for m in members}
         accesses = []  # (unit, original position of its member, op, kind, view)
         for i, (_, _, members) in enumerate(units):
             for member in members:
@@ -227,6 +313,12 @@ class Extractor:
                 if a[0] != b[0] and a[1] < b[1] and "store" in (a[3], b[3]) and _may_alias(a[4], b[4]):
                     before[b[0]].add(a[0])
                     why.setdefault((a[0], b[0]), (a, b))
+        for i, (_, _, members) in enumerate(units):  # values a split group passes on
+            for member in members:
+                for v in self._reads(member):
+                    source = unit_of.get(defining.get(v))  # pyright: ignore[reportArgumentType]
+                    if source is not None and source != i:
+                        before[i].add(source)
         loops = sorted((i for i in range(len(units)) if units[i][0] == "loop"), key=lambda i: key[i])
         for x, y in zip(loops, loops[1:]):
             before[y].add(x)
@@ -236,22 +328,27 @@ class Extractor:
             ready = [i for i in range(len(units)) if i not in done and before[i] <= done]
             if not ready:
                 stuck = [i for i in range(len(units)) if i not in done]
-                for x in stuck:
-                    for y in stuck:
-                        if (x, y) in why and (y, x) in why:
-                            a, b = why[(x, y)]
-                            raise error(
-                                b[2],
-                                f"cannot extract compute groups: this {b[3]} must follow a {a[3]} of another group, "
-                                "which must itself follow an access of this one (their views' address ranges are not "
-                                "provably disjoint): no order of whole groups keeps the program's meaning",
-                                (a[2], f"the {a[3]} it must follow"),
-                            )
-                raise error(units[stuck[0]][2][-1], "cannot extract compute groups: their memory accesses form a cycle")
+                return [], (stuck, why, units)
             pick = min(ready, key=lambda i: key[i])
             order.append(pick)
             done.add(pick)
-        return [(units[i][0], units[i][1]) for i in order]
+        return [(units[i][0], units[i][1]) for i in order], None
+
+    @staticmethod
+    def _refuse(cycle: tuple) -> None:
+        """The located refusal: at a load or store of the cycle, never at a compute."""
+        stuck, why, units = cycle
+        pairs = [why[(x, y)] for x in stuck for y in stuck if (x, y) in why]
+        if not pairs:
+            raise error(units[stuck[0]][2][-1], "cannot extract compute groups: their units form a cycle")
+        a, b = next(((a, b) for a, b in pairs if (b[0], a[0]) in why), pairs[0])
+        raise error(
+            b[2],
+            f"cannot extract compute groups: this {_describe(b)} must follow a {_describe(a)} of another group, "
+            "which must itself follow an access of this one (their views' address ranges are not provably "
+            "disjoint): no order of whole groups keeps the program's meaning",
+            (a[2], f"the {_describe(a)} it must follow"),
+        )
 
     # -- outlining ---------------------------------------------------------------
 
@@ -327,6 +424,7 @@ class Extractor:
                 if not _inside(use.operation, members):
                     use.operation.operands = [new if v is old else v for v in use.operation.operands]
             new.name_hint = old.name_hint
+            self.renamed[old] = new
         body.add_op(func.ReturnOp(*escaping))
         ftype = func.FunctionType.from_lists([p.type for p in params], [r.type for r in escaping])
         definition = func.FuncOp(name, ftype, Region(body))
@@ -377,6 +475,15 @@ def rematerializable(op: Operation) -> bool:
     if not is_side_effect_free(op):
         return False
     return op.name in CHEAP_TENSORS or not any(isinstance(r.type, TensorType) for r in op.results)
+
+
+def _describe(access: tuple) -> str:
+    """'load' / 'store', saying when it is a round trip through HBM scratch
+    (those are located at the op whose value they carry)."""
+    kind, view = access[3], access[4]
+    if _is_scratch(view.root):
+        return f"{kind} of HBM scratch (a round trip of the value computed here, by ktdp-hbm-roundtrip)"
+    return kind
 
 
 def _terminates(op: Operation) -> bool:

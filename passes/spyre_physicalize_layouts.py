@@ -188,6 +188,7 @@ class Physicalizer:
         self.relayouts = 0
         self.relayout_bytes = 0
         self._materialized: dict[tuple[SSAValue, object], SSAValue] = {}
+        self._reads_physical_memo: dict[Operation, bool] = {}
         self._new_view: dict[SSAValue, SSAValue] = {}
         self._dead: list[Operation] = []
         self._rule_table = self._rules()
@@ -659,6 +660,10 @@ class Physicalizer:
     # ================================================================ rewrite
 
     def rewrite(self) -> None:
+        # What each op received before the rewrite, for the operand check (`_check_operands`).
+        before = (
+            {op: [v.type for v in op.operands] for op in self.module.walk()} if self.check_agreement else {}
+        )
         for op in list(self.module.walk()):
             if op.parent is None and op is not self.module:
                 continue  # erased with a replaced parent
@@ -675,11 +680,48 @@ class Physicalizer:
             if not any(r.uses for r in old.results) and old.parent is not None:
                 old.detach()
                 old.erase()
+        if self.check_agreement:
+            self._check_operands(before)
+
+    def _check_operands(self, before: dict[Operation, list[Attribute]]) -> None:
+        """Every op the rewrite kept receives the operand types the analysis
+        implies: a demanded operand its demanded layout's physical type, and an
+        op that no rule rewrote its operands unchanged. The result-type check
+        (`_agree`) looks only at results a rule derives; this closes the other
+        side: an op whose operand was retyped while its result was not (a
+        broadcast of a physical vector left logical) is caught here, never
+        emitted."""
+        for op in self.module.walk():
+            types = before.get(op)
+            if types is None:
+                continue  # built by the rewrite
+            ruled = op in self.rule
+            for i, (v, original) in enumerate(zip(op.operands, types)):
+                if not isinstance(original, TensorType):
+                    continue
+                if (op, i) in self.demand:
+                    target = self.demand[(op, i)]
+                    expected = _physical_type(original, target) if isinstance(target, Layout) else original
+                elif not ruled:
+                    expected = original
+                else:
+                    continue  # the rule's own operand (e.g. the input of a transpose), checked by its result
+                if v.type != expected:
+                    raise internal_error(
+                        op,
+                        "checking that spyre-physicalize-layouts' analysis and rewrite agree",
+                        AssertionError(
+                            f"'{op.name}' receives {v.type} as operand #{i} where the analysis expects "
+                            f"{expected} ({'no rule rewrites it' if not ruled else 'its demand'})"
+                        ),
+                    )
 
     def _rewrite_op(self, op: Operation) -> None:
         rule = self.rule.get(op)
         if rule == "dense-constant":
             return
+        if rule is None and self._is_template(op):
+            return  # a layout-invariant op is rebuilt at each user's layout (`materialize`), not rewritten
         handler = getattr(self, f"_r_{(rule or 'plain').replace('-', '_')}")
         handler(op)
 
@@ -694,9 +736,9 @@ class Physicalizer:
             key = (op, i)
             lay = self.lay(v)
             if lay is FLEX:
-                target = self.demand.get(key)
-                if target is not None:
-                    new[i] = self.materialize(v, target, op)
+                built = self.flexible_at(v, self.demand.get(key), op)
+                if built is not v:
+                    new[i] = built
                     changed = True
                 continue
             if key not in self.demand:
@@ -734,8 +776,40 @@ class Physicalizer:
         self.relayout_bytes += _nbytes(ty) + _nbytes(out_type)
         return conv.result
 
-    def materialize(self, value: SSAValue, target: Layout, before: Operation) -> SSAValue:
-        """`value` (layout-invariant) built at `target`, right before `before`."""
+    def _is_template(self, op: Operation) -> bool:
+        """A layout-invariant op: every tensor result FLEX."""
+        tensors = [r for r in op.results if isinstance(r.type, TensorType)]
+        return bool(tensors) and all(self.layout.get(r) is FLEX for r in tensors)
+
+    def _reads_physical(self, value: SSAValue) -> bool:
+        """Whether a layout-invariant value is built from a physical one (a
+        broadcast of a loaded stick-laid vector, or an op over such a broadcast):
+        then its original op is not valid as written once the rewrite retypes
+        that value, and a logical user needs it rebuilt."""
+        owner = value.owner
+        if not isinstance(owner, Operation):
+            return False
+        found = self._reads_physical_memo.get(owner)
+        if found is None:
+            if isinstance(owner, BroadcastOp):
+                lay = self.lay(owner.input)
+                found = isinstance(lay, Layout) or (lay is FLEX and self._reads_physical(owner.input))
+            else:
+                found = any(self.lay(v) is FLEX and self._reads_physical(v) for v in owner.operands)
+            self._reads_physical_memo[owner] = found
+        return found
+
+    def flexible_at(self, value: SSAValue, target: Layout | None, before: Operation) -> SSAValue:
+        """`value` (layout-invariant) as a user demanding `target` receives it:
+        built at a physical target; at logical, the original op unless it is
+        built from a physical value (then rebuilt logically, its physical
+        inputs converted)."""
+        if target is None and not self._reads_physical(value):
+            return value
+        return self.materialize(value, target, before)
+
+    def materialize(self, value: SSAValue, target: Layout | None, before: Operation) -> SSAValue:
+        """`value` (layout-invariant) built at `target` (None: logical), right before `before`."""
         key = (value, target)
         found = self._materialized.get(key)
         if found is not None and _dominates(found, before):
@@ -749,6 +823,8 @@ class Physicalizer:
         except LayoutError as exc:
             raise error(before, f"cannot lay out {ty} by {target}: {exc}") from None
         at = InsertPoint.before(before)
+        if target is None and not self._reads_physical(value):
+            return value  # the original op is valid logically
         if isinstance(producer, arith.ConstantOp):
             dense = producer.value
             assert isinstance(dense, DenseIntOrFPElementsAttr)
@@ -762,7 +838,7 @@ class Physicalizer:
             new = self._materialize_broadcast(producer, target, new_type, before)
         else:  # an elementwise op over layout-invariant operands
             operands = [
-                self.materialize(v, target, before) if self.lay(v) is FLEX else v for v in producer.operands
+                self.flexible_at(v, target, before) if self.lay(v) is FLEX else v for v in producer.operands
             ]
             new = type(producer).create(
                 operands=operands,
@@ -778,19 +854,28 @@ class Physicalizer:
         self.counts["splat" if not isinstance(producer, BroadcastOp) else "broadcast"] += 1
         return result
 
-    def _materialize_broadcast(self, op: BroadcastOp, target: Layout, new_type: TensorType, before: Operation) -> Operation:
+    def _materialize_broadcast(
+        self, op: BroadcastOp, target: Layout | None, new_type: TensorType, before: Operation
+    ) -> Operation:
+        """The broadcast built at `target` (None: logical): its input at the
+        target's projection on the carried axes (converted if it has another
+        layout, a free reshape for a stick-laid vector going logical), its added
+        axes where the target puts them."""
         added = [int(d) for d in op.dimensions.get_values()]
-        rank = target.rank
+        rank = len(new_type.get_shape()) if target is None else target.rank
         carried = [d for d in range(rank) if d not in added]
-        want = _norm(target.project(carried))
+        want = None if target is None else _norm(target.project(carried))
         x = op.input
         lay = self.lay(x)
         if lay is FLEX:
-            x = self.materialize(x, want, before) if want is not None else x
+            x = self.flexible_at(x, want, before)
         elif lay != want:
             x = self.relayout(x, lay, want, before)  # type: ignore[arg-type]
-        init = self.materialize(op.init, target, before) if self.lay(op.init) is FLEX else op.init
-        new_dims = sorted(k for k, axis in enumerate(target.axes) if axis.dim in added)
+        init = self.flexible_at(op.init, target, before) if self.lay(op.init) is FLEX else op.init
+        if target is None:
+            new_dims = added
+        else:
+            new_dims = sorted(k for k, axis in enumerate(target.axes) if axis.dim in added)
         return BroadcastOp(x, init, DenseArrayBase.from_list(i64, new_dims), new_type)
 
     # -- per rule ----------------------------------------------------------
