@@ -25,8 +25,13 @@ different memory spaces, two different kernel pointer parameters (separate
 buffers, by the runtime's calling convention; compiler scratch is separate
 from everything), or disjoint byte ranges from one base prove independence;
 anything else may alias. When no order of whole groups keeps the program's
-meaning, or an op cannot be outlined, it is a located error naming the
-accesses.
+meaning because a group must wait in its middle for another (a compute fed
+both directly and through a reshape, which `ktdp-hbm-roundtrip` routes one
+way through HBM scratch and not the other), that group is split: its members
+that the other group must precede run in a later group, which takes the
+values it needs from the earlier part as parameters. When splitting cannot
+help (two groups each reading what the other writes later), or an op cannot
+be outlined, it is a located error at the loads and stores involved.
 
 Before:
 

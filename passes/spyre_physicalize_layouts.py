@@ -12,7 +12,7 @@ only, each op's *operand set* resolved once before its result is recorded:
 |---|---|---|
 | elementwise | ops with the `Elementwise` or `SameOperandsAndResultType` trait, linalg elementwise ops and generics | operands reconciled to one layout, the result takes it |
 | splat | `arith.constant` splats, `tensor.splat`, `tensor.empty`, `linalg.fill` | layout-invariant: built at whatever layout each user needs |
-| broadcast | `linalg.broadcast` | built at the layout its user needs; its input at that layout's projection on the carried axes |
+| broadcast | `linalg.broadcast` | built at the layout its user needs (a logical user of a broadcast of a physical value gets it rebuilt logically); its input at that layout's projection on the carried axes |
 | reshape | `tensor.expand_shape` / `collapse_shape` adding or dropping unit dims | the unit axes are added or dropped among the physical ones |
 | reduce | `linalg.reduce` | reduces every physical axis of the reduced dims (both parts of a split one) |
 | transpose | `linalg.transpose` | the physical tensor is unchanged; only which logical dim each axis is changes |
@@ -30,7 +30,9 @@ physical chain with no rule (the strict catch-all; `report-unhandled=true`
 instead counts such ops, warns, and feeds them logical values), a runtime-shaped
 reshape, a non-splat dense constant, a partial stick, an unsupported tile.
 `check-agreement` (on by default) checks that every type the rewrite derives
-is the one the analysis recorded, in both directions. Markers are erased; a
+is the one the analysis recorded, in both directions, and that every op it
+keeps receives the operand types the analysis implies (an op no rule
+rewrites: unchanged operands). Markers are erased; a
 pointer parameter whose marked view it was keeps `spyre.host_layout`.
 
 Before:
