@@ -199,11 +199,12 @@ def test_two_dimensional_grid():
 @pytest.mark.parametrize("execution", ["batched", "per-core"])
 def test_grid_order_decides_which_core_ct_id_names(execution):
     row_major = run("grid2d.mlir", "lx_owner", out=np.zeros(1, np.int32),
-                    options=InterpreterOptions(execution=execution))
+                    options=InterpreterOptions(execution=execution, grid_order="row-major"))
     assert row_major["out"][0] == 42 and row_major.report.lx_explicit_peak == 4
     col_major = InterpreterOptions(execution=execution, grid_order="col-major")
-    with pytest.raises(spyre_mlir.DiagnosticError, match="uninitialized LX of core 1"):
-        run("grid2d.mlir", "lx_owner", out=np.zeros(1, np.int32), options=col_major)
+    for options in (col_major, InterpreterOptions(execution=execution)):  # col-major is the default
+        with pytest.raises(spyre_mlir.DiagnosticError, match="uninitialized LX of core 1"):
+            run("grid2d.mlir", "lx_owner", out=np.zeros(1, np.int32), options=options)
     col_major.check_uninitialized = False
     assert run("grid2d.mlir", "lx_owner", out=np.ones(1, np.int32), options=col_major)["out"][0] == 0
 
@@ -307,11 +308,24 @@ def test_indirect_access_tile_gather_and_scatter():
     np.testing.assert_array_equal(out["dst"], dst)
 
 
-def test_indirect_index_out_of_range_is_an_error():
+def test_indirect_index_out_of_range_is_an_error_in_strict_mode():
     idx = np.array([[3, 16, 1], [0, 0, 0]], np.int32)
     with pytest.raises(spyre_mlir.DiagnosticError, match=r"coordinate \(16, 0\)"):
         run("tiles.mlir", "indirect", src=np.zeros((16, 8), f32), idx=idx, dst=np.zeros((16, 8), f32),
-            out=np.zeros((2, 3, 4), f32))
+            out=np.zeros((2, 3, 4), f32), options=InterpreterOptions(mask_out_of_bounds=False))
+
+
+def test_indirect_index_out_of_range_is_masked_by_default():
+    """Row 16 of a 16-row source loads 0 and its store is dropped (KTDP-SEMANTICS §4 Rec)."""
+    src = np.random.default_rng(12).standard_normal((16, 8)).astype(f32)
+    idx = np.array([[3, 16, 1], [0, 5, 0]], np.int32)
+    out = run("tiles.mlir", "indirect", src=src, idx=idx, dst=np.zeros((16, 8), f32), out=np.zeros((2, 3, 4), f32))
+    padded = np.vstack([src, np.zeros((1, 8), f32)])  # what a masked gather sees
+    np.testing.assert_array_equal(out["out"], np.stack([padded[idx[c]][:, 4 * c : 4 * c + 4] for c in range(2)]))
+    dst = np.zeros((17, 8), f32)
+    for c in range(2):
+        dst[idx[c], 4 * c : 4 * c + 4] = 2 * padded[idx[c], 4 * c : 4 * c + 4]
+    np.testing.assert_array_equal(out["dst"], dst[:16])
 
 
 def test_runtime_arg():
