@@ -106,15 +106,17 @@ class PassManager:
         takes is an error."""
         from spyre_mlir.passes import get_all_passes, pass_options
 
-        match = re.fullmatch(r"\s*([\w.-]+)\s*(?:\{.*\})?\s*", name, re.S)
+        match = re.match(r"\s*([\w.-]+)", name)
         base = match.group(1) if match else name
         if match is None or base not in PIPELINES:
             raise DiagnosticError(
                 Diagnostic("error", f"unknown pipeline '{name}'; available: {', '.join(sorted(PIPELINES))}")
             )
         try:
-            ((_, text),) = _split_pass_list(name)
-            options = parse_option_list(text or "")
+            items = _split_pass_list(name)
+            if len(items) > 1:
+                raise OptionSyntaxError(f"expected one pipeline name and its options, got also '{items[1][0]}'")
+            options = parse_option_list(items[0][1] or "")
         except OptionSyntaxError as exc:
             raise DiagnosticError(Diagnostic("error", f"invalid pipeline '{name}': {exc}")) from None
         available = get_all_passes()
