@@ -60,12 +60,14 @@ CORPUS_GRID: dict[str, tuple[int, ...]] = {
 }
 
 
-def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None) -> tuple[str, dict, dict]:
+def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None,
+                     given: dict | None = None) -> tuple[str, dict, dict]:
     """(function, keyword arguments of `interpret`, hbm preloads) to run a kernel
     file on seeded data; the keywords include `grid` where CORPUS_GRID gives one.
 
-    Arguments come from CORPUS_SCALARS, CORPUS_ARRAYS and what the kernel's views imply; a
-    kernel whose arguments cannot be derived is skipped, naming what to add."""
+    Arguments come from CORPUS_SCALARS, CORPUS_ARRAYS, `given` (values of this call,
+    e.g. a function's scalars) and what the kernel's views imply; a kernel whose
+    arguments cannot be derived is skipped, naming what to add."""
     import numpy as np
 
     import spyre_mlir
@@ -74,7 +76,7 @@ def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None) ->
 
     func_op = Interpreter(spyre_mlir.parse(path)).kernel(func_name)
     rng = np.random.default_rng(seed)
-    given = dict(CORPUS_SCALARS.get(path.stem, {}))
+    given = {**CORPUS_SCALARS.get(path.stem, {}), **(given or {})}
     given.update(
         {name: rng.standard_normal(shape).astype(dtype) for name, (shape, dtype) in CORPUS_ARRAYS.get(path.stem, {}).items()}
     )
