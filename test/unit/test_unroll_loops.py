@@ -149,11 +149,10 @@ def test_nest_copies_in_order_with_per_copy_constants():
     assert anchors == [(0, 0), (0, 8), (0, 16), (4, 0), (4, 8), (4, 16)]
 
 
-def test_nest_through_pass_manager_when_registered():
+def test_nest_through_pass_manager():
     from spyre_mlir.passes import SPYRE_PASSES
 
-    if "spyre-unroll-loops" not in SPYRE_PASSES:
-        pytest.skip("spyre-unroll-loops is not registered yet")
+    assert "spyre-unroll-loops" in SPYRE_PASSES
     args = nest_args()
     module = spyre_mlir.parse(NEST)
     spyre_mlir.PassManager.parse("spyre-unroll-loops{max-copies=6}").run(module)
