@@ -441,7 +441,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return run(args)
+        code = run(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # the reader of our output went away (`spyre-run ... | head`): stop quietly
+        from spyre_mlir.tools.spyre_opt import EXIT_BROKEN_PIPE, _silence_stdout
+
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UsageError as exc:
         print(f"spyre-run: error: {exc}", file=sys.stderr)
         return 1

@@ -222,3 +222,17 @@ def test_lx_buffer_beyond_the_scratchpad():
     assert d.location.line == line_of("ktdp.store %v, %t", after="@lx_overflow")
     out = spyre_mlir.interpret(ERRORS, "lx_overflow", options=InterpreterOptions(lx_limit=4 * 1024 * 1024))
     assert out.report.lx_explicit_peak == (524000 + 1024) * 4
+
+
+def test_spyre_run_stops_quietly_when_its_reader_goes_away():
+    """`spyre-run ... | head`: status 141 as for SIGPIPE, no 'internal error' (as spyre-opt)."""
+    code = "import sys; from spyre_mlir.tools.spyre_run import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(KERNELS / "loops.mlir"), "--func", "calls", "--arg", "x=random:8x4xf32",
+         "--arg", "out=zeros:8x4xf32", "--arg", "f=2", "--print-outputs"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141, err
+    assert "internal error" not in err and "Traceback" not in err
