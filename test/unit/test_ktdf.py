@@ -451,7 +451,7 @@ def test_a_tile_left_in_a_slot_at_the_end_of_the_pipeline_is_an_error():
 def test_a_transfer_outside_its_view_is_the_usual_located_error():
     load = LOAD.replace("%A[%row, 0]", "%A[%row + 1, 0]")
     text = kernel(load + ADD + STORE)
-    d = _error(text).diagnostic
+    d = _error(text, mask_out_of_bounds=False).diagnostic
     assert d.message.startswith("access outside the view: coordinate (8, 0) is outside the 8x64xf16 view")
     assert "core 3" in d.message
     assert d.location.line == _line_of(text, "ktdf.data_transfer from %A")

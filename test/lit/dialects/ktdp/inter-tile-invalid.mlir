@@ -555,25 +555,7 @@ func.func @dep_not_a_producer(%p: tensor<64xf16>) -> tensor<64xf16> {
 }
 
 // -----
-// Every producer is claimed (R4), on consume ...
-#grp   = affine_set<(g) : (g == 0)>
-#prod  = affine_set<(i)[g] : (i >= 0, -i + 1 >= 0)>
-#cons  = affine_set<(i)[g] : (i >= 0, -i + 3 >= 0)>
-#zero  = affine_set<(p)[c] : (p == 0)>
-func.func @consume_producer_unclaimed(%p: tensor<64xf16>) -> tensor<64xf16> {
-  %f = ktdp.inter_tile_produce producer_tiles_per_group = #prod
-      -> <(tensor<64xf16>), groups = #grp> {
-  ^bb0(%gid: index):
-    ktdp.yield_partial %p : tensor<64xf16>
-  }
-  // expected-error @+1 {{producer_dependency_per_consumer for group 0 does not cover producer tile 1 (no consumer has it as a dependency)}}
-  %r = ktdp.inter_tile_consume(%f) consumer_tiles_per_group = #cons, producer_dependency_per_consumer = #zero
-      : <(tensor<64xf16>), groups = #grp> -> tensor<64xf16>
-  return %r : tensor<64xf16>
-}
-
-// -----
-// ... and on reduce.
+// Every producer is claimed (R4), on reduce (a consume may broadcast one producer's tile).
 #grp   = affine_set<(g) : (g == 0)>
 #tiles = affine_set<(i)[g] : (i - 4*g >= 0, -i + 4*g + 3 >= 0)>
 #low   = affine_set<(p)[c] : (p >= 0, -p + 2 >= 0)>

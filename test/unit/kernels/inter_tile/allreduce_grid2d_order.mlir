@@ -6,9 +6,9 @@
 //   @allreduce_grid2d(x: f32[2, 2, 16], out: f32[2, 2, 16] zeros)
 //     Tile (a, b) (a along grid dim 0, b along dim 1) contributes x[a, b] and
 //     stores what it receives at out[a, b].
-//     grid_order = "row-major" (default; linear id = 2a + b, groups = {(a, 0), (a, 1)}):
+//     grid_order = "row-major" (linear id = 2a + b, groups = {(a, 0), (a, 1)}):
 //       out[a, b] == x[a, 0] + x[a, 1]
-//     grid_order = "col-major" (ktir-cpu; linear id = a + 2b, groups = {(0, b), (1, b)}):
+//     grid_order = "col-major" (default, ktir-cpu; linear id = a + 2b, groups = {(0, b), (1, b)}):
 //       out[a, b] == x[0, b] + x[1, b]
 //     (the public rmsnorm_4core_2x2.mlir and sdpa_pv_ksplit.mlir reach their
 //      stated results only with col-major: their comments say so)
