@@ -71,9 +71,13 @@ def test_pass_manager_parse_and_run():
 def test_pass_manager_from_pipeline_and_hooks():
     seen = []
     pm = spyre_mlir.PassManager.from_pipeline("default")
-    pm.after_pass.append(lambda p, m, t: seen.append(p.name))
-    pm.run(spyre_mlir.parse(KERNEL))
-    assert seen == pm.names
+    assert pm.names == ["ktdp-normalize-memory-space", "spyre-fold-reshapes", "cse", "canonicalize"]
+    module = spyre_mlir.parse(KERNEL)
+    pm.after_pass.append(lambda p, m, t: seen.append((p.name, m is module, t >= 0)))
+    pm.run(module)
+    assert seen == [(name, True, True) for name in pm.names]
+    names = [op.name for op in module.walk()]  # the pipeline did its work
+    assert "tensor.collapse_shape" not in names and names.count("ktdp.construct_access_tile") == 1
 
 
 @pytest.mark.parametrize(
@@ -91,3 +95,36 @@ def test_unknown_pipeline():
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
         spyre_mlir.PassManager.from_pipeline("nope")
     assert "available: default" in info.value.diagnostic.message
+
+
+def _deep_reshapes(n: int) -> str:
+    """`n` nested scf.if, the innermost with an expand/collapse round trip of %t."""
+    ty = "tensor<4xf32>"
+    lines = [f"func.func @deep(%c: i1, %t: {ty}) -> {ty} {{"]
+    for i in range(n):
+        lines.append(f"%r{i} = scf.if %c -> ({ty}) {{")
+    lines.append(f"%e = tensor.expand_shape %t [[0, 1]] output_shape [4, 1] : {ty} into tensor<4x1xf32>")
+    lines.append(f"%f = tensor.collapse_shape %e [[0, 1]] : tensor<4x1xf32> into {ty}")
+    inner = "%f"
+    for i in reversed(range(n)):
+        lines += [f"scf.yield {inner} : {ty}", "} else {", f"scf.yield %t : {ty}", "}"]
+        inner = f"%r{i}"
+    lines += [f"return %r0 : {ty}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_pass_manager_runs_passes_on_deep_ir():
+    """PassManager.run from Python (no spyre-opt around it, so no large stack of its own)
+    on 2000 nested regions: the pass does its work at the innermost level, the nest stays."""
+    n = 2000
+    module = spyre_mlir.parse(_deep_reshapes(n))
+    pm = spyre_mlir.PassManager.parse("ktdp-normalize-memory-space,spyre-fold-reshapes")
+    pm.run(module)
+    names = [op.name for op in module.walk()]
+    assert "tensor.collapse_shape" not in names  # folded (the dead expand_shape is left for DCE)
+    assert names.count("scf.if") == n
+    innermost = next(op for op in module.walk() if op.name == "scf.if" and not any(
+        inner.name == "scf.if" for inner in op.regions[0].walk()))
+    *_, yield_op = innermost.regions[0].block.ops
+    func_op = next(op for op in module.walk() if op.name == "func.func")
+    assert yield_op.operands[0] is func_op.body.block.args[1]  # the round trip folded back to %t
