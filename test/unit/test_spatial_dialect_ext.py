@@ -4,7 +4,6 @@ bodies, multicast delivery rules, and verification linear in the program."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -289,11 +288,17 @@ def synthesized(sites: int = 32, tiles: int = 40) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_verifying_a_program_walks_it_once(monkeypatch):
+@pytest.mark.parametrize("sites, tiles", [(4, 10), (32, 40)])
+def test_verifying_a_program_walks_it_once(monkeypatch, sites, tiles):
     """Every wait asks whether its semaphore is signalled, every declaration
     asks about the others: one walk and one declaration index per program, not
-    one per op."""
-    module = _parse(synthesized(sites=4, tiles=10))
+    one per op, whatever its size (linear verification, counted: no clock; the
+    time is measured in benchmarks). 32 sites of 40 tiles: 200 choreography
+    ops per compute engine."""
+    module = _parse(synthesized(sites=sites, tiles=tiles))
+    program = next(op for op in module.walk() if isinstance(op, ProgramOp))
+    compute = [e for e in program.declarations() if isinstance(e, spatial.EngineOp) and e.engine.data == "compute"]
+    assert len(compute) == sites and all(len(list(e.body.block.ops)) == 5 * tiles for e in compute)
     walks, indexes = [], []
     original_walk, original_of = ProgramOp.walk, spatial._Declarations.of
 
@@ -327,13 +332,3 @@ def test_a_removed_signal_is_seen_by_the_next_verification():
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
         ir.verify(module)
     assert "no engine signals semaphore @fz1" in info.value.diagnostic.message
-
-
-def test_a_program_of_32_sites_verifies_well_under_a_second():
-    module = _parse(synthesized(sites=32, tiles=40))
-    program = next(op for op in module.walk() if isinstance(op, ProgramOp))
-    compute = [e for e in program.declarations() if isinstance(e, spatial.EngineOp) and e.engine.data == "compute"]
-    assert len(compute) == 32 and all(len(list(e.body.block.ops)) == 200 for e in compute)
-    start = time.perf_counter()
-    ir.verify(module)
-    assert time.perf_counter() - start < 1.0
