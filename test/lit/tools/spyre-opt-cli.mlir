@@ -62,46 +62,45 @@
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LIST
 // LIST: {{^}}Passes of spyre-mlir:
 // LIST-NEXT: {{^}}  ktdf-build-pipelines {{ +}}Turn {{.+}}
-// LIST-NEXT: {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
-// LIST-NEXT: {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
-// LIST-NEXT: {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
+// LIST:      {{^}}  ktdp-check-inter-tile {{ +}}Check {{.+}}
+// LIST:      {{^}}  ktdp-extract-compute-groups {{ +}}Outline {{.+}}
+// LIST:      {{^}}  ktdp-hbm-roundtrip {{ +}}Route {{.+}}
 // LIST-NEXT: {{^}}      chain-in-lx=<bool> {{ +}}default false{{$}}
-// LIST-NEXT: {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
-// LIST-NEXT: {{^}}  spatial-tile {{ +}}Lower {{.+}}
+// LIST:      {{^}}  ktdp-normalize-memory-space {{ +}}Rewrite {{.+}}
+// LIST:      {{^}}  spatial-tile {{ +}}Lower {{.+}}
 // LIST-NEXT: {{^}}      scalars=<string> {{ +}}default ""; Values of the kernel's scalar arguments {{.+}}
 // LIST-NEXT: {{^}}      grid=<int,...> {{ +}}default (empty); The grid to lower for {{.+}}
-// LIST-NEXT: {{^}}  spatial-place {{ +}}Pin {{.+}}
+// LIST:      {{^}}  spatial-place {{ +}}Pin {{.+}}
 // LIST:      {{^}}  spatial-fuse-readers {{ +}}Make {{.+}}
 // LIST-NEXT: {{^}}      multicast=<bool> {{ +}}default true; {{.+}}
-// LIST-NEXT: {{^}}  spatial-size-buffers {{ +}}Set {{.+}}
+// LIST:      {{^}}  spatial-size-buffers {{ +}}Set {{.+}}
 // LIST-NEXT: {{^}}      depth=<int> {{ +}}default 2; Slots of a FIFO buffer {{.+}}
 // LIST-NEXT: {{^}}      lx-bytes=<int> {{ +}}default 0; {{.+}}
-// LIST-NEXT: {{^}}  spatial-synthesize-handshakes {{ +}}Wrap {{.+}}
-// LIST-NEXT: {{^}}  spatial-verify {{ +}}Simulate {{.+}}
-// LIST-NEXT: {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
+// LIST:      {{^}}  spatial-synthesize-handshakes {{ +}}Wrap {{.+}}
+// LIST:      {{^}}  spatial-verify {{ +}}Simulate {{.+}}
+// LIST:      {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
 // LIST-NEXT: {{^}}      slices=<int> {{ +}}default unset
 // LIST-NEXT: {{^}}      lx-bytes=<int> {{ +}}default 2097152
 // LIST-NEXT: {{^}}      auto-tile=<bool> {{ +}}default false
 // LIST:      {{^}}  spyre-distribute-work {{ +}}Record {{.+}}
 // LIST-NEXT: {{^}}      cores=<int> {{ +}}default 32
-// LIST-NEXT: {{^}}  spyre-emit-bundle {{ +}}Write {{.+}}
+// LIST:      {{^}}  spyre-emit-bundle {{ +}}Write {{.+}}
 // LIST-NEXT: {{^}}      out-dir=<string> {{ +}}default unset
 // LIST-NEXT: {{^}}      kernel=<string> {{ +}}default unset
-// LIST-NEXT: {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
-// LIST-NEXT: {{^}}  spyre-physicalize-layouts {{ +}}Rewrite marked views {{.+}}
+// LIST:      {{^}}  spyre-fold-reshapes {{ +}}Fold {{.+}}
+// LIST:      {{^}}  spyre-physicalize-layouts {{ +}}Rewrite marked views {{.+}}
 // LIST-NEXT: {{^}}      report-unhandled=<bool> {{ +}}default false
 // LIST-NEXT: {{^}}      check-agreement=<bool> {{ +}}default true
-// LIST-NEXT: {{^}}  spyre-plan-scratchpad {{ +}}Place {{.+}}
+// LIST:      {{^}}  spyre-plan-scratchpad {{ +}}Place {{.+}}
 // LIST:      {{^}}  spyre-unroll-loops {{ +}}{{.+}}
 // LIST-NEXT: {{^}}      max-copies=<int> {{ +}}default 4096
-// LIST-EMPTY:
-// LIST-NEXT: {{^}}Upstream passes (xDSL), admitted on KTIR:
+// LIST:      {{^}}Upstream passes (xDSL), admitted on KTIR:
 // LIST-NEXT: {{^}}  canonicalize {{ +}}Applies all canonicalization patterns.
 // LIST-NEXT: {{^}}  cse {{ +}}Eliminate common subexpressions
-// LIST: {{^}}  linalg-generalize-named-ops {{ +}}Converts linalg named ops to linalg.generic.
-// LIST: {{^}}  scf-parallel-loop-tiling {{ +}}Tile {{.+}}
+// LIST:      {{^}}  linalg-generalize-named-ops {{ +}}Converts linalg named ops to linalg.generic.
+// LIST:      {{^}}  scf-parallel-loop-tiling {{ +}}Tile {{.+}}
 // LIST-NEXT: {{^}}      parallel-loop-tile-sizes=<int,...> default required
-// LIST: {{^}}  expand-math-to-polynomials {{ +}}{{.+}}
+// LIST:      {{^}}  expand-math-to-polynomials {{ +}}{{.+}}
 // LIST-NEXT: {{^}}      terms=<int> {{ +}}default unset; Number of terms {{.+}}
 // LIST: {{^}}Options: -p 'NAME{option=value option=value}'
 
@@ -121,8 +120,7 @@
 // PIPES-NEXT: {{^}}    rewrite a kernel {{.+}}
 // PIPES-NEXT: {{^}}    options (physicalize{option=value ...}; each goes to the passes that take it):
 // PIPES-NEXT: {{^}}      report-unhandled=<bool> {{ +}}default false; [spyre-physicalize-layouts]
-// PIPES-NEXT: {{^}}      check-agreement=<bool> {{ +}}default true; [spyre-physicalize-layouts]
-// PIPES-NOT: {{.}}
+// PIPES:      {{^}}      check-agreement=<bool> {{ +}}default true; [spyre-physicalize-layouts]
 // RUN: %spyre-opt --list-passes | %FileCheck %s --check-prefix=LISTNOT
 // LISTNOT-NOT: mlir-opt
 // LISTNOT-NOT: apply-pdl

@@ -22,7 +22,7 @@
 // Two scalars need quotes (a comma separates options); unquoted, the second
 // is read as an option, which spatial-tile does not take.
 // RUN: not %spyre-opt %s -p 'spatial-tile{scalars=n_rows=64,M=2}' 2>&1 | %FileCheck %s --check-prefix=UNQUOTED
-// UNQUOTED: spyre-opt: error: invalid options for pass 'spatial-tile': unknown option 'M' (options of 'spatial-tile': scalars, grid)
+// UNQUOTED: spyre-opt: error: invalid options for pass 'spatial-tile': unknown option 'M' (options of 'spatial-tile': scalars, grid
 // RUN: not %spyre-opt %s --pipeline 'ktir-to-spatial{scalars="n_rows=64" cores=four}' 2>&1 | %FileCheck %s --check-prefix=CORES
 // CORES: spyre-opt: error: invalid pipeline {{.*}}: option 'cores' of pass 'spatial-place' expects an int, got 'four'
 // RUN: not %spyre-opt %s --pipeline 'ktir-to-spatial{scalars="n_rows=64" grid=2,x}' 2>&1 | %FileCheck %s --check-prefix=GRIDBAD
