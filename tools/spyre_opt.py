@@ -51,6 +51,14 @@ EXIT_BROKEN_PIPE = 141
 process killed by SIGPIPE, as mlir-opt is."""
 
 HELP_EPILOG = """\
+-p and --pipeline take options as MLIR writes them: NAME{opt=v opt2=v2}
+(commas between options work too). A value with spaces or commas goes in
+double quotes (scalars="K=64,BK=16"); a path needs none (out-dir=/tmp/b). A
+comma followed by a piece without '=' continues a list option (grid=2,16).
+An unknown pass, pipeline or option, a value of the wrong type or a pass list
+that does not parse is a usage error (exit 2). --list-passes and
+--list-pipelines show each option with its type and default.
+
 --verify-diagnostics checks the diagnostics of each // ----- chunk against
 MLIR's expected-* annotations in the input's // comments instead of printing
 them, and exits 0 only when every annotation is met and nothing unexpected

@@ -41,6 +41,8 @@
 
 // --help explains --verify-diagnostics and offers no xDSL option spyre-opt ignores.
 // RUN: %spyre-opt --help | %FileCheck %s --check-prefix=HELP
+// HELP: -p and --pipeline take options as MLIR writes them: NAME{opt=v opt2=v2}
+// HELP: usage error (exit 2)
 // HELP: --verify-diagnostics
 // HELP: expected-error {{[{][{]}}text{{[}][}]}}
 // HELP: expected-note @unknown
