@@ -123,18 +123,51 @@ class Seed:
     text: str
 
 
+class SeedError(ValueError):
+    """No seed kernels to mutate, or a --seeds path that is not one (a usage error: exit 2)."""
+
+
 def default_seed_paths() -> list[Path]:
-    """The corpus (when present), test/unit/kernels and examples, sorted."""
+    """The corpus (when present), test/unit/kernels and examples, sorted; none outside a
+    checkout (an installed package holds no kernels)."""
     paths = sorted(CORPUS.glob("*.mlir")) if CORPUS.is_dir() else []
     paths += sorted((REPO / "test" / "unit" / "kernels").glob("*.mlir"))
     paths += sorted((REPO / "examples").glob("*.mlir"))
     return paths
 
 
-def load_seeds(paths: Iterable[Path] | None = None) -> list[Seed]:
-    """Every file whole, plus each function of a multi-function file alone."""
+def seed_files(paths: Iterable[Path | str]) -> list[Path]:
+    """The seed kernel files named by `paths`: a file as it is, a directory's `*.mlir`
+    files (recursively, sorted). A missing path or a directory without kernels is a SeedError."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(path.rglob("*.mlir"))
+            if not found:
+                raise SeedError(f"no seed kernels (*.mlir) in directory '{path}'")
+            files += found
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise SeedError(f"seed kernel '{path}': no such file or directory")
+    return files
+
+
+NO_SEEDS = (
+    "no seed kernels: this is not a spyre-mlir checkout, and the installed package holds no kernels; "
+    "give them with --seeds FILE_OR_DIR... (e.g. --seeds path/to/spyre-mlir/test/unit/kernels), "
+    "or run from a checkout"
+)
+
+
+def load_seeds(paths: Iterable[Path | str] | None = None) -> list[Seed]:
+    """Every file whole, plus each function of a multi-function file alone. `paths` are
+    files or directories (default: `default_seed_paths()`); no kernel at all is a SeedError."""
     seeds: list[Seed] = []
-    for path in default_seed_paths() if paths is None else paths:
+    files = default_seed_paths() if paths is None else seed_files(paths)
+    if not files:
+        raise SeedError(NO_SEEDS)
+    for path in files:
         path = Path(path)
         text = path.read_text(encoding="utf-8", errors="replace")
         name = f"{path.parent.name}/{path.name}"
@@ -874,7 +907,7 @@ def generate(
     """Inputs `start .. start + count - 1` of fuzz seed `seed` (each depends on its index only)."""
     seeds = list(seeds if seeds is not None else load_seeds())
     if not seeds:
-        raise ValueError(f"no seed kernels in {REPO}: run from a spyre-mlir checkout or give --seeds FILE...")
+        raise SeedError(NO_SEEDS)
     out = []
     for i in range(start, start + count):
         rng = random.Random(f"spyre-mlir-fuzz:{seed}:{i}")
@@ -2173,7 +2206,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-minimize", action="store_true", help="write examples as generated, unreduced")
     p.add_argument("--minimize-budget", type=float, default=120.0, help="seconds for reducing examples (default 120)")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON")
-    p.add_argument("--seeds", nargs="+", metavar="FILE", help="seed kernels (default: corpus, test kernels, examples)")
+    p.add_argument(
+        "--seeds",
+        nargs="+",
+        metavar="FILE_OR_DIR",
+        help="seed kernels: files, or directories of *.mlir (default, in a checkout: corpus, test kernels, examples)",
+    )
     p.add_argument("--mutators", help=f"comma-separated subset of: {', '.join(sorted(MUTATORS))}")
     p.add_argument(
         "--memory-limit",
@@ -2190,7 +2228,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _main(args)
+    except SeedError as exc:
+        parser.error(str(exc))  # usage and message on stderr, exit 2
+        raise  # unreachable: parser.error exits
+
+
+def _main(args: argparse.Namespace) -> int:
     stages = STAGES if not args.no_interpret else ("parse", "pipeline")
     if args.replay:
         return replay(args.replay, stages, iree=not args.no_iree, timeout=args.timeout)
