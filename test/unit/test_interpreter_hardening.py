@@ -8,7 +8,6 @@ bad input."""
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -226,9 +225,7 @@ def test_trip_counts_near_the_i32_limits(execution, lo, hi, step, want):
 
 
 def test_a_runaway_while_loop_times_out_at_the_loop():
-    started = time.monotonic()
     d = failure("spin", n=0, options=InterpreterOptions(timeout=0.5))
-    assert time.monotonic() - started < 10
     assert d.message == "execution exceeded the 0.5 s timeout in this loop"
     assert d.location.line == line_of("scf.while", after="@spin")
 
@@ -356,19 +353,16 @@ def test_bit_counts_on_tensors_are_vectorized(ty, dtype):
         scalars = returns(spyre_mlir.interpret(kernel, x=edges, s=v))[3:]
         assert [int(t[i]) for t in tensors] == [int(c) for c in scalars], v
     big = np.random.default_rng(0).integers(info.min, info.max, 10**6, dtype=dtype, endpoint=True)
-    started = time.perf_counter()
-    spyre_mlir.interpret(kernel, x=big, s=0)
-    assert time.perf_counter() - started < 10
+    counts = returns(spyre_mlir.interpret(kernel, x=big, s=0))[:3]
+    assert all(len(c) == big.size for c in counts)
 
 
 # -- 5. scattered stores are linear in their number ---------------------------------------
 
 
-def test_twenty_thousand_scattered_stores_are_fast():
-    started = time.perf_counter()
+def test_twenty_thousand_scattered_stores():
+    # Speed (was over 50 s with a linear scan per new page) is measured in benchmarks/scaling_bench.py.
     out = run("scattered_stores", n=20000, stride=2048)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 15, f"{elapsed:.1f} s (was over 50 s with a linear scan per new page)"
     for i in (0, 1, 12345, 19999):
         assert out.read_hbm(i * 2048, (1,), f32)[0] == 1.5
     assert out.read_hbm(2048 * 5 + 1, (1,), f32)[0] == 0  # never written: reads back as zero
@@ -379,9 +373,7 @@ def test_one_store_of_a_tile_with_scattered_addresses(order):
     idx = np.arange(20000, dtype=np.int64) * (2**25) + 7  # 20000 elements 128 MiB apart
     if order == "shuffled":
         idx = np.random.default_rng(0).permutation(idx)
-    started = time.perf_counter()
     out = run("scattered_tile", idx=idx)
-    assert time.perf_counter() - started < 15
     np.testing.assert_array_equal(out["return_0"], np.full(20000, 2.5, f32))
     assert out.report.hbm_bytes < 8 << 20  # not one buffer spanning 2.5 TiB
     assert out.read_hbm(7 + 3 * 2**25, (1,), f32)[0] == 2.5
@@ -404,25 +396,10 @@ def test_a_scattered_tile_running_off_its_array_is_an_error():
         )
 
 
-def test_address_space_scattered_locates_scale_linearly():
-    def fill(n: int) -> float:
-        space = AddressSpace("HBM")
-        started = time.perf_counter()
-        for i in range(n):
-            space.locate(i * 8192, i * 8192 + 4, write=True)
-        return time.perf_counter() - started
-
-    fill(1000)
-    small, large = fill(5000), fill(40000)
-    assert large < 30 * small + 0.5, (small, large)  # 8x the stores: ~8x the time (quadratic: 64x)
-
-
 def test_growing_scratch_is_amortized():
     space = AddressSpace("HBM")
-    started = time.perf_counter()
     for i in range(20000):  # each write extends the same buffer by 8 bytes past its end
         space.locate(i * 8, i * 8 + 16, write=True)
-    assert time.perf_counter() - started < 5
     assert len(space.segments) == 1
 
 
@@ -603,9 +580,7 @@ def nested_ifs(depth: int, grid: str = "") -> str:
 
 @pytest.mark.parametrize("grid", ["", "attributes {grid = [4]} "], ids=["one-core", "batched"])
 def test_two_thousand_nested_regions_decode_and_run(grid):
-    started = time.perf_counter()
     out = spyre_mlir.interpret(nested_ifs(2000, grid), c=True, x=21)
-    assert time.perf_counter() - started < 60
     np.testing.assert_array_equal(out["return_0"], 42)
     np.testing.assert_array_equal(spyre_mlir.interpret(nested_ifs(2000, grid), c=False, x=21)["return_0"], 21)
 

@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -1074,35 +1073,6 @@ def test_a_region_value_used_outside_its_region_is_caught():
     d = info.value.diagnostic
     assert (d.message, d.location.line) == ("operand #0 does not dominate this use", 5)
     assert (d.notes[0].message, d.notes[0].location.line) == ("operand defined here (op in a child region)", 3)
-
-
-def test_dominance_is_linear():
-    """Four times the uses in a block, or four times the nesting depth (with a
-    use of an outer value at every level), about four times the time."""
-    from spyre_mlir.dominance import first_violation
-
-    def chain(n: int):
-        body = "\n".join(f"%v{i + 1} = arith.addi %v{i}, %v0 : i32" for i in range(n))
-        return spyre_mlir.parse(_func("%v0: i32", body + "\nreturn"), verify=False)
-
-    def nest(n: int):
-        from spyre_mlir.deep import call_deep
-
-        level = 'scf.if %c {\n"test.use"(%x) : (i32) -> ()\n'  # a use of an outer value at every depth
-        text = _func("%c: i1, %x: i32", level * n + "}\n" * n + "return")
-        return call_deep(ir.parse_module, text, "<nest>", ir.make_context(allow_unregistered=True))
-
-    def seconds(module) -> float:
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            assert first_violation(module) is None
-            best = min(best, time.perf_counter() - start)
-        return best
-
-    for build, n in ((chain, 1500), (nest, 500)):
-        small, large = seconds(build(n)), seconds(build(4 * n))
-        assert large < 8 * small + 0.05, (build.__name__, small, large)
 
 
 # ---------------------------------------------------------------------------
