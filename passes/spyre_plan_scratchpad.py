@@ -70,6 +70,16 @@ PEAK_ATTR = "spyre.peak_lx_bytes"
 SPILLED_ATTR = "spyre.lx_spilled"  # on a compute whose intermediate did not fit
 
 
+CONTROL_FLOW = frozenset({
+    "scf.for", "scf.forall", "scf.if", "scf.while", "scf.index_switch", "scf.execute_region",
+    "scf.parallel", "spyre_loop.loop", "affine.for", "affine.if", "affine.parallel",
+})
+"""Ops whose regions hold compute ops of the group (loops and branches): the only nested
+blocks planned. The regions of any other op (an inter_tile_reduce combiner, an
+inter_tile_produce body, a linalg body) belong to that op: what is computed in them is
+not an intermediate between the group's computes, and a combiner must stay pure."""
+
+
 @dataclass
 class Buffer:
     value: SSAValue
@@ -139,10 +149,10 @@ class Planner:
         ends = [(b.start, b.end, b.offset + b.size) for b in buffers if b.offset >= 0]
         for i, op in enumerate(list(block.ops)):
             inner_base = max([_align(e) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
+            if op.name not in CONTROL_FLOW:
+                continue  # a compute's own region (a combiner, a producer, a linalg body): no intermediates
             for region in op.regions:
                 for inner in region.blocks:
-                    if op.name.startswith("linalg."):
-                        continue
                     self.plan_block(inner, inner_base)
 
 
