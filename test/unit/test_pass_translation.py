@@ -32,6 +32,7 @@ from test_physicalize_layouts import add_markers
 
 import spyre_mlir
 from spyre_mlir import ir
+from spyre_mlir.interpreter import InterpreterOptions
 from spyre_mlir.passes import BEYOND_THE_KERNEL, SPYRE_PASSES
 from spyre_mlir.passes.pipelines import PIPELINES
 
@@ -191,7 +192,9 @@ def run(module, kernel: Kernel, arguments: tuple[str, dict, dict], *, spatial: b
     args = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     if spatial:  # a spatial program is built for its grid (spatial-tile{grid=...})
         args.pop("grid", None)
-    result = spyre_mlir.interpret(module, name, hbm={a: v.copy() for a, v in hbm.items()}, **args)
+    # Strict bounds: a pass that makes an access leave its view is an error here, not a masked zero.
+    strict = InterpreterOptions(mask_out_of_bounds=False)
+    result = spyre_mlir.interpret(module, name, hbm={a: v.copy() for a, v in hbm.items()}, options=strict, **args)
     return {k: np.asarray(v) for k, v in result.items()}
 
 
