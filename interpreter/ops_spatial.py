@@ -143,7 +143,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
 from spyre_mlir.affine import compile_map, format_map
@@ -256,13 +256,21 @@ def _parameters(program: ProgramOp) -> list[TensorOp | ScalarOp]:
 
 
 UNUSED_ARGS_ATTR = "spatial.unused_args"
+UNUSED_ARG_TYPES_ATTR = "spatial.unused_arg_types"
 
 
-def _unused_arguments(program: ProgramOp) -> list[str]:
+def _unused_arguments(program: ProgramOp) -> list[tuple[str, Attribute]]:
     """Arguments of the source kernel the program does not use (`spatial.unused_args`,
-    set by spatial-tile): taken, so the program runs with the kernel's arguments, and ignored."""
+    set by spatial-tile), with their types (`spatial.unused_arg_types`; index where the
+    program does not record them): taken, so the program runs with the kernel's
+    arguments, and ignored."""
     attr = program.attributes.get(UNUSED_ARGS_ATTR)
-    return [a.data for a in attr.data if isinstance(a, StringAttr)] if isinstance(attr, ArrayAttr) else []
+    names = [a.data for a in attr.data if isinstance(a, StringAttr)] if isinstance(attr, ArrayAttr) else []
+    types_attr = program.attributes.get(UNUSED_ARG_TYPES_ATTR)
+    types = list(types_attr.data) if isinstance(types_attr, ArrayAttr) else []
+    if len(types) != len(names) or not all(isinstance(t, TypeAttribute) for t in types):
+        types = [IndexType()] * len(names)
+    return list(zip(names, types))
 
 
 def _fixed_address(op: Operation) -> int | None:
@@ -287,8 +295,8 @@ def spatial_kernels(module: ModuleOp, taken) -> dict[str, func.FuncOp]:
         params = _parameters(program)
         types: list[Attribute] = [IndexType() if isinstance(p, TensorOp) else p.scalar_type for p in params]
         unused = _unused_arguments(program)
-        block = Block(arg_types=types + [IndexType()] * len(unused))
-        for arg, arg_name in zip(block.args, [p.sym_name.data for p in params] + unused):
+        block = Block(arg_types=types + [t for _, t in unused])
+        for arg, arg_name in zip(block.args, [p.sym_name.data for p in params] + [n for n, _ in unused]):
             try:
                 arg.name_hint = arg_name
             except (ValueError, TypeError):  # a name no SSA value can carry: positional arg#i
@@ -412,6 +420,18 @@ class SpatialRunStats:
         from spyre_mlir.interpreter.cost import _write_json
 
         _write_json(path, self.trace(), compact=True)
+
+
+_RAN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""The programs (ids of their `RunProgramOp`s) each run (`Runtime`) ran: once per run, not per core."""
+
+
+def _program_grid(program: ProgramOp) -> tuple[int, ...]:
+    """The grid a program was built for (its `grid` attribute; (1,) without one)."""
+    attr = program.attributes.get("grid")
+    if isinstance(attr, ArrayAttr) and attr.data and all(isinstance(g, IntegerAttr) for g in attr.data):
+        return tuple(int(g.value.data) for g in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
+    return (1,)
 
 
 _RUNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -1091,9 +1111,23 @@ def _no_results(fc: FunctionCompiler, op: Operation) -> bool:
 def _run_program(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, RunProgramOp)
     plan = _Plan(fc, op)
+    program = plan.program
+    built = _program_grid(program)
 
     def step(frame):
         runtime = fc.program.runtime
+        run_grid = tuple(runtime.grid)
+        if run_grid != (1,) and run_grid != built:
+            raise error(
+                program,
+                f"program @{program.sym_name.data} was built for grid {list(built)} (its sites); it cannot run on "
+                f"grid {list(run_grid)}: run it without a grid (it runs its own sites), or lower the kernel for "
+                f"that grid (spatial-tile grid=...)",
+            )
+        ran = _RAN.setdefault(runtime, set())
+        if id(op) in ran:  # a grid of several cores: the program runs its sites once, not once per core
+            return
+        ran.add(id(op))
         stats = _Run(plan, frame, runtime).run()
         _RUNS.setdefault(runtime, []).append(stats)
 

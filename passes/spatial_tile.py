@@ -99,7 +99,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.affine import box_bounds, permutation_of
-from spyre_mlir.diagnostics import error
+from spyre_mlir.diagnostics import error, warning
 from spyre_mlir.dialects import spatial
 from spyre_mlir.dialects.ktdp import (
     ConstructAccessTileOp,
@@ -109,12 +109,15 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 
 SPECIALIZE_ATTR = "spyre.specialize"
-UNUSED_ARGS_ATTR = "spatial.unused_args"
-HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
-"""Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
 """Kernel attribute: the scalar arguments a spatial program is specialized for."""
+UNUSED_ARGS_ATTR = "spatial.unused_args"
+"""Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
+UNUSED_ARG_TYPES_ATTR = "spatial.unused_arg_types"
+"""Program attribute: their types, in the same order (the program takes each of its type)."""
+HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
 
 ENGINES = ("load", "compute", "store")
 
@@ -268,8 +271,11 @@ class Partition:
 class Site:
     """Affine values of one site: index SSA values -> AffineExpr over the loop numbers."""
 
-    def __init__(self, coords: tuple[int, ...], scalars: dict[SSAValue, object]):
+    def __init__(self, coords: tuple[int, ...], scalars: dict[SSAValue, object], grid: Sequence[int] = (),
+                 grid_order: str = DEFAULT_GRID_ORDER):
         self.coords = coords
+        self.grid = tuple(grid) or tuple(1 for _ in coords)
+        self.grid_order = grid_order
         self.values: dict[SSAValue, AffineExpr] = {}
         for value, v in scalars.items():
             if _is_int(value.type):
@@ -281,9 +287,13 @@ class Site:
         owner = value.owner
         if isinstance(owner, GetComputeTileIdOp):
             i = list(owner.results).index(value)
-            if i >= len(self.coords):
+            if len(owner.results) == 1 and len(self.coords) > 1:
+                # one result on a multi-dimensional grid: the linear tile id (spyre_mlir/grid.py)
+                result = AffineExpr.constant(linear_id(self.coords, self.grid, self.grid_order))
+            elif i >= len(self.coords):
                 raise error(owner, f"spatial-tile: asks for tile coordinate {i} of a grid of rank {len(self.coords)}")
-            result = AffineExpr.constant(self.coords[i])
+            else:
+                result = AffineExpr.constant(self.coords[i])
         elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
             result = AffineExpr.constant(int(owner.value.value.data))
         elif isinstance(owner, _INDEX_OPS):
@@ -428,8 +438,10 @@ def _row_major(sizes: Sequence[int]) -> list[int]:
 class KernelLowering:
     """Builds the `spatial.program` of one kernel (phase "tiled")."""
 
-    def __init__(self, kernel: func.FuncOp, given: dict[str, str], grid: list[int] | None = None):
+    def __init__(self, kernel: func.FuncOp, given: dict[str, str], grid: list[int] | None = None,
+                 grid_order: str = DEFAULT_GRID_ORDER):
         self.kernel = kernel
+        self.grid_order = grid_order
         self.name = kernel.sym_name.data
         self.grid = grid or _grid(kernel)
         self.decls: list[Operation] = []
@@ -447,6 +459,7 @@ class KernelLowering:
         attr = self.kernel.attributes.get(SPECIALIZE_ATTR)
         from_attr: dict[str, Attribute] = dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
         out: dict[SSAValue, object] = {}
+        missing: list[tuple[str, Attribute]] = []
         for i, arg in enumerate(self.kernel.body.block.args):
             name = arg.name_hint or f"arg{i}"
             if isinstance(arg.type, IndexType) and any(isinstance(u.operation, ConstructMemoryViewOp) and
@@ -468,15 +481,21 @@ class KernelLowering:
                 value = from_attr[name].value.data  # type: ignore[union-attr]
                 value = int(value) if _is_int(arg.type) else float(value)
             else:
-                raise error(
-                    self.kernel,
-                    f"spatial-tile: the spatial program of @{self.name} is specialized for its scalar arguments "
-                    f"and %{name} ({arg.type}) has no value: pass scalars=\"{name}=...\" or put it in the kernel's "
-                    f"{SPECIALIZE_ATTR} = {{{name} = ...}}",
-                )
+                missing.append((name, arg.type))
+                continue
             if _is_int(arg.type) and not -(2**63) <= int(value) < 2**63:
                 raise error(self.kernel, f"spatial-tile: scalars: {name} = {value} does not fit in 64 bits")
             out[arg] = value
+        if missing:
+            names = ", ".join(f"%{n} ({t})" for n, t in missing)
+            example = ",".join(f"{n}=..." for n, _ in missing)
+            raise error(
+                self.kernel,
+                f"spatial-tile: the spatial program of @{self.name} is specialized for its scalar arguments, "
+                f"and {len(missing)} of them {'has' if len(missing) == 1 else 'have'} no value: {names}; pass "
+                f"scalars=\"{example}\" or put {'it' if len(missing) == 1 else 'them'} in the kernel's "
+                f"{SPECIALIZE_ATTR} = {{{', '.join(f'{n} = ...' for n, _ in missing)}}}",
+            )
         for arg, value in out.items():
             try:
                 self.decls.append(_at(spatial.ScalarOp(arg.name_hint or "arg", arg.type, value), self.kernel))
@@ -595,9 +614,11 @@ class KernelLowering:
             body.extend(SiteLowering(self, coords).build())
         attrs: dict[str, Attribute] = {"grid": ArrayAttr([IntegerAttr(g, 64) for g in self.grid])}
         lowered = set(self.tensors) | set(self.scalars)
-        unused = [a.name_hint or f"arg{i}" for i, a in enumerate(self.kernel.body.block.args) if a not in lowered]
-        if unused:  # the program takes them too (and ignores them), so it runs with the kernel's arguments
-            attrs[UNUSED_ARGS_ATTR] = ArrayAttr([StringAttr(n) for n in unused])
+        unused = [(a.name_hint or f"arg{i}", a.type) for i, a in enumerate(self.kernel.body.block.args)
+                  if a not in lowered]
+        if unused:  # the program takes them too, of their types (and ignores them): it runs with the kernel's arguments
+            attrs[UNUSED_ARGS_ATTR] = ArrayAttr([StringAttr(n) for n, _ in unused])
+            attrs[UNUSED_ARG_TYPES_ATTR] = ArrayAttr([t for _, t in unused])
         program = _at(spatial.ProgramOp(self.name, "tiled", body, attrs), self.kernel)
         return program
 
@@ -667,7 +688,7 @@ class SiteLowering:
         self.k = k
         self.coords = coords
         self.site = "b" + "_".join(str(c) for c in coords)
-        self.values = Site(coords, k.scalars)
+        self.values = Site(coords, k.scalars, k.grid, k.grid_order)
         self.decls: list[Operation] = []
         self.buffers: list[Operation] = []
         self.stages: list[Operation] = []
@@ -677,6 +698,17 @@ class SiteLowering:
         self.step_of: dict[Operation, Operation] = {}  # ktdp.load / ktdp.store -> its step
         self.loop_of: dict[Operation, scf.ForOp] = {}  # spatial.loop -> the scf.for it comes from
         self.semaphores: list[Operation] = []
+        self.outer: dict[Block, Block] = {}  # an engine loop's body -> the block the loop goes into
+
+    def _dim_args(self, block: Block, nd: int) -> list[SSAValue]:
+        """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last),
+        through `outer`: a loop is attached to its block only once its body is built."""
+        args: list[SSAValue] = []
+        b: Block | None = block
+        while b is not None and len(args) < nd and b.args:
+            args.append(b.args[0])
+            b = self.outer.get(b)
+        return args[::-1]
 
     def _fresh(self, kind: str) -> str:
         n = self.counter.get(kind, 0)
@@ -739,6 +771,32 @@ class SiteLowering:
         self.locals[key] = (name, wrapped)
         return self.locals[key]
 
+    def _no_outputs(self, run: Run):
+        """The refusal of a run whose results no store and no later compute stage takes:
+        the cause when they feed a loop count, a condition or an index (read from data)."""
+        in_run = set(run.ops)
+        for op in run.ops:
+            for r in op.results:
+                for use in r.uses:
+                    user = use.operation
+                    if user in in_run:
+                        continue
+                    what = "an index"
+                    if isinstance(user, scf.ForOp) and use.index < 3:
+                        what = f"this loop's {('lower bound', 'upper bound', 'step')[use.index]}"
+                    elif isinstance(user, scf.IfOp):
+                        what = "this condition"
+                    elif isinstance(user, scf.WhileOp | scf.ConditionOp):
+                        what = "this loop's condition"
+                    elif isinstance(user, ConstructAccessTileOp | ConstructMemoryViewOp):
+                        what = "this access's index"
+                    raise error(user, f"spatial-tile: {what} is read from data ('{op.name}' computes it from loaded "
+                                "tiles); a spatial program fixes its loop counts, conditions and tile origins per "
+                                "site when it is built (from tile coordinates, scalars and constants), so a value "
+                                "read from data cannot be one", (op, "computed from data here"))
+        return error(run.ops[0], "spatial-tile: these ops compute values that no store and no later compute stage "
+                     "takes (a compute stage's results must be stored or passed on); nothing to lower them to")
+
     # -- the tree -----------------------------------------------------------
 
     def _items(self, items: list, engines: dict[str, Block], dims: list[int]) -> None:
@@ -764,13 +822,19 @@ class SiteLowering:
         depth = len(dims)
         self.values.values[op.body.block.args[0]] = AffineExpr.constant(lb) + AffineExpr.dimension(depth) * step
         inner: dict[str, Block] = {}
+        built: dict[str, Operation] = {}
         for e in ENGINES:
             block = Block(arg_types=[IndexType()])
-            engine_loop = _at(spatial.LoopOp(0, count, block), op)
-            self.loop_of[engine_loop] = op
-            engines[e].add_op(engine_loop)
+            built[e] = _at(spatial.LoopOp(0, count, block), op)
+            self.loop_of[built[e]] = op
+            self.outer[block] = engines[e]
             inner[e] = block
         self._items(loop.body, inner, [*dims, depth])
+        # Attached after their bodies: xDSL's add_op walks from the target block to
+        # the root (a cycle check), so attaching on the way down costs the depth at
+        # every level; on the way up each block is still detached from its parent.
+        for e in ENGINES:
+            engines[e].add_op(built[e])
 
     def _origin(self, tile_value: SSAValue, where: Operation, ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType]:
         """(tensor, origin map over the loop numbers, tile type) of a box access tile."""
@@ -845,7 +909,7 @@ class SiteLowering:
             buf, stage = self._fresh("in"), self._fresh("ld")
             self.buffers.append(_at(spatial.BufferOp(buf, self.site, ttype, 1), op))
             self.stages.append(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin), op))
-            self.step_of[op] = _at(spatial.LoadStepOp(stage, _dim_args(engines["load"], nd)), op)
+            self.step_of[op] = _at(spatial.LoadStepOp(stage, self._dim_args(engines["load"], nd)), op)
             engines["load"].add_op(self.step_of[op])
             in_buffers.append(buf)
             load_stages.append(stage)
@@ -860,12 +924,12 @@ class SiteLowering:
         inputs = in_buffers + [n for n, _ in local_in]
         outputs = [n for n, _ in out_buffers] + [n for _, n, _ in outs_local]
         if not outputs:
-            raise error(run.ops[0], "spatial-tile: these ops compute nothing that is stored or used later")
+            raise self._no_outputs(run)
         cp = self._fresh("cp")
         body = self._body(run, loads, needed, local_in, out_buffers, outs_local, nd)
         first = run.ops[0] if run.ops else self.k.kernel
         self.stages.append(_at(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body), first))
-        engines["compute"].add_op(_at(spatial.ComputeStepOp(cp, _dim_args(engines["compute"], nd)), first))
+        engines["compute"].add_op(_at(spatial.ComputeStepOp(cp, self._dim_args(engines["compute"], nd)), first))
         for (buf, op) in out_buffers:
             tname, origin, tile = self._origin(op.access_tile, op, nd)
             if tuple(op.data_tile.type.get_shape()) != tile.get_shape():  # type: ignore[union-attr]
@@ -873,7 +937,7 @@ class SiteLowering:
                             f"{list(tile.get_shape())}")
             stage = self._fresh("st")
             self.stages.append(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin), op))
-            self.step_of[op] = _at(spatial.StoreStepOp(stage, _dim_args(engines["store"], nd)), op)
+            self.step_of[op] = _at(spatial.StoreStepOp(stage, self._dim_args(engines["store"], nd)), op)
             engines["store"].add_op(self.step_of[op])
             self.edges.append(_at(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)), op))
         for buf, ld in zip(in_buffers, load_stages):
@@ -996,17 +1060,6 @@ def _prune_empty_loops(block: Block) -> None:
                 op.erase()
 
 
-def _dim_args(block: Block, nd: int) -> list[SSAValue]:
-    """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last)."""
-    args: list[SSAValue] = []
-    b: Block | None = block
-    while b is not None and len(args) < nd and b.args:
-        args.append(b.args[0])
-        parent = b.parent_op()
-        b = parent.parent_block() if parent is not None else None
-    return args[::-1]
-
-
 def _buffer_tile(buffers: list[Operation], name: str) -> spatial.TileType:
     for b in buffers:
         if isinstance(b, spatial.BufferOp) and b.sym_name.data == name:
@@ -1018,6 +1071,17 @@ def _ref(name: str):
     from xdsl.dialects.builtin import SymbolRefAttr
 
     return SymbolRefAttr(name)
+
+
+def _warn_no_grid(kernel: func.FuncOp) -> None:
+    """A kernel that reads the tile id but has no `grid`: built for one block, as the
+    interpreter runs it (a located warning, as the interpreter's)."""
+    if "grid" in kernel.attributes:
+        return
+    tile_id = next((o for o in kernel.walk() if isinstance(o, GetComputeTileIdOp)), None)
+    if tile_id is not None:
+        warning(tile_id, f"spatial-tile: @{kernel.sym_name.data} reads the tile id but has no 'grid' attribute "
+                "(and no grid=... was given): its spatial program is built for one block, tile id 0")
 
 
 def parse_scalars(text: str) -> dict[str, str]:
@@ -1043,7 +1107,13 @@ class SpatialTilePass(ModulePass):
     grid: tuple[int, ...] = ()
     """The grid to lower for instead of the kernel's `grid` attribute: `grid=32`, `grid=2,16`."""
 
+    grid_order: str = DEFAULT_GRID_ORDER
+    """How a single-result `ktdp.get_compute_tile_id` linearizes a multi-dimensional grid
+    (`spyre_mlir/grid.py`): "col-major" (grid dim 0 fastest) or "row-major"."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.grid_order not in GRID_ORDERS:
+            raise error(None, f"spatial-tile: grid-order must be {' or '.join(GRID_ORDERS)}, got '{self.grid_order}'")
         try:
             given = parse_scalars(self.scalars)
         except ValueError as exc:
@@ -1061,7 +1131,10 @@ class SpatialTilePass(ModulePass):
         grid = list(self.grid) or None
         if grid is not None and any(g < 1 for g in grid):
             raise error(None, f"spatial-tile: grid: every size must be at least 1, got {grid}")
-        programs = [(f, KernelLowering(f, given, grid).build()) for f in kernels]
+        if grid is None:
+            for f in kernels:
+                _warn_no_grid(f)
+        programs = [(f, KernelLowering(f, given, grid, self.grid_order).build()) for f in kernels]
         for f, program in programs:
             parent = f.parent_block()
             assert parent is not None

@@ -30,7 +30,7 @@
 
 // Without the scalar's value: a located error naming the option.
 // RUN: not %spyre-opt %s --pipeline ktir-to-spatial 2>&1 | %FileCheck %s --check-prefix=NOVALUE
-// NOVALUE: ktir-to-spatial.mlir:[[# @LINE + 14]]:1: error: spatial-tile: the spatial program of @bias is specialized for its scalar arguments and %N (index) has no value: pass scalars="N=..."
+// NOVALUE: ktir-to-spatial.mlir:[[# @LINE + 14]]:1: error: spatial-tile: the spatial program of @bias is specialized for its scalar arguments, and 1 of them has no value: %N (index); pass scalars="N=..."
 
 // CHECK-LABEL: spatial.program @bias attributes {spatial.phase = "verified"
 // CHECK-SAME:    spatial.certificate = {
