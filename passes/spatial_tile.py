@@ -299,12 +299,18 @@ class Site:
         elif isinstance(owner, _INDEX_OPS):
             result = self._op(owner, where)
         else:
-            what = "a block argument" if not isinstance(owner, Operation) else f"'{owner.name}'"
+            if not isinstance(owner, Operation):
+                what = "a block argument (not a loop number of an scf.for)"
+            elif any(isinstance(v.type, TensorType) for v in owner.operands):
+                what = f"'{owner.name}' from a tensor: it is read from data"
+            else:
+                what = f"'{owner.name}', which spatial-tile does not evaluate"
             raise error(
                 where,
-                f"spatial-tile: this index is computed by {what}, which is not evaluated per site "
-                "(the spatial program needs addresses and loop bounds that are affine in the loop numbers, the "
-                "tile coordinates and the scalar arguments)",
+                f"spatial-tile: this index is computed by {what}; a spatial program fixes its addresses and loop "
+                "bounds when it is built, as affine expressions of the loop numbers, the tile coordinates and the "
+                "scalar arguments",
+                *([(owner, "computed here")] if isinstance(owner, Operation) else []),
             )
         self.values[value] = result
         return result
@@ -893,7 +899,8 @@ class SiteLowering:
                 needed.append(v)
         for v in load_of:
             if not v.uses:
-                raise error(load_of[v], "spatial-tile: nothing uses the tile this load reads")
+                raise error(load_of[v], "spatial-tile: the tile this load reads is never used; a load step fills a "
+                            "buffer that a compute or store stage must drain (drop the load)")
         if not run.ops and not outs_local:
             return
         nd = len(dims)
@@ -1030,8 +1037,10 @@ class SiteLowering:
                 block.add_op(cast)
                 result = cast.result
             return result
-        raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'}, defined outside its compute stage, "
-                    "which is neither a constant, a scalar argument, an index nor a value passed between stages")
+        made = f"'{owner.name}'" if isinstance(owner, Operation) else "a block argument"
+        raise error(where, f"spatial-tile: this op uses %{v.name_hint or '?'} (made by {made}) from outside its compute "
+                    "stage; a compute stage's body rebuilds only constants, scalar arguments and indices of the loop "
+                    "numbers, and receives tensors and scalars passed between stages, and this value is none of them")
 
 
 def _engine_loops(step: Operation) -> list[Operation]:

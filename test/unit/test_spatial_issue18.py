@@ -320,3 +320,38 @@ def test_a_program_without_recorded_types_takes_index_arguments():
     got = spyre_mlir.interpret(out, "axpy", alpha=2, xp=x, yp=y.copy(), n=7)
     np.testing.assert_array_equal(got["yp"], x + y)
 
+
+
+INDEX_FROM_DATA = """\
+func.func @k(%x: index, %n: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %nv = ktdp.construct_memory_view %n, sizes: [1], strides: [1] {
+    coordinate_set = affine_set<(d0) : (d0 == 0)>, memory_space = #ktdp.memory_space<global>} : memref<1xi32>
+  %nt = ktdp.construct_access_tile %nv[%c0] {
+    access_tile_set = affine_set<(d0) : (d0 == 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<1xi32> -> !ktdp.access_tile<1xindex>
+  %nd = ktdp.load %nt : !ktdp.access_tile<1xindex> -> tensor<1xi32>
+  %e0 = tensor.extract %nd[%c0] : tensor<1xi32>
+  %e = arith.index_cast %e0 : i32 to index
+  %xv = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {
+    coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %xv[%e] {
+    access_tile_set = affine_set<(d0) : (d0 == 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<1xindex>
+  %a = ktdp.load %t : !ktdp.access_tile<1xindex> -> tensor<1xf32>
+  %b = arith.addf %a, %a : tensor<1xf32>
+  ktdp.store %b, %t : tensor<1xf32>, !ktdp.access_tile<1xindex>
+  return
+}
+"""
+
+
+def test_a_tile_index_read_from_data_is_refused_for_what_it_is():
+    """The refusal named the op ("computed by 'tensor.extract', which is not evaluated
+    per site"); it now says the index is read from data and points at where."""
+    text = INDEX_FROM_DATA
+    module = spyre_mlir.parse(text)
+    with pytest.raises(DiagnosticError) as info:
+        spyre_mlir.PassManager.parse("spatial-tile").run(module)
+    d = info.value.diagnostic
+    assert "this index is computed by 'tensor.extract' from a tensor: it is read from data" in d.message
+    assert [n.message for n in d.notes] == ["computed here"]
+    assert d.notes[0].location.line == 8
