@@ -497,12 +497,70 @@ def load(tile, ctx, access: Access) -> np.ndarray:
                 tile = part
                 view = tile.view
         if type(view) is MemoryView:
-            out = _load_box(tile, ctx, access)
+            out = _load_box(tile, ctx, access) if not _lanes(view.lx_core) else _load_box_per_core(tile, ctx, access)
             if out is not None:
                 return out
         access.check_points(tile, ctx)
         tile = tile.points()
     return _load_points(tile, ctx, access)
+
+
+def _load_box_per_core(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
+    """A box tile of the executing core's own LX on a batch of cores (`lx_core` a lane
+    array): each lane reads its core's address space, so the lanes are no one strided
+    read. At a lane-invariant address (LX at a fixed offset, `spyre-plan-scratchpad`)
+    the box is located once and each core's box is one strided copy into the batch;
+    otherwise each lane takes the box path on its own. None (the point path for all)
+    when a lane cannot."""
+    view = tile.view
+    if _lanes(view.base) or any(_lanes(f) for f in tile.first):
+        out = []
+        for lane in range(ctx.count):
+            one = _load_box(tile.lane(lane), ctx, access)
+            if one is None:
+                return None
+            out.append(one)
+        return np.stack(out)
+    geom = tile.geom
+    if geom.size == 0 or not view.exact or not _in_bounds(view, tile):
+        return None
+    located = _memory_box(view, tile)
+    if located is None:
+        return None
+    start, box, strides = located
+    fmt = view.fmt
+    dtype = fmt.storage
+    size = dtype.itemsize
+    low, high = _box_span(strides, box.extents)
+    lo, hi = (start + low) * size, (start + high + 1) * size
+    cores = view.lx_core.tolist()
+    data = np.empty((len(cores), *box.extents), dtype)
+    init = None  # the initialization bytes of the lanes whose segment tracks them
+    byte_strides = tuple(s * size for s in strides)
+    checked = []  # (lane, space, segment) whose initialization is checked
+    for lane, core in enumerate(cores):
+        space = access.lx_space(core)
+        seg = space.locate(lo, hi, False, size, geom.size * size)
+        if seg is None:
+            return None
+        _stay_home(space, seg, view.base, size, start + low, start + high + 1)
+        data[lane] = np.ndarray(box.extents, dtype, buffer=seg.data, offset=start * size - seg.start, strides=byte_strides)
+        if seg.init is not None:
+            if init is None:
+                init = np.full((len(cores), *box.extents), np.iinfo(f"u{size}").max, f"u{size}")
+            init[lane] = np.ndarray(
+                box.extents, init.dtype, buffer=seg.init, offset=start * size - seg.start, strides=byte_strides
+            )
+            checked.append((lane, space, seg))
+    if init is not None and not all_written(init):  # the first lane that read unwritten bytes says so
+        for lane, space, seg in checked:
+            _check_written(seg, space, fmt, init[lane], start + low)
+    if box is not geom:
+        data = data.reshape(len(cores), *geom.extents)
+    out = fmt.from_storage(data if geom.identity else np.ascontiguousarray(data.transpose(geom.lane_perm)))
+    if geom.tile_mask is not None:
+        out = np.where(geom.tile_mask, out, np.zeros((), out.dtype))
+    return out
 
 
 def store(tile, data: np.ndarray, ctx, access: Access) -> None:
@@ -513,11 +571,63 @@ def store(tile, data: np.ndarray, ctx, access: Access) -> None:
             if part is not None:
                 tile = part
                 view = tile.view
-        if type(view) is MemoryView and _store_box(tile, data, ctx, access):
-            return
+        if type(view) is MemoryView:
+            if _store_box(tile, data, ctx, access) if not _lanes(view.lx_core) else _store_box_per_core(
+                tile, data, ctx, access
+            ):
+                return
         access.check_points(tile, ctx)
         tile = tile.points()
     _store_points(tile, data, ctx, access)
+
+
+def _store_box_per_core(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
+    """The store counterpart of `_load_box_per_core`, lane by lane in lane order. False
+    (the point path for all) when a lane cannot take the box path: the lanes written
+    before it are written again, with the same data."""
+    view = tile.view
+    lanes_in_data = data.ndim == len(tile.geom.shape) + 1
+    if _lanes(view.base) or any(_lanes(f) for f in tile.first):
+        for lane in range(ctx.count):
+            if not _store_box(tile.lane(lane), data[lane] if lanes_in_data else data, ctx, access):
+                return False
+        return True
+    geom = tile.geom
+    if geom.size == 0 or not view.exact or not _in_bounds(view, tile):
+        return False
+    located = _memory_box(view, tile)
+    if located is None:
+        return False
+    start, box, strides = located
+    if box is not geom:  # the data in set order, split dims as (sticks, stick): `box`'s identity order
+        lead = 1 if lanes_in_data else 0
+        if not geom.identity:
+            inverse = tuple(np.argsort(geom.perm).tolist())
+            data = data.transpose((0, *(k + 1 for k in inverse)) if lead else inverse)
+        data = data.reshape(data.shape[:lead] + box.extents)
+        geom = box
+    fmt = view.fmt
+    dtype = fmt.storage
+    size = dtype.itemsize
+    low, high = _box_span(strides, geom.extents)
+    lo, hi = (start + low) * size, (start + high + 1) * size
+    raw = fmt.to_storage(data)
+    byte_strides = tuple(s * size for s in strides)
+    written = np.dtype(f"u{size}")
+    full = np.iinfo(written).max
+    for lane, core in enumerate(view.lx_core.tolist()):
+        space = access.lx_space(core)
+        seg = space.locate(lo, hi, True, size, geom.size * size)
+        if seg is None:
+            return False
+        _stay_home(space, seg, view.base, size, start + low, start + high + 1)
+        offset = start * size - seg.start
+        dst = np.ndarray(geom.extents, dtype, buffer=seg.data, offset=offset, strides=byte_strides)
+        _write(dst if geom.identity else dst.transpose(geom.perm), raw[lane] if lanes_in_data else raw, geom.tile_mask)
+        if seg.init is not None:
+            init = np.ndarray(geom.extents, written, buffer=seg.init, offset=offset, strides=byte_strides)
+            _write(init if geom.identity else init.transpose(geom.perm), full, geom.tile_mask)
+    return True
 
 
 def _partition_holding(view: DistributedView, tile: BoxTile) -> BoxTile | None:
