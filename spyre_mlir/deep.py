@@ -5,13 +5,16 @@ Each nested region costs a handful of Python frames in xDSL's recursive
 descent, so a few thousand nested regions exceed Python's default limit of
 1000 frames. `call_deep(fn, ...)` runs `fn` in a worker thread with a large
 stack and a raised recursion limit, and returns its result or re-raises its
-exception in the caller. Nested calls run inline.
+exception in the caller. Nested calls run inline. The worker runs in a copy
+of the caller's context, so context variables (the diagnostics collector of
+`spyre_mlir.diagnostics.collect`) reach it.
 
     module = call_deep(parse_module, text, name)
 """
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 from collections.abc import Callable
@@ -47,7 +50,8 @@ def call_deep(fn: Callable[..., T], *args, **kwargs) -> T:
     try:
         threading.stack_size(STACK_BYTES)
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        worker = threading.Thread(target=work, name="spyre-mlir-deep")
+        context = contextvars.copy_context()
+        worker = threading.Thread(target=context.run, args=(work,), name="spyre-mlir-deep")
         worker.start()
     finally:
         threading.stack_size(old_stack)

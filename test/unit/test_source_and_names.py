@@ -129,3 +129,14 @@ def test_a_parse_error_always_says_what_was_found():
     message = info.value.diagnostic.message
     assert message.strip() == message and message
     assert not message.startswith("in ")
+
+
+def test_warnings_emitted_on_the_deep_stack_reach_the_collector():
+    """call_deep runs its work in a copy of the caller's context: a pass's
+    warnings reach `collect()` through `PassManager.run` too."""
+    from spyre_mlir.deep import call_deep
+    from spyre_mlir.diagnostics import collect, warning
+
+    with collect() as seen:
+        call_deep(warning, None, "from the deep stack")
+    assert [d.message for d in seen] == ["from the deep stack"]
