@@ -9,7 +9,10 @@ and the consumers read it back from there. Offsets are chosen by lifetime
 (first fit over the buffers live at once, 128-byte aligned), so buffers
 whose lifetimes do not overlap share LX; inside a `spyre_loop.loop` the
 offset does not depend on the tile number (a loop-internal buffer does not
-advance per iteration).
+advance per iteration). Only the blocks of the group's loops and branches
+are planned (`CONTROL_FLOW`): what an op computes inside its own region (an
+`inter_tile_reduce` combiner, which must stay pure, an `inter_tile_produce`
+body, a linalg body) is not an intermediate between the group's computes.
 
 Before:
 
