@@ -123,11 +123,11 @@ class PassManager:
         used: set[str] = set()
         passes: list[ModulePass] = []
         for pass_name in PIPELINES[base][0].split(","):
+            if pass_name not in available:  # a broken table: not the user's error
+                raise AssertionError(f"pipeline '{base}' names unknown pass '{pass_name}'")
             takes = {o.name for o in pass_options(pass_name)}
             mine = [o for o in options if o.name in takes]
             used.update(o.name for o in mine)
-            if pass_name not in available:  # a broken table: not the user's error
-                raise AssertionError(f"pipeline '{base}' names unknown pass '{pass_name}'")
             try:
                 passes.append(build_pass(pass_name, mine, name_the_pass=True))
             except OptionSyntaxError as exc:
