@@ -226,13 +226,25 @@ def _reverify(module):
     spyre_mlir.PassManager.parse("spatial-verify").run(module)
 
 
-def test_a_removed_signal_deadlocks_naming_the_semaphore():
+def test_a_removed_signal_is_refused_naming_the_semaphore():
+    """The pass manager verifies its input first: a wait nobody signals is a
+    structural error of the program before spatial-verify simulates it."""
     module, _ = _synthesized_matmul()
     signal = next(op for op in module.walk() if isinstance(op, spatial.SignalOp)
                   and op.semaphore.root_reference.data.endswith("_full"))
     name = signal.semaphore.root_reference.data
     signal.detach()
     signal.erase()
+    with pytest.raises(DiagnosticError, match=rf"no engine signals semaphore @{name}, so the wait never ends"):
+        _reverify(module)
+
+
+def test_a_wait_never_satisfied_deadlocks_naming_the_semaphore():
+    module, _ = _synthesized_matmul()
+    wait = next(op for op in module.walk() if isinstance(op, spatial.WaitOp)
+                and op.semaphore.root_reference.data.endswith("_full"))
+    name = wait.semaphore.root_reference.data
+    wait.count = IntegerAttr(1000, 64)  # more than its signaller ever gives
     with pytest.raises(DiagnosticError, match=rf"deadlock.*@{name}"):
         _reverify(module)
 
