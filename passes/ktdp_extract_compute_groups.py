@@ -23,15 +23,15 @@ their order; otherwise groups run in the order of their last members.
 Aliasing is decided conservatively from the views' address ranges: two
 different memory spaces, two different kernel pointer parameters (separate
 buffers, by the runtime's calling convention; compiler scratch is separate
-from everything), or disjoint byte ranges from one base prove independence;
-anything else may alias. When no order of whole groups keeps the program's
-meaning because a group must wait in its middle for another (a compute fed
-both directly and through a reshape, which `ktdp-hbm-roundtrip` routes one
-way through HBM scratch and not the other), that group is split: its members
-that the other group must precede run in a later group, which takes the
-values it needs from the earlier part as parameters. When splitting cannot
-help (two groups each reading what the other writes later), or an op cannot
-be outlined, it is a located error at the loads and stores involved.
+from everything, also from a view whose address analysis cannot follow, e.g.
+a distributed view, as long as it is not computed from the scratch
+parameter), or disjoint byte ranges from one base prove independence;
+anything else may alias. Groups stay whole and exchange no values: when no
+order of whole groups keeps the program's meaning (two groups each reading
+what the other writes later), it is a located error at the loads and stores
+involved, as is an op that cannot be outlined. (`ktdp-hbm-roundtrip` routes
+every compute → compute edge through scratch, also one through a reshape, so
+a group never has to wait in its middle for another's round trip.)
 
 Before:
 
@@ -101,7 +101,6 @@ class Extractor:
         self.captures: dict[int, dict[SSAValue, None]] = {}  # region id -> values it captures
         self.accesses: dict[Operation, list[Operation]] = {}  # op -> the loads and stores in it
         self.views: dict[Operation, View] = {}  # load/store -> what it touches, in the kernel's terms
-        self.renamed: dict[SSAValue, SSAValue] = {}  # a value another group now returns -> its call's result
 
     # -- classification --------------------------------------------------------
 
@@ -127,8 +126,6 @@ class Extractor:
         reads = list(op.operands)
         for region in op.regions:
             reads += self.captures.get(id(region), ())
-        if self.renamed:  # captures are summarized once; a value an outlined group returns is its call's result
-            reads = [self.renamed.get(v, v) for v in reads]
         return reads
 
     def _summarize(self, kernel: func.FuncOp) -> None:
@@ -191,7 +188,9 @@ class Extractor:
         groups = sorted(components.values(), key=lambda g: position[g[-1]])
         if not groups:
             return
-        order, groups = self._order(groups, structural, position, defining)
+        order, cycle = self._schedule(groups, structural, position)
+        if cycle is not None:
+            self._refuse(cycle)
         calls: dict[int, Operation] = {}
         for k, group in enumerate(groups):
             calls[k] = self._outline(group, block, kernel)
@@ -213,98 +212,18 @@ class Extractor:
 
     # -- memory order ----------------------------------------------------------
 
-    def _order(
-        self, groups: list[list[Operation]], structural: list[Operation], position, defining
-    ) -> tuple[list[tuple[str, int]], list[list[Operation]]]:
-        """An order of the units (groups, loops that stay in the block), and the
-        groups it orders. Whole groups come first; when no order of whole groups
-        keeps the program's meaning, a group is split where it must wait for
-        another: its members that come after something that comes after one of
-        its own (a compute fed both directly and through a round trip of another
-        group, e.g. through a reshape that `ktdp-hbm-roundtrip` does not route)
-        become a group of their own, run later, that takes the values it needs
-        from the earlier part as parameters. The program order of the members is
-        always one such order, so splitting ends; the refusal remains a safety net."""
-        members = [m for g in groups for m in g] + list(structural)
-        succ = self._member_order(members, structural, position, defining)
-        while True:
-            order, cycle = self._schedule(groups, structural, position, defining)
-            if cycle is None:
-                return order, groups
-            refined = self._split(groups, succ)
-            if refined is None:
-                self._refuse(cycle)
-            groups = sorted(refined, key=lambda g: position[g[-1]])
-
-    def _member_order(self, members: list[Operation], structural: list[Operation], position, defining) -> dict:
-        """Member -> members that must run after it: dataflow, memory accesses
-        that may alias (one a store) in program order, loops in their order."""
-        succ: dict[Operation, set[Operation]] = {m: set() for m in members}
-        for m in members:
-            for v in self._reads(m):
-                source = defining.get(v)
-                if source is not None and source is not m and source in succ:
-                    succ[source].add(m)
-        accesses = [(m, inner) for m in members for inner in self.accesses.get(m, ())]
-        for ma, a in accesses:
-            for mb, b in accesses:
-                if (
-                    position[ma] < position[mb]
-                    and (isinstance(a, StoreOp) or isinstance(b, StoreOp))
-                    and _may_alias(self.views[a], self.views[b])
-                ):
-                    succ[ma].add(mb)
-        loops = sorted(structural, key=lambda op: position[op])
-        for x, y in zip(loops, loops[1:]):
-            succ[x].add(y)
-        return succ
-
-    @staticmethod
-    def _split(groups: list[list[Operation]], succ: dict) -> list[list[Operation]] | None:
-        """Each group whose members include some that must follow a member of
-        another unit that must follow one of its own, split in two: first the
-        members that something outside the group must follow, then the rest
-        (those, and whatever only they need: a load that only they use moves
-        with them). None when no group splits."""
-        unit = {m: k for k, g in enumerate(groups) for m in g}
-
-        def reach(starts) -> set[Operation]:
-            seen: set[Operation] = set()
-            todo = list(starts)
-            while todo:
-                m = todo.pop()
-                for n in succ[m]:
-                    if n not in seen:
-                        seen.add(n)
-                        todo.append(n)
-            return seen
-
-        refined: list[list[Operation]] = []
-        changed = False
-        for k, group in enumerate(groups):
-            outside = {m for m in reach(group) if unit.get(m) != k}
-            late = reach(outside)
-            if not any(m in late for m in group):
-                refined.append(group)
-                continue
-            early = [m for m in group if m not in late and not reach([m]).isdisjoint(outside)]
-            refined += [early, [m for m in group if m not in early]]
-            changed = True
-        return refined if changed else None
-
     def _schedule(
-        self, groups: list[list[Operation]], structural: list[Operation], position, defining
+        self, groups: list[list[Operation]], structural: list[Operation], position
     ) -> tuple[list[tuple[str, int]], tuple | None]:
         """An order of the groups and the loops that stay in the block: whenever
         two of their memory accesses may alias (one of them a store), the one
-        written first runs first; a group using what another computes runs after
-        it; loops keep their order; otherwise groups run in the order of their
-        last members. When the constraints form a cycle, returns what `_refuse`
-        reports instead of an order."""
+        written first runs first; loops keep their order; otherwise groups run
+        in the order of their last members. When the constraints form a cycle
+        (no order of whole groups keeps the program's meaning), returns what
+        `_refuse` reports instead of an order."""
         units: list[tuple[str, int, list[Operation]]] = [("group", k, g) for k, g in enumerate(groups)]
         units += [("loop", k, [s]) for k, s in enumerate(structural)]
         key = {i: position[units[i][2][-1]] for i in range(len(units))}
-        unit_of = {m: i for i, (_, _, members) in enumerate(units) for m in members}
         accesses = []  # (unit, original position of its member, op, kind, view)
         for i, (_, _, members) in enumerate(units):
             for member in members:
@@ -318,12 +237,6 @@ class Extractor:
                 if a[0] != b[0] and a[1] < b[1] and "store" in (a[3], b[3]) and _may_alias(a[4], b[4]):
                     before[b[0]].add(a[0])
                     why.setdefault((a[0], b[0]), (a, b))
-        for i, (_, _, members) in enumerate(units):  # values a split group passes on
-            for member in members:
-                for v in self._reads(member):
-                    source = unit_of.get(defining.get(v))  # pyright: ignore[reportArgumentType]
-                    if source is not None and source != i:
-                        before[i].add(source)
         loops = sorted((i for i in range(len(units)) if units[i][0] == "loop"), key=lambda i: key[i])
         for x, y in zip(loops, loops[1:]):
             before[y].add(x)
@@ -429,7 +342,6 @@ class Extractor:
                 if not _inside(use.operation, members):
                     use.operation.operands = [new if v is old else v for v in use.operation.operands]
             new.name_hint = old.name_hint
-            self.renamed[old] = new
         body.add_op(func.ReturnOp(*escaping))
         ftype = func.FunctionType.from_lists([p.type for p in params], [r.type for r in escaping])
         definition = func.FuncOp(name, ftype, Region(body))
@@ -516,13 +428,16 @@ class View:
     """What alias analysis knows of a view: its memory space and the bytes it
     may touch, as `anchor + [low, high]` in allocation `root`: a kernel
     parameter (each pointer parameter is its own buffer: the runtime's
-    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`."""
+    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`;
+    for `UNKNOWN`, `may_be_scratch` says whether its address may come from
+    the compiler's scratch parameter (else it cannot touch scratch)."""
 
     space: str | None
     root: object
     anchor: object
     low: float
     high: float
+    may_be_scratch: bool = True
 
 
 UNKNOWN = object()
@@ -607,7 +522,33 @@ def _view_of(tile: SSAValue) -> View:
             span = (sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0) + 1) * width - 1
             root, anchor, low, high = _byte_address(view.offset, width)
             return View(kind, root, anchor, low, high + span)
-    return View(None, UNKNOWN, None, 0, 0)
+    return View(None, UNKNOWN, None, 0, 0, _computed_from_scratch(tile))
+
+
+def _computed_from_scratch(value: SSAValue) -> bool:
+    """Whether `value` is computed (through operands, transitively, not through
+    loaded data) from a scratch parameter: a view the analysis cannot follow
+    (a distributed view, an indirect tile) touches scratch only then."""
+    seen: set[SSAValue] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if isinstance(v, BlockArgument):
+            if _is_scratch(v):
+                return True
+            holder = v.block.parent_op()
+            if holder is None:
+                return True
+            if not isinstance(holder, func.FuncOp):  # a loop's: from its operands or what its body yields
+                todo += holder.operands
+                todo += [w for region in holder.regions for b in region.blocks if b.last_op for w in b.last_op.operands]
+            continue
+        if not isinstance(v.owner, LoadOp):  # loaded data is no address of scratch (only its round trips write it)
+            todo += v.owner.operands
+    return False
 
 
 def _element_bytes(elem) -> int:
@@ -619,6 +560,11 @@ def _may_alias(a: View, b: View) -> bool:
     if a.space is not None and b.space is not None and a.space != b.space:
         return False
     if a.root is UNKNOWN or b.root is UNKNOWN:
+        # Scratch is reached only from its own parameter.
+        if a.root is UNKNOWN and not a.may_be_scratch and _is_scratch(b.root):
+            return False
+        if b.root is UNKNOWN and not b.may_be_scratch and _is_scratch(a.root):
+            return False
         return True
     if a.root is not b.root:
         # Two parameters are two buffers; a constant address may be anywhere but in scratch.

@@ -21,11 +21,22 @@ A tile loaded once and used by several computes is loaded again for each,
 unless a store in between may write it.
 
 A compute is an op with a tensor result that is neither a load, nor a
-reshape (`tensor.expand_shape`/`collapse_shape` move no data), nor
-re-materializable (side-effect-free and built only from constants and
-block arguments). A consumer may sit in a loop or branch nested in the
-producer's block (the value is loaded back before it); edges through
-loop-carried values and region results are left alone.
+shape-only op (`tensor.expand_shape`, `collapse_shape`, `reshape`, `cast`:
+they move no data), nor re-materializable (side-effect-free and built only
+from constants and block arguments). Shape-only ops are part of the edge
+they sit on: a compute that reads another's result through a chain of them
+is a consumer like any other. The producer's result goes to scratch; before
+the consumer it is loaded back and the chain is replayed on the loaded
+tensor (the original chain is erased when nothing else uses it). So every
+compute → compute edge goes through HBM, whether direct or through a
+reshape: a compute fed both ways (`sub(flat, broadcast(sum(flat)))` with
+`flat = collapse(mul(x, x))`, or the free `expand_shape` physicalization
+adds for a logical operand) reads both from round trips, and no group has
+to wait in its middle for another group's round trip. A load read through
+such a chain counts as shared the same way (loaded again, chain replayed).
+A consumer may sit in a loop or branch nested in the producer's block (the
+value is loaded back before it); edges through loop-carried values and
+region results are left alone.
 
 Before:
 
@@ -41,6 +52,13 @@ After:
     ktdp.store %e, %t0 : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
     %e_hbm = ktdp.load %t0 : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
     %s = math.sqrt %e_hbm : tensor<4x32xf32>
+
+Through a reshape (`%f = tensor.collapse_shape %e [[0, 1]]`, `%s = math.sqrt %f`):
+the store is the same; before the consumer
+
+    %e_hbm = ktdp.load %t0 : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
+    %f' = tensor.collapse_shape %e_hbm [[0, 1]] : tensor<4x32xf32> into tensor<128xf32>
+    %s = math.sqrt %f' : tensor<128xf32>
 """
 
 from __future__ import annotations
@@ -84,6 +102,13 @@ from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
 
 SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
 ALIGNMENT = 64  # bytes; every slot starts on it (the runtime aligns buffers to at least this)
+SHAPE_ONLY = (tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.ReshapeOp, tensor.CastOp)
+"""Ops that relabel a tensor's shape and move no data: part of the edge they sit on
+(followed through their source, operand #0)."""
+
+Use = tuple[Operation, SSAValue, tuple[Operation, ...]]
+"""A compute reached from a value: (the compute, the operand it reads, the
+shape-only ops from the value to that operand)."""
 
 
 def _box(shape) -> AffineSetAttr:
@@ -107,16 +132,45 @@ class RoundTrips:
     def __init__(self, kernel: func.FuncOp):
         self.kernel = kernel
         self.remat: set[Operation] = set()
-        self.edges: list[tuple[SSAValue, list[Operation]]] = []  # (value, consumers)
+        self.edges: list[tuple[SSAValue, list[Use]]] = []  # (value, computes reading it)
         self.slot: dict[SSAValue, int] = {}  # value -> byte offset in a core's scratch
         self.per_core = 0
 
     def _is_compute(self, op: Operation) -> bool:
         if op in self.remat or isinstance(op, LoadOp) or op.has_trait(IsTerminator) or _in_collective(op):
             return False
-        if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp) or op.regions and op.name.startswith("scf."):
+        if isinstance(op, SHAPE_ONLY) or op.regions and op.name.startswith("scf."):
             return False
         return any(isinstance(r.type, TensorType) for r in op.results)
+
+    def _reads_scalar(self, op: Operation) -> bool:
+        """An op that reads a tensor into non-tensor results (`tensor.extract`,
+        `tensor.dim`): it belongs with whoever uses what it reads."""
+        if isinstance(op, StoreOp) or op.has_trait(IsTerminator) or _in_collective(op) or op.regions:
+            return False
+        return bool(op.results) and not any(isinstance(r.type, TensorType) for r in op.results)
+
+    def _reached(self, value: SSAValue, block, scalar_readers: bool = False) -> list[Use]:
+        """The computes in `block` (or nested in it) that read `value`, directly
+        or through a chain of shape-only ops, in use order, each read once;
+        with `scalar_readers`, also the ops that read scalars out of it."""
+        found: list[Use] = []
+        seen: set[tuple[Operation, SSAValue]] = set()
+
+        def follow(v: SSAValue, path: tuple[Operation, ...]) -> None:
+            for use in list(v.uses):
+                op = use.operation
+                if not _within(op, block):
+                    continue
+                if isinstance(op, SHAPE_ONLY):
+                    if use.index == 0 and op not in path:
+                        follow(op.results[0], path + (op,))
+                elif (self._is_compute(op) or scalar_readers and self._reads_scalar(op)) and (op, v) not in seen:
+                    seen.add((op, v))
+                    found.append((op, v, path))
+
+        follow(value, ())
+        return found
 
     def find(self) -> None:
         for op in self.kernel.walk():
@@ -132,11 +186,7 @@ class RoundTrips:
             for r in op.results:
                 if not isinstance(r.type, TensorType):
                     continue
-                consumers = [
-                    use.operation
-                    for use in r.uses
-                    if self._is_compute(use.operation) and _within(use.operation, op.parent_block())
-                ]
+                consumers = self._reached(r, op.parent_block())
                 if consumers:
                     shape = r.type.get_shape()
                     if any(d < 0 for d in shape):
@@ -152,21 +202,24 @@ class RoundTrips:
     def split_shared_loads(self) -> None:
         """A loaded tile that several computes use is loaded again for each (a
         compute template reads its own inputs), unless a store in between may
-        write what it reads: then the computes share the load."""
+        write what it reads: then the computes share the load. Reads through
+        shape-only ops count (the chain is replayed on the new load), and so
+        do scalar reads (`tensor.extract`), which otherwise would tie an early
+        group to a late one."""
         from spyre_mlir.passes.ktdp_extract_compute_groups import _may_alias, _view_of
 
         for load in [op for op in self.kernel.walk() if isinstance(op, LoadOp)]:
             block = load.parent_block()
-            holders: dict[Operation, list[Operation]] = {}
-            for use in list(load.results[0].uses):
-                if self._is_compute(use.operation) and _within(use.operation, block):
-                    holders.setdefault(_ancestor_in(use.operation, block), []).append(use.operation)
+            holders: dict[Operation, list[Use]] = {}
+            for use in self._reached(load.results[0], block, scalar_readers=True):
+                holders.setdefault(_ancestor_in(use[0], block), []).append(use)
             if len(holders) < 2:
                 continue
             ops = list(block.ops)
             start = ops.index(load)
             reads = _view_of(load.operands[0])
-            for holder, consumers in list(holders.items())[1:]:
+            replayed: list[Operation] = []
+            for holder in sorted(holders, key=ops.index)[1:]:
                 between = ops[start + 1 : ops.index(holder)]
                 written = [
                     inner for op in between for inner in op.walk() if isinstance(inner, StoreOp)
@@ -177,8 +230,10 @@ class RoundTrips:
                 again.location = load.location
                 again.results[0].name_hint = load.results[0].name_hint
                 Rewriter.insert_op(again, InsertPoint.before(holder))
-                for consumer in consumers:
-                    consumer.operands = [again.results[0] if v is load.results[0] else v for v in consumer.operands]
+                for consumer, read, path in holders[holder]:
+                    _feed(consumer, read, _replay(path, again.results[0], consumer))
+                    replayed += path
+            _erase_unused(replayed)
 
     def rewrite(self) -> None:
         if not self.edges:
@@ -232,7 +287,7 @@ class RoundTrips:
         Rewriter.insert_op(ops, at)
         return offset.result
 
-    def _route(self, value: SSAValue, consumers: list[Operation], scratch_core: SSAValue) -> None:
+    def _route(self, value: SSAValue, consumers: list[Use], scratch_core: SSAValue) -> None:
         producer = value.owner
         assert isinstance(producer, Operation)
         ty = value.type
@@ -264,9 +319,11 @@ class RoundTrips:
         Rewriter.insert_op(new, InsertPoint.after(producer))
         # One load per consumer (an op of the producer's block, or the loop or
         # branch of it holding the consumer), right before it: consumers that
-        # share nothing else stay in separate groups.
+        # share nothing else stay in separate groups. A consumer reading the
+        # value through shape-only ops gets them replayed on the loaded tensor.
         loads: dict[Operation, SSAValue] = {}
-        for consumer in consumers:
+        replayed: list[Operation] = []
+        for consumer, read, path in consumers:
             holder = _ancestor_in(consumer, producer.parent_block())
             if holder not in loads:
                 load = LoadOp(tile.result, ty)
@@ -274,7 +331,43 @@ class RoundTrips:
                 load.results[0].name_hint = (value.name_hint or "v") + "_hbm"
                 Rewriter.insert_op(load, InsertPoint.before(holder))
                 loads[holder] = load.results[0]
-            consumer.operands = [loads[holder] if v is value else v for v in consumer.operands]
+            _feed(consumer, read, _replay(path, loads[holder], consumer))
+            replayed += path
+        _erase_unused(replayed)
+
+
+def _replay(path: tuple[Operation, ...], source: SSAValue, before: Operation) -> SSAValue:
+    """`path` (shape-only ops, each reading the previous one's result) applied to
+    `source`, right before `before`; `source` itself when the path is empty.
+    The copies' other operands are the originals', which dominate `before`."""
+    for op in path:
+        copy = op.clone()
+        copy.operands = [source if k == 0 else v for k, v in enumerate(op.operands)]
+        copy.location = op.location
+        for old, new in zip(op.results, copy.results):
+            new.name_hint = old.name_hint
+        Rewriter.insert_op(copy, InsertPoint.before(before))
+        source = copy.results[0]
+    return source
+
+
+def _feed(consumer: Operation, read: SSAValue, value: SSAValue) -> None:
+    consumer.operands = [value if v is read else v for v in consumer.operands]
+
+
+def _erase_unused(ops: list[Operation]) -> None:
+    """Erase the shape-only ops of `ops` nothing uses any more (latest first, so
+    that a chain goes from its end)."""
+    pending = list(dict.fromkeys(ops))
+    changed = True
+    while changed:
+        changed = False
+        for op in list(pending):
+            if op.parent is not None and not any(r.uses for r in op.results):
+                op.detach()
+                op.erase()
+                pending.remove(op)
+                changed = True
 
 
 def _in_collective(op: Operation) -> bool:

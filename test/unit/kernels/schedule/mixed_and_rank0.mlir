@@ -6,7 +6,9 @@
 // (collapse_shape, or the free expand_shape physicalization inserts for a
 // logical operand of a split loop): ktdp-hbm-roundtrip routes one edge through
 // HBM scratch and not the other, so one group must wait in its middle for
-// another group's round trip. The extraction now splits such a group.
+// another group's round trip. ktdp-hbm-roundtrip now treats shape-only ops as
+// part of the edge: the producer's result goes to scratch, every consumer
+// loads it back and replays the reshape; the groups stay whole.
 //   @rank0_reduce_after_collapse: out = flat(x*x) - sum(x*x)     (x: f32[8, 16], out: f32[128])
 //   @mixed_logical_and_stick: out = exp(x) * y / sum(exp(x), 1)[:, None]
 //       (x: [8, 128] logical; y, out: [8, 128] stick2)
