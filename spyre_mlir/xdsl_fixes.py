@@ -15,7 +15,7 @@ from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
 from xdsl.parser import AttrParser
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, SingleBlockImplicitTerminator
+from xdsl.traits import HasParent, IsolatedFromAbove, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
@@ -298,3 +298,51 @@ def _block_walk(self: Block, *, reverse: bool = False, region_first: bool = Fals
 Operation.walk = _op_walk
 Region.walk = _region_walk
 Block.walk = _block_walk
+
+
+# `IsolatedFromAbove` in linear time. xDSL checks each operand with
+# `op.is_ancestor(operand.owner)`, a walk from the value's owner up to the
+# isolated op: in a d-deep nest each such walk costs up to d steps, so a
+# function whose nested ops use values from above (the fuzzer's nests of
+# thousands of regions; verified after every pass) costs O(d^2). Here each
+# node's answer (is the isolated op its ancestor?) is remembered, so every
+# node is climbed through at most once. Same traversal, same error, same
+# verdict: a value defined outside the op, or by the op itself, is refused.
+_isolated_from_above_verify_xdsl = IsolatedFromAbove.verify
+
+
+def _isolated_from_above_verify(self: IsolatedFromAbove, op: Operation) -> None:
+    inside: dict[int, bool] = {id(op): True}  # id(node) -> whether `op` is an ancestor of node (or node itself)
+
+    def defined_inside(owner: Operation | Block) -> bool:
+        path = []
+        node = owner
+        known = False  # the top reached without meeting `op`
+        while node is not None:
+            known = inside.get(id(node))
+            if known is not None:
+                break
+            path.append(node)
+            node = node.parent_node
+        else:
+            known = False
+        for n in path:
+            inside[id(n)] = known
+        return known
+
+    regions: list[Region] = list(op.regions)
+    while regions:
+        region = regions.pop()
+        for block in region.blocks:
+            for child_op in block.ops:
+                for operand in child_op.operands:
+                    owner = operand.owner
+                    if owner is op or not defined_inside(owner):
+                        raise VerifyException(
+                            f"Operation using value defined out of its IsolatedFromAbove parent: {child_op}"
+                        )
+                if not child_op.has_trait(IsolatedFromAbove):
+                    regions += child_op.regions
+
+
+IsolatedFromAbove.verify = _isolated_from_above_verify

@@ -978,6 +978,40 @@ def parse_text(text: str):
     return call_deep(work)
 
 
+def clone_module(module):
+    """A copy of a parsed module (xDSL's `clone` recurses per nested region: on a deep stack).
+    Cheaper than parsing and verifying the text again, and as valid."""
+    from spyre_mlir.deep import call_deep
+
+    return call_deep(module.clone)
+
+
+_PASS_LISTS: dict[tuple[str, str], list] = {}
+
+
+def pass_manager(spec: str, *, pipeline: bool = False):
+    """`PassManager.parse(spec)` (a pipeline name: `from_pipeline`) for a module
+    the caller has just verified (`verify_input=False`; every pass's output is
+    still verified). The passes are built once per worker and copied: building
+    them reads their option docs from source, which costs about a second."""
+    import copy
+
+    from spyre_mlir.passes.pipelines import PassManager
+
+    key = ("pipeline" if pipeline else "passes", spec)
+    passes = _PASS_LISTS.get(key)
+    if passes is None:
+        built = PassManager.from_pipeline(spec) if pipeline else PassManager.parse(spec)
+        passes = _PASS_LISTS[key] = built.passes
+    return PassManager(copy.deepcopy(passes), verify_input=False)
+
+
+def _copy_args(args: dict) -> dict:
+    import numpy as np
+
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+
+
 def classify(exc: BaseException) -> dict:
     """The outcome of a stage that raised `exc`."""
     from spyre_mlir.diagnostics import DiagnosticError
@@ -1174,7 +1208,6 @@ def evaluate(
     called with ("begin", stage, None) and ("end", stage, outcome)."""
     import spyre_mlir
     from spyre_mlir import ir
-    from spyre_mlir.passes.pipelines import PassManager
 
     report = report or (lambda *_: None)
     text = data.decode("utf-8", "replace")
@@ -1195,15 +1228,20 @@ def evaluate(
     holder: dict = {}
 
     def parse():
-        holder["module"] = parse_text(text)
+        holder["module"] = holder["source"] = parse_text(text)
 
     if stage("parse", parse)["category"] != "accepted":
         return result
 
+    # `holder["source"]` is the module as parsed and verified, never changed:
+    # the stages that run the source (interpret when the pipeline gives no
+    # module, spatial) use it instead of parsing the text again.
     if "pipeline" in stages:
 
         def pipeline():
-            PassManager.parse(PIPELINE).run(holder["module"])
+            if "interpret" in stages or "spatial" in stages:
+                holder["source"] = clone_module(holder["module"])  # the pipeline changes the module in place
+            pass_manager(PIPELINE).run(holder["module"])  # verified by the parse stage
             printed = ir.print_ir(holder["module"])
             try:
                 parse_text(printed)
@@ -1214,25 +1252,39 @@ def evaluate(
         if stage("pipeline", pipeline)["category"] != "accepted":
             holder.pop("module", None)
 
+    # What the interpret stage computed on the source itself (not the pipeline's
+    # output), for the spatial stage to reuse: its plans and, per plan, the run.
+    ran: dict | None = None
+
     if "interpret" in stages:
         plans_box: dict = {}
 
         def interpret():
             from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
-            module = holder.get("module") or parse_text(text)
+            nonlocal ran
+            module = holder.get("module") or holder.get("source") or parse_text(text)
+            on_source = module is holder.get("source")
             plans = plans_box["plans"] = interpret_plans(module)
+            if on_source:
+                ran = {"plans": plans, "runs": {}}
             if not plans:
                 return {"category": "skipped", "message": "no function with supported parameters"}
             worst: dict | None = None
-            for plan in plans:
+            for i, plan in enumerate(plans):
                 try:
-                    Interpreter(module, InterpreterOptions(**plan["options"])).run(plan["func"], plan["args"])
+                    # On the source, with a copy of the arguments: the spatial stage runs on the originals.
+                    args = _copy_args(plan["args"]) if on_source else plan["args"]
+                    returned = Interpreter(module, InterpreterOptions(**plan["options"])).run(plan["func"], args)
                     outcome = _accepted()
+                    if ran is not None:
+                        ran["runs"][i] = (True, returned)
                 except BaseException as exc:  # noqa: BLE001
                     if isinstance(exc, KeyboardInterrupt):
                         raise
                     outcome = classify(exc)
+                    if ran is not None and isinstance(exc, Exception):
+                        ran["runs"][i] = (False, exc)
                 outcome["func"] = plan["func"]
                 if worst is None or SEVERITY[outcome["category"]] > SEVERITY[worst["category"]]:
                     worst = outcome
@@ -1246,39 +1298,56 @@ def evaluate(
             result["cli"] = {"func": plans[0]["func"], "args": plans[0]["cli"]}
 
     if "spatial" in stages:
-        stage("spatial", lambda: spatial_check(text))
+        stage("spatial", lambda: spatial_check(text, holder.get("source"), ran))
     return result
 
 
-def spatial_check(text: str) -> dict | None:
+def spatial_options(plan: dict) -> dict:
+    """The interpreter options of the spatial stage's runs: the plan's, but
+    every access checked (no masking; reads of uninitialized memory refused)."""
+    return {**plan["options"], "mask_out_of_bounds": False, "check_uninitialized": True}
+
+
+def spatial_check(text: str, source=None, ran: dict | None = None) -> dict | None:
     """The `spatial` stage: each runnable function lowered by `ktir-to-spatial`
     (specialized for the plan's scalars) and run on the plan's arguments must
     give what the source gives where the source runs (translation validation);
-    a program that fails to run where its source ran is a bug, not a refusal."""
+    a program that fails to run where its source ran is a bug, not a refusal.
+
+    `source` is `text` parsed and verified (parsed here when not given), left
+    unchanged: each lowering runs on a clone. `ran` is what the interpret stage
+    computed on that same module, `{"plans": [...], "runs": {i: (ran, result or
+    exception)}}`: a run with this stage's options is reused, not repeated."""
     import numpy as np
 
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions
-    from spyre_mlir.passes.pipelines import PassManager
 
-    plans = interpret_plans(parse_text(text))
+    if source is None:
+        source = parse_text(text)
+    plans = ran["plans"] if ran is not None else interpret_plans(source)
+    runs = ran["runs"] if ran is not None else {}
     if not plans:
         return {"category": "skipped", "message": "no function with supported parameters"}
     checked = 0
-    for plan in plans:
+    for i, plan in enumerate(plans):
         scalars = {k: v for k, v in plan["args"].items() if isinstance(v, int | float) and not isinstance(v, bool)}
         spec = "ktir-to-spatial"
         if scalars:
             spec += '{scalars="' + ",".join(f"{k}={v}" for k, v in scalars.items()) + '"}'
-        module = parse_text(text)
-        PassManager.from_pipeline(spec).run(module)  # a refusal: the stage's outcome
-        options = InterpreterOptions(**{**plan["options"], "mask_out_of_bounds": False, "check_uninitialized": True})
-        copy = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in plan["args"].items()}
+        module = clone_module(source)
+        pass_manager(spec, pipeline=True).run(module)  # a refusal: the stage's outcome
+        options = spatial_options(plan)
+        if i in runs and options == plan["options"]:  # the interpret stage ran this already
+            ok, before = runs[i]
+            if not ok:
+                continue  # the source does not run on these arguments: nothing to compare
+        else:
+            try:
+                before = Interpreter(source, InterpreterOptions(**options)).run(plan["func"], _copy_args(plan["args"]))
+            except Exception:  # noqa: BLE001 - the source does not run on these arguments: nothing to compare
+                continue
         try:
-            before = Interpreter(parse_text(text), options).run(plan["func"], copy)
-        except Exception:  # noqa: BLE001 - the source does not run on these arguments: nothing to compare
-            continue
-        try:
-            after = Interpreter(module, options).run(plan["func"], dict(plan["args"]))
+            after = Interpreter(module, InterpreterOptions(**options)).run(plan["func"], dict(plan["args"]))
         except Exception as exc:  # noqa: BLE001
             raise AssertionError(f"the spatial program @{plan['func']} fails where its source runs: "
                                  f"{_first_line(str(exc), 200)}") from exc

@@ -212,3 +212,86 @@ def test_outside_a_checkout_seeds_from_a_directory(installed: Path, tmp_path: Pa
                          "--no-interpret", "--quiet", "--no-minimize")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "2 inputs" in proc.stdout
+
+
+# The spatial stage reuses what earlier stages computed for the same input (the
+# parsed source; a run of the source with its options) instead of repeating it:
+# on inputs nesting thousands of regions, parsing and verifying the text again
+# cost seconds. These check the mechanism and the verdicts, not the time.
+
+
+def _seed_text(name: str) -> str:
+    return next(s.text for s in SEEDS if s.name == name)
+
+
+RAGGED = "kernels/loops.mlir@ragged"  # one function whose plan has the spatial stage's options
+
+
+def _count_parses_and_interpreters(monkeypatch) -> tuple[list, list]:
+    from spyre_mlir.interpreter import Interpreter
+
+    parses: list = []
+    modules: list = []
+    parse_text = fuzz.parse_text
+    init = Interpreter.__init__
+
+    def counting_parse(text):
+        parses.append(text)
+        return parse_text(text)
+
+    def counting_init(self, source, options=None):
+        modules.append(source)
+        init(self, source, options)
+
+    monkeypatch.setattr(fuzz, "parse_text", counting_parse)
+    monkeypatch.setattr(Interpreter, "__init__", counting_init)
+    return parses, modules
+
+
+def test_spatial_stage_parses_once_and_reuses_the_source_run(monkeypatch):
+    text = _seed_text(RAGGED)
+    alone = fuzz.spatial_check(text)  # parses and runs everything itself
+    assert alone == {"category": "accepted", "checked": 1}
+    parses, modules = _count_parses_and_interpreters(monkeypatch)
+    result = fuzz.evaluate(text.encode(), stages=("parse", "interpret", "spatial"))
+    assert result["interpret"]["category"] == "accepted"
+    assert result["spatial"] == alone
+    assert parses == [text]  # the parse stage only
+    # The interpret stage ran the source with the spatial stage's options; the spatial stage ran its program only.
+    assert len(modules) == 2
+    assert not [op for op in modules[0].walk() if op.name.startswith("spatial.")]  # the source
+    assert [op for op in modules[1].walk() if op.name.startswith("spatial.")]  # the spatial program
+
+
+def test_spatial_stage_after_the_pipeline_runs_the_source_itself(monkeypatch):
+    # The interpret stage ran the pipeline's output, not the source: the spatial stage runs the source.
+    text = _seed_text("kernels/grid2d.mlir@tile_ids")
+    parses, modules = _count_parses_and_interpreters(monkeypatch)
+    result = fuzz.evaluate(text.encode(), stages=("parse", "pipeline", "interpret", "spatial"))
+    assert result["pipeline"]["category"] == result["interpret"]["category"] == "accepted"
+    assert parses.count(text) == 1  # the parse stage; the pipeline stage parses its printed output
+    assert len(modules) == 3  # interpret (the pipeline's output); spatial: the source, the program
+    assert modules[1] is not modules[0] and not [op for op in modules[1].walk() if op.name.startswith("spatial.")]
+    assert result["spatial"] == fuzz.spatial_check(text) == {"category": "accepted", "checked": 1}
+
+
+def test_spatial_check_compares_with_the_reused_run():
+    import numpy as np
+
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+
+    text = _seed_text(RAGGED)
+    source = fuzz.parse_text(text)
+    plans = fuzz.interpret_plans(source)
+    assert fuzz.spatial_options(plans[0]) == plans[0]["options"]
+    ran = Interpreter(source, InterpreterOptions(**plans[0]["options"])).run(plans[0]["func"], dict(plans[0]["args"]))
+    plans = fuzz.interpret_plans(source)  # fresh arguments
+    wrong = {key: np.asarray(value) + 1 for key, value in ran.items()}
+    with pytest.raises(AssertionError, match="disagrees with its source"):
+        fuzz.spatial_check(text, source, {"plans": plans, "runs": {0: (True, wrong)}})
+    # A source that failed to run: nothing to compare.
+    failed = fuzz.spatial_check(text, source, {"plans": plans, "runs": {0: (False, RuntimeError("no"))}})
+    assert failed == {"category": "accepted", "checked": 0}
+    # The source module is left as parsed: each lowering ran on a clone.
+    assert fuzz.spatial_check(text, source) == {"category": "accepted", "checked": 1}
+    assert not [op for op in source.walk() if op.name.startswith("spatial.")]

@@ -165,3 +165,150 @@ def test_walk_of_a_deep_nest_is_linear():
     module = spyre_mlir.parse(src)
     count = sum(1 for _ in module.walk())
     assert count == 1 + 1 + 2 * depth + 1  # module, func, region ops and yields, return
+
+
+def _nest_using_values_from_above(depth: int):
+    """A module: `depth` nested scf.execute_region in a function, each level
+    defining a value and using it (xDSL climbs from the value's owner, at
+    that level, up to the isolated op). Built, not parsed: quicker."""
+    from xdsl.dialects import arith, func, scf
+    from xdsl.dialects.builtin import ModuleOp, f32
+    from xdsl.ir import Block, Region
+
+    entry = Block(arg_types=[f32])
+    x = entry.args[0]
+    nest = None  # built from the inside out: attaching an op under a deep block climbs from that block
+    for _ in range(depth):
+        block = Block()
+        y = arith.AddfOp(x, x)
+        block.add_ops([y, arith.AddfOp(y.result, y.result), *([nest] if nest else []), scf.YieldOp()])
+        nest = scf.ExecuteRegionOp((), Region(block))
+    entry.add_ops([nest, func.ReturnOp()])
+    return ModuleOp([func.FuncOp("f", ((f32,), ()), Region(entry))])
+
+
+class _ParentSteps:
+    """Counts steps up the tree (`parent_node` reads) while installed."""
+
+    def __init__(self, monkeypatch):
+        from xdsl.ir import Block, Operation, Region
+
+        self.count = 0
+        for cls in (Operation, Block, Region):
+            original = cls.parent_node
+
+            def counted(node, original=original):
+                self.count += 1
+                return original.fget(node)
+
+            monkeypatch.setattr(cls, "parent_node", property(counted))
+
+
+def _isolated_verify_steps(module, verify, monkeypatch) -> int:
+    from xdsl.dialects import func
+    from xdsl.traits import IsolatedFromAbove
+
+    (f,) = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
+    with monkeypatch.context() as patch:
+        steps = _ParentSteps(patch)
+        verify(IsolatedFromAbove(), module)
+        verify(IsolatedFromAbove(), f)
+    return steps.count
+
+
+def test_isolated_from_above_is_linear_in_depth(monkeypatch):
+    # Each level of the nest uses a value defined there: xDSL climbs from each to the function (O(depth^2)).
+    from spyre_mlir import xdsl_fixes
+    from spyre_mlir.deep import call_deep
+
+    def steps(depth, verify):
+        return call_deep(_isolated_verify_steps, _nest_using_values_from_above(depth), verify, monkeypatch)
+
+    assert steps(200, xdsl_fixes._isolated_from_above_verify_xdsl) > 200 * 200 // 2  # the counter sees xDSL's climbs
+    depth = 2000
+    fixed = steps(depth, xdsl_fixes._isolated_from_above_verify)
+    assert fixed <= 4 * depth + 20, fixed
+    assert steps(depth // 2, xdsl_fixes._isolated_from_above_verify) * 2 >= fixed - 20  # grows like the depth
+
+
+def test_isolated_from_above_is_installed():
+    from xdsl.traits import IsolatedFromAbove
+
+    from spyre_mlir import xdsl_fixes
+
+    assert IsolatedFromAbove.verify is xdsl_fixes._isolated_from_above_verify
+
+
+def _two_functions():
+    from xdsl.dialects import arith, func
+    from xdsl.dialects.builtin import ModuleOp, f32
+    from xdsl.ir import Block, Region
+
+    outer = Block(arg_types=[f32])
+    inner_body = Block(arg_types=[f32])
+    inner_add = arith.AddfOp(inner_body.args[0], inner_body.args[0])
+    inner_body.add_ops([inner_add, func.ReturnOp()])
+    inner = func.FuncOp("inner", ((f32,), ()), Region(inner_body))
+    outer.add_ops([func.ReturnOp()])
+    outer_fn = func.FuncOp("outer", ((f32,), ()), Region(outer))
+    return ModuleOp([outer_fn, inner]), outer, inner_body, inner_add, outer_fn
+
+
+@pytest.mark.parametrize("case", ["ok", "from_above", "own_result", "detached", "nested_isolated"])
+def test_isolated_from_above_same_verdict_and_message_as_xdsl(case):
+    from xdsl.dialects import arith, scf
+    from xdsl.dialects.builtin import f32
+    from xdsl.ir import Block, Region
+    from xdsl.traits import IsolatedFromAbove
+    from xdsl.utils.exceptions import VerifyException
+    from xdsl.utils.test_value import create_ssa_value
+
+    from spyre_mlir import xdsl_fixes
+
+    module, outer, inner_body, inner_add, outer_fn = _two_functions()
+    target = module
+    if case == "from_above":  # a use of the other function's argument
+        inner_add.operands = (outer.args[0], inner_body.args[0])
+        target = inner_add.parent_op()
+    elif case == "own_result":  # an op in the region using a result of the checked op itself
+        body = Block()
+        region_op = scf.ExecuteRegionOp((f32,), Region(body))
+        body.add_ops([arith.AddfOp(region_op.results[0], region_op.results[0]), scf.YieldOp()])
+        target = region_op
+    elif case == "detached":  # a value whose owner is in no tree
+        inner_add.operands = (create_ssa_value(f32), inner_body.args[0])
+        target = inner_add.parent_op()
+    elif case == "nested_isolated":  # a use from above inside a nested isolated op: the nested op's own check
+        inner_add.operands = (outer.args[0], inner_body.args[0])
+        target = module
+    outcomes = []
+    for verify in (xdsl_fixes._isolated_from_above_verify_xdsl, xdsl_fixes._isolated_from_above_verify):
+        try:
+            verify(IsolatedFromAbove(), target)
+            outcomes.append(None)
+        except VerifyException as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+    expected_error = case in ("from_above", "own_result", "detached")
+    assert (outcomes[1] is not None) == expected_error, outcomes
+    if expected_error:
+        assert outcomes[1].startswith("Operation using value defined out of its IsolatedFromAbove parent: ")
+
+
+def test_use_from_above_an_isolated_op_is_still_a_located_error():
+    src = """
+    func.func @f(%x: f32) {
+      scf.execute_region {
+        func.func @g() {
+          %y = arith.addf %x, %x : f32
+          return
+        }
+        scf.yield
+      }
+      return
+    }"""
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(src)
+    d = info.value.diagnostic
+    assert (d.location.line, d.location.col) == (4, 9)
+    assert d.message.startswith("'func.func' op Operation using value defined out of its IsolatedFromAbove parent: ")
