@@ -15,6 +15,10 @@
 - An affine constant outside 64 bits (`index`), in IR built by code: the
   parser refuses such a literal as MLIR does (`constant too large for
   index`), and folding wraps to 64 bits as MLIR's does.
+- An `index` integer attribute outside 64 bits (`arith.constant
+  18446744073709551616 : index`): MLIR's parser refuses it (`integer
+  constant out of range for attribute`); xDSL bounds only `iN` literals, so
+  every pass after it would compute with a value no index holds.
 
 Both run before the op verifiers so that no verifier ever evaluates a map
 that divides by zero. Each is one linear walk.
@@ -24,7 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, ArrayAttr, DictionaryAttr, StringAttr
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+)
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.traits import SymbolTable
@@ -96,6 +108,16 @@ def _check_affine_divisors(op: Operation, clean: set[int]) -> None:
         if kind is _LEAF:
             continue
         if kind is _PARAMETRIZED:
+            if (
+                type(attr) is IntegerAttr
+                and isinstance(attr.type, IndexType)
+                and not INT64_MIN <= attr.value.data <= INT64_MAX
+            ):
+                raise error(
+                    op,
+                    f"'{op.name}' op integer constant out of range for attribute: {attr.value.data} "
+                    "does not fit in index (64 bits)",
+                )
             stack.extend(p for p in attr.parameters if isinstance(p, Attribute))  # type: ignore[attr-defined]
         elif kind is _ARRAY:
             stack.extend(attr.data)  # type: ignore[attr-defined]

@@ -106,3 +106,28 @@ func.func @index_castui_incompatible(%a: i32) -> i64 {
   %0 = arith.index_castui %a : i32 to i64
   return %0 : i64
 }
+
+// -----
+
+// An index literal beyond 64 bits: MLIR's parser refuses it; xDSL bounds only iN literals.
+func.func @index_constant_out_of_range() -> index {
+  // expected-error @+1 {{integer constant out of range for attribute}}
+  %c = arith.constant 18446744073709551616 : index
+  return %c : index
+}
+
+// -----
+
+func.func @index_constant_below_range() -> index {
+  // expected-error @+1 {{integer constant out of range for attribute}}
+  %c = arith.constant -9223372036854775809 : index
+  return %c : index
+}
+
+// -----
+
+func.func @index_constant_extremes() -> (index, index) {
+  %max = arith.constant 9223372036854775807 : index
+  %min = arith.constant -9223372036854775808 : index
+  return %max, %min : index, index
+}
