@@ -376,9 +376,28 @@ class Extractor:
             inner.body.block.add_op(declaration)
         top.add_op(inner)
         for name, definition, _ in self.groups:
-            holder = ModuleOp([definition], sym_name=StringAttr(name))
+            holder = ModuleOp([definition, *_callees(definition, inner)], sym_name=StringAttr(name))
             holder.location = definition.location
             top.add_op(holder)
+
+
+def _callees(definition: func.FuncOp, module: ModuleOp) -> list[func.FuncOp]:
+    """Copies of the functions of `module` that `definition` calls, directly or
+    through them: a group's module is a symbol table of its own, so a call in
+    the group (`func.call @row_of`) needs its callee beside it."""
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+    copies: list[func.FuncOp] = []
+    seen = {definition.sym_name.data}
+    pending = [definition]
+    while pending:
+        for op in walk_ops(pending.pop()):
+            if isinstance(op, func.CallOp):
+                callee = op.callee.root_reference.data
+                if callee not in seen and callee in functions:
+                    seen.add(callee)
+                    copies.append(functions[callee].clone())
+                    pending.append(functions[callee])
+    return copies
 
 
 CHEAP_TENSORS = {"tensor.empty", "arith.constant", "tensor.splat"}

@@ -250,3 +250,53 @@ def test_a_scalar_read_of_a_shared_load_gets_its_own_load():
     before = spyre_mlir.interpret(spyre_mlir.parse(text), "per_core", **args)
     after = spyre_mlir.interpret(module, "per_core", **args)
     np.testing.assert_array_equal(after["y"], before["y"])
+
+
+CALLS = """
+func.func @calls(%x: index, %out: index, %f: f32) attributes {grid = [4]} {
+  %core = ktdp.get_compute_tile_id : index
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %row = func.call @row_of(%core, %c2) : (index, index) -> index
+  %x_view = ktdp.construct_memory_view %x, sizes: [8, 4], strides: [4, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<8x4xf32>
+  %tile = ktdp.construct_access_tile %x_view[%row, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x4xf32> -> !ktdp.access_tile<2x4xindex>
+  %v = ktdp.load %tile : !ktdp.access_tile<2x4xindex> -> tensor<2x4xf32>
+  %s = func.call @scaled(%v, %f) : (tensor<2x4xf32>, f32) -> tensor<2x4xf32>
+  %out_view = ktdp.construct_memory_view %out, sizes: [8, 4], strides: [4, 1] {
+    coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    memory_space = #ktdp.memory_space<global>} : memref<8x4xf32>
+  %out_tile = ktdp.construct_access_tile %out_view[%row, %c0] {
+    access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0)>,
+    access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x4xf32> -> !ktdp.access_tile<2x4xindex>
+  ktdp.store %s, %out_tile : tensor<2x4xf32>, !ktdp.access_tile<2x4xindex>
+  return
+}
+func.func @row_of(%core: index, %rows_per_core: index) -> index {
+  %r = arith.muli %core, %rows_per_core : index
+  return %r : index
+}
+func.func @scaled(%t: tensor<2x4xf32>, %f: f32) -> tensor<2x4xf32> {
+  %s = tensor.splat %f : tensor<2x4xf32>
+  %m = arith.mulf %t, %s : tensor<2x4xf32>
+  return %m : tensor<2x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline", ["ktir-to-schedule", "ktir-to-schedule{chain-in-lx=true}"])
+def test_a_group_calling_functions_gets_its_callees(pipeline):
+    """A group's module is a symbol table of its own: the functions its ops
+    call (here an index helper and a compute helper that is itself split into
+    a group) are copied beside it, so the scheduled module verifies and runs
+    (fuzz: 'func.call' op '@row_of' could not be found, after extraction)."""
+    module = spyre_mlir.parse(CALLS)
+    spyre_mlir.PassManager.from_pipeline(pipeline).run(module)
+    x = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
+    before = spyre_mlir.interpret(CALLS, "calls", x=x.copy(), out=np.zeros_like(x), f=2.0)["out"]
+    after = spyre_mlir.interpret(module, "calls", x=x.copy(), out=np.zeros_like(x), f=2.0)["out"]
+    np.testing.assert_array_equal(after, before)
+    np.testing.assert_allclose(after, x * 2)
