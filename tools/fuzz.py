@@ -1006,6 +1006,19 @@ def pass_manager(spec: str, *, pipeline: bool = False):
     return PassManager(copy.deepcopy(passes), verify_input=False)
 
 
+def verified_interpreter(module, options: dict):
+    """An interpreter of `module`, which the caller has verified (`ir.verify`,
+    as the interpreter would: the parse stage, or the pass manager after the
+    last pass): only the check the interpreter adds (ktdp-check-inter-tile) is
+    made again, with the same outcome as a verifying interpreter's."""
+    from spyre_mlir.deep import call_deep
+    from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+    from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
+
+    call_deep(check_inter_tile, module)
+    return Interpreter(module, InterpreterOptions(**options, verify=False))
+
+
 def _copy_args(args: dict) -> dict:
     import numpy as np
 
@@ -1260,8 +1273,6 @@ def evaluate(
         plans_box: dict = {}
 
         def interpret():
-            from spyre_mlir.interpreter import Interpreter, InterpreterOptions
-
             nonlocal ran
             module = holder.get("module") or holder.get("source") or parse_text(text)
             on_source = module is holder.get("source")
@@ -1275,7 +1286,7 @@ def evaluate(
                 try:
                     # On the source, with a copy of the arguments: the spatial stage runs on the originals.
                     args = _copy_args(plan["args"]) if on_source else plan["args"]
-                    returned = Interpreter(module, InterpreterOptions(**plan["options"])).run(plan["func"], args)
+                    returned = verified_interpreter(module, plan["options"]).run(plan["func"], args)
                     outcome = _accepted()
                     if ran is not None:
                         ran["runs"][i] = (True, returned)
@@ -1343,7 +1354,7 @@ def spatial_check(text: str, source=None, ran: dict | None = None) -> dict | Non
                 continue  # the source does not run on these arguments: nothing to compare
         else:
             try:
-                before = Interpreter(source, InterpreterOptions(**options)).run(plan["func"], _copy_args(plan["args"]))
+                before = verified_interpreter(source, options).run(plan["func"], _copy_args(plan["args"]))
             except Exception:  # noqa: BLE001 - the source does not run on these arguments: nothing to compare
                 continue
         try:
@@ -2248,6 +2259,8 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
                 module = module if result.get("pipeline", {}).get("category") == "accepted" else parse_text(text)
                 for plan in interpret_plans(module):
                     Interpreter(module, InterpreterOptions(**plan["options"])).run(plan["func"], plan["args"])
+            if bad[0] == "spatial":
+                spatial_check(text, module)
         except Exception:  # noqa: BLE001
             traceback.print_exc(file=sys.stdout)
     faulthandler.cancel_dump_traceback_later()
