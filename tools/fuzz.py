@@ -38,6 +38,14 @@ UTF-8 with replacement, as `spyre-opt` reads a file):
    the source runs, the program must run and give the same outputs
    (translation validation; a mismatch or a failing run is `internal`).
 
+A stage does not redo what an earlier stage of the same input computed: the
+text is parsed and verified once (later stages take clones of that module,
+taken before the pipeline changes it in place), a module just verified is not
+verified again before a pass manager or the interpreter takes it, and the
+spatial stage reuses the interpret stage's run of a function when that ran
+the source itself with the spatial stage's options. The verdicts are those of
+doing it all again; inputs nesting thousands of regions no longer pay for it.
+
 Each stage's outcome is one of: `accepted`; `located` (a `DiagnosticError`
 with a `file:line:col`); `unlocated` (one without); `internal` (any other
 exception, or a `DiagnosticError` whose message starts with "internal
