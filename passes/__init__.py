@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import re
 import textwrap
@@ -253,8 +254,16 @@ class PassOption:
     """The field's type (resolved)."""
     default: typing.Any
     """The default value; `REQUIRED` when the option must be given."""
-    help: str = ""
-    """First sentence of the field's docstring or `help` metadata, if any."""
+    owner: type | None = None
+    """The pass class (its field docstrings give `help`, read only when asked)."""
+
+    @property
+    def help(self) -> str:
+        """First sentence of the field's `help` metadata or docstring, if any."""
+        if self.owner is None:
+            return ""
+        meta = next((f.metadata for f in dataclasses.fields(self.owner) if f.name == self.field), {})
+        return str(meta.get("help", "")) or _field_docs(self.owner).get(self.field, "")
 
     @property
     def required(self) -> bool:
@@ -278,7 +287,6 @@ def pass_options(name_or_cls: str | type[ModulePass]) -> list[PassOption]:
     if not dataclasses.is_dataclass(cls):
         return []
     hints = typing.get_type_hints(cls)
-    docs = _field_docs(cls)
     out = []
     for f in dataclasses.fields(cls):
         if f.name == "name" or not f.init:
@@ -291,8 +299,7 @@ def pass_options(name_or_cls: str | type[ModulePass]) -> list[PassOption]:
             default = None
         else:
             default = REQUIRED
-        help_text = str(f.metadata.get("help", "")) or docs.get(f.name, "")
-        out.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default, help_text))
+        out.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default, cls))
     return out
 
 
@@ -332,8 +339,9 @@ def _optional(hint: typing.Any) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint)
 
 
+@functools.cache
 def _field_docs(cls: type) -> dict[str, str]:
-    """The first sentence of each field's docstring (the string literal after
+    """(Read from the source once per class.) The first sentence of each field's docstring (the string literal after
     the field, as Sphinx reads it), from `cls` and the dataclasses it extends."""
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
