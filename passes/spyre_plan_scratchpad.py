@@ -13,6 +13,9 @@ advance per iteration). Only the blocks of the group's loops and branches
 are planned (`CONTROL_FLOW`): what an op computes inside its own region (an
 `inter_tile_reduce` combiner, which must stay pure, an `inter_tile_produce`
 body, a linalg body) is not an intermediate between the group's computes.
+The result of an `inter_tile_consume`/`inter_tile_reduce` stays a value too:
+it exists on the consumer tiles only, and a store where it is made would
+read it on every tile.
 
 Before:
 
@@ -58,6 +61,8 @@ from spyre_mlir.dialects.ktdp import (
     AccessTileType,
     ConstructAccessTileOp,
     ConstructMemoryViewOp,
+    InterTileConsumeOp,
+    InterTileReduceOp,
     LoadOp,
     MemorySpaceAttr,
     StoreOp,
@@ -109,7 +114,9 @@ class Planner:
         position = {op: i for i, op in enumerate(ops)}
         buffers: list[Buffer] = []
         for i, op in enumerate(ops):
-            if not _is_compute(op):
+            if not _is_compute(op) or isinstance(op, InterTileConsumeOp | InterTileReduceOp):
+                # A delivery has a value on its consumer tiles only: storing it to LX
+                # where it is made would read it on every tile. It stays a value.
                 continue
             for r in op.results:
                 if not isinstance(r.type, TensorType) or not r.type.has_static_shape():
