@@ -19,11 +19,25 @@ counts 4..64 and columns 32..256 (multiples of 64 and not); elementwise
 `linalg.reduce` (sum/max) over rows and back by `linalg.broadcast`
 (softmax and rmsnorm shapes), `tensor.collapse_shape`/`expand_shape`,
 a small `linalg.matmul`, `scf.for` over row blocks with and without an
-accumulating iter_arg, an `index` scalar bounding the loop, an unused `f32`
-scalar, and `spyre.tensor_layout` stick markers on some kernels.
+accumulating iter_arg, an `index` scalar bounding the loop, an `f32` scalar
+(unused, or an axpy `alpha * y + x`), and `spyre.tensor_layout` stick markers
+on some kernels. Wider parts (each a weighted choice): marked rows of up to
+512 columns (several sticks: sums and `linalg.index` across sticks, global
+column positions on a column-split grid), f32 sticks of 32 and partial
+sticks (a column tile of half a stick or one and a half), tail tiles (row
+counts not a multiple of the row block, column blocks past the end: masked,
+see below), `scf.if` guards (Triton `pid < n`, or `row < %n_rows`),
+`tensor.extract` of a scalar splat back, `linalg.transpose` (of an
+expression and back; of an input stored transposed, `[C, R]`, loaded as a
+`[Cb, B]` tile), non-row-major views (column-major strides `[1, R]`, a
+padded row stride, every other column `[2C, 2]`) and `linalg.reduce` along
+dim 0 broadcast back over the rows.
 
-The runner interprets each kernel (strict bounds) against its oracle (a
-mismatch there is a bug of this generator), then lowers it with each
+The runner interprets each kernel (strict bounds; a tail-tile kernel, whose
+last tiles run past a view's end, with the default masking for the source
+and every output: loads read 0, stores are dropped; feature `tail(masked)`)
+against its oracle (a mismatch there is a bug of this generator; the oracle
+reads zero-padded inputs and drops stores past the end), then lowers it with each
 configuration of `CONFIGS` and runs the output on the same arguments,
 classifying each (kernel, config) as ok, refused (a located error), INTERNAL,
 WRONG (runs, differs), RUNFAIL (the output does not run where the source
@@ -55,8 +69,17 @@ NEG_INF = {"f16": "0xFC00", "f32": "0xFF800000"}
 CONSTS = (0.5, 0.25, 1.5, -0.75, 2.0, 0.125, -1.25)
 GRIDS = (None, (2,), (4,), (2, 2), (2, 4))
 STICK = 64
-LAYOUT2 = "phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>"
-LAYOUT1 = "phys_src = array<i64: 0, 0>, phys_op = array<i64: 1, 2>, phys_arg = array<i64: 64, 64>"
+PAD = 16  # extra elements per row of a "pad" view
+
+
+def _layout2(stick: int) -> str:
+    return f"phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: {stick}, 0, {stick}>"
+
+
+def _layout1(stick: int) -> str:
+    return f"phys_src = array<i64: 0, 0>, phys_op = array<i64: 1, 2>, phys_arg = array<i64: {stick}, {stick}>"
+
+
 ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
 ID1 = "affine_map<(d0) -> (d0)>"
 
@@ -81,6 +104,40 @@ class Param:
     role: str = "in"  # "in" / "out" for pointers
     layout: bool = False
     value: object = None  # scalars
+    view: str = "row"  # 2-D pointers: "row" (row-major), "col" (strides [1, R]), "pad" (row stride C+P), "step2" (strides [2C, 2])
+
+    def mem_shape(self) -> tuple[int, ...]:
+        """The shape of the argument array (row-major) that holds the view."""
+        if len(self.shape) != 2 or self.view == "row":
+            return self.shape
+        r, c = self.shape
+        return {"col": (c, r), "pad": (r, c + PAD), "step2": (r, 2 * c)}[self.view]
+
+    def strides(self) -> list[int]:
+        r, c = self.shape
+        return {"row": [c, 1], "col": [1, r], "pad": [c + PAD, 1], "step2": [2 * c, 2]}[self.view]
+
+    def to_mem(self, logical: np.ndarray) -> np.ndarray:
+        if len(self.shape) != 2 or self.view == "row":
+            return np.array(logical, copy=True)
+        if self.view == "col":
+            return np.ascontiguousarray(logical.T)
+        mem = np.zeros(self.mem_shape(), logical.dtype)
+        if self.view == "pad":
+            mem[:, :self.shape[1]] = logical
+        else:
+            mem[:, ::2] = logical
+        return mem
+
+    def from_mem(self, mem: np.ndarray) -> np.ndarray:
+        mem = np.asarray(mem).reshape(self.mem_shape())
+        if len(self.shape) != 2 or self.view == "row":
+            return mem
+        if self.view == "col":
+            return mem.T
+        if self.view == "pad":
+            return mem[:, :self.shape[1]]
+        return mem[:, ::2]
 
 
 @dataclass
@@ -97,6 +154,14 @@ class Kernel:
     inputs: dict[str, np.ndarray]  # logical inputs
     sums: bool  # a floating-point sum or contraction (accumulation order may differ after physicalization)
     markers: bool
+    stick: int = STICK  # elements per stick of the marked views
+    masked: bool = False  # tail tiles run past a view's end: run with mask_out_of_bounds (loads 0, stores dropped)
+
+    def options(self, **kw):
+        """Interpreter options of this kernel: strict bounds, or the default masking for tail-tile kernels."""
+        from spyre_mlir.interpreter import InterpreterOptions
+
+        return InterpreterOptions(mask_out_of_bounds=self.masked, **kw)
 
     def args(self) -> dict:
         """The interpreter arguments: device arrays (layout applied) and scalars, fresh copies."""
@@ -107,8 +172,8 @@ class Kernel:
             if p.kind == "ptr":
                 arr = self.inputs[p.name] if p.role == "in" else np.zeros(p.shape, NP[self.dtype])
                 if p.layout:
-                    arr = to_device(arr, Layout.stick_last(len(p.shape), STICK))
-                out[p.name] = np.array(arr, copy=True)
+                    arr = to_device(arr, Layout.stick_last(len(p.shape), self.stick))
+                out[p.name] = p.to_mem(arr)
             else:
                 out[p.name] = p.value
         return out
@@ -119,11 +184,15 @@ class Kernel:
         p = next(q for q in self.params if q.name == name)
         arr = np.asarray(arr)
         if p.layout:
-            return from_device(arr, p.shape, Layout.stick_last(len(p.shape), STICK))
-        return arr.reshape(p.shape)
+            return from_device(arr, p.shape, Layout.stick_last(len(p.shape), self.stick))
+        return p.from_mem(arr)
 
     def index_scalars(self) -> dict[str, int]:
         return {p.name: p.value for p in self.params if p.kind == "index"}
+
+    def scalars(self) -> dict[str, object]:
+        """Every scalar argument (index and f32: a spatial program is specialized for them)."""
+        return {p.name: p.value for p in self.params if p.kind != "ptr"}
 
     def outputs(self) -> list[str]:
         return [p.name for p in self.params if p.kind == "ptr" and p.role == "out"]
@@ -205,7 +274,8 @@ class Body:
         g = self.g
         if depth <= 0:
             return self.leaf() if g.chance(0.85) else self.splat((self.B, self.Cb))
-        kinds = ["bin", "bin", "bin", "named", "exp", "generic", "reshape", "rowvec", "reduce"]
+        kinds = ["bin", "bin", "bin", "named", "exp", "generic", "reshape", "rowvec", "reduce", "extract",
+                 "transpose"]
         kinds = [k for k in kinds if k in self.allowed]
         k = g.pick(kinds)
         if k == "bin":
@@ -225,11 +295,50 @@ class Body:
             return self.binary(self.expr(depth - 1), self.rowvec())
         if k == "reduce":
             return self.reduce_pattern(self.expr(depth - 1))
+        if k == "extract":
+            return self.binary(self.expr(depth - 1), self.extract(self.expr(depth - 1)))
+        if k == "transpose":
+            return self.transpose(self.expr(depth - 1))
         return self.binary(self.expr(depth - 1), self.leaf())
 
-    allowed = ("bin", "named", "exp", "generic", "reshape", "rowvec", "reduce")
+    allowed = ("bin", "named", "exp", "generic", "reshape", "rowvec", "reduce", "extract", "transpose")
     rowvec = None
     row_ssa = None  # the SSA name of the tile's first row (index), for global-row generics
+    col_ssa = None  # the SSA name of the tile's first column (index), when not 0
+
+    def extract(self, a: Val) -> Val:
+        """tensor.extract of one element of `a`, splat back to [B, Cb]."""
+        g, npt = self.g, self.np
+        B, Cb = self.B, self.Cb
+        i, j = int(g.rng.integers(B)), int(g.rng.integers(Cb))
+        ci, cj, e, v = g.fresh("ei"), g.fresh("ej"), g.fresh("elt"), g.fresh("esplat")
+        g.emit(f"{ci} = arith.constant {i} : index")
+        g.emit(f"{cj} = arith.constant {j} : index")
+        g.emit(f"{e} = tensor.extract {a.ssa}[{ci}, {cj}] : {self.ty(a.shape)}")
+        g.emit(f"{v} = tensor.splat {e} : {self.ty((B, Cb))}")
+        self.feats.add("tensor.extract")
+        return Val(v, lambda ctx: np.full((B, Cb), a.fn(ctx)[i, j], npt), (B, Cb), a.bound, a.nonneg)
+
+    def transpose(self, a: Val) -> Val:
+        """linalg.transpose to [Cb, B], an op there, and back."""
+        g, npt = self.g, self.np
+        B, Cb = self.B, self.Cb
+        e1, t1, e2, t2 = g.fresh("e"), g.fresh("tr"), g.fresh("e"), g.fresh("trb")
+        g.emit(f"{e1} = tensor.empty() : {self.ty((Cb, B))}")
+        g.emit(f"{t1} = linalg.transpose ins({a.ssa} : {self.ty((B, Cb))}) outs({e1} : {self.ty((Cb, B))}) permutation = [1, 0]")
+        k = g.pick(CONSTS)
+        kk = self.splat_const(k, (Cb, B))
+        m = g.fresh("tm")
+        op = g.pick(["mulf", "addf"])
+        g.emit(f"{m} = arith.{op} {t1}, {kk.ssa} : {self.ty((Cb, B))}")
+        g.emit(f"{e2} = tensor.empty() : {self.ty((B, Cb))}")
+        g.emit(f"{t2} = linalg.transpose ins({m} : {self.ty((Cb, B))}) outs({e2} : {self.ty((B, Cb))}) permutation = [1, 0]")
+        self.feats.add("linalg.transpose")
+        if op == "mulf":
+            return Val(t2, lambda ctx: np.ascontiguousarray((a.fn(ctx).T * npt(k)).astype(npt).T), (B, Cb),
+                       a.bound * abs(k))
+        return Val(t2, lambda ctx: np.ascontiguousarray((a.fn(ctx).T + npt(k)).astype(npt).T), (B, Cb),
+                   a.bound + abs(k))
 
     def binary(self, a: Val, b: Val) -> Val:
         g, npt = self.g, self.np
@@ -296,9 +405,9 @@ class Body:
         """x * c1 + pos * c2, pos a linalg.index (tile-local row or column, or global row)."""
         g, T, npt = self.g, self.T, self.np
         B, Cb = self.B, self.Cb
-        which = g.pick(["col", "row", "grow"] if self.row_ssa else ["col", "row"])
+        which = g.pick(["col", "row"] + (["grow"] if self.row_ssa else []) + (["gcol", "gcol"] if self.col_ssa else []))
         c1 = g.pick((1.0, 0.5, -1.0, 2.0))
-        c2 = 1.0 / 128 if which == "col" else 1.0 / 32
+        c2 = 1.0 / 128 if which in ("col", "gcol") else 1.0 / 32
         t = self.ty(a.shape)
         e = g.fresh("e")
         g.emit(f"{e} = tensor.empty() : {t}")
@@ -308,10 +417,10 @@ class Body:
                f" ins({a.ssa} : {t}) outs({e} : {t}) {{")
         g.emit(f"^bb0({x}: {T}, {o}: {T}):")
         pos = g.fresh("pos")
-        g.emit(f"  {pos} = linalg.index {1 if which == 'col' else 0} : index")
-        if which == "grow":
+        g.emit(f"  {pos} = linalg.index {1 if which in ('col', 'gcol') else 0} : index")
+        if which in ("grow", "gcol"):
             gp = g.fresh("gpos")
-            g.emit(f"  {gp} = arith.addi {pos}, {self.row_ssa} : index")
+            g.emit(f"  {gp} = arith.addi {pos}, {self.row_ssa if which == 'grow' else self.col_ssa} : index")
             pos = gp
         p32, pf, k1, k2, m1, m2, y = (g.fresh(s) for s in ("p32", "pf", "k", "k", "m", "m", "y"))
         g.emit(f"  {p32} = arith.index_cast {pos} : index to i32")
@@ -326,8 +435,10 @@ class Body:
         self.feats.add(f"linalg.generic+index({which})")
 
         def fn(ctx):
-            if which == "col":
+            if which in ("col", "gcol"):
                 p = np.broadcast_to(np.arange(Cb)[None, :], (B, Cb))
+                if which == "gcol":
+                    p = p + ctx["col"]
             else:
                 p = np.broadcast_to(np.arange(B)[:, None], (B, Cb))
                 if which == "grow":
@@ -335,7 +446,7 @@ class Body:
             pfv = p.astype(np.int32).astype(npt)
             return (a.fn(ctx) * npt(c1)).astype(npt) + (pfv * npt(c2)).astype(npt)
 
-        posmax = (Cb - 1) / 128 if which == "col" else (64 / 32)
+        posmax = 1024 / 128 if which in ("col", "gcol") else (64 / 32)
         return Val(v, lambda ctx: fn(ctx).astype(npt), a.shape, a.bound * abs(c1) + posmax + 0.1)
 
     def reshape(self, a: Val) -> Val:
@@ -366,10 +477,12 @@ class Body:
             self.feats.add("expand->collapse")
         return Val(v, lambda ctx: (a.fn(ctx) * npt(k)).astype(npt), a.shape, a.bound * abs(k))
 
-    def reduce(self, a: Val, kind: str) -> Val:
-        """linalg.reduce over dim 1 (sum or max) -> [B]."""
+    def reduce(self, a: Val, kind: str, dim: int = 1) -> Val:
+        """linalg.reduce over dim 1 (sum or max) -> [B] (dim 0: -> [Cb])."""
         g, T, npt = self.g, self.T, self.np
         B, Cb = self.B, self.Cb
+        if dim == 0:
+            B, Cb = Cb, B  # the kept extent is B below, the reduced one Cb
         init = g.fresh("init")
         if kind == "sum":
             z = g.fresh("z")
@@ -382,12 +495,24 @@ class Body:
             g.emit(f"{init} = tensor.splat {z} : {self.ty((B,))}")
         v = g.fresh("red")
         comb = "arith.addf" if kind == "sum" else "arith.maximumf"
-        g.emit(f"{v} = linalg.reduce {{ {comb} }} ins({a.ssa} : {self.ty(a.shape)}) outs({init} : {self.ty((B,))}) dimensions = [1]")
-        self.feats.add(f"linalg.reduce({kind})")
+        g.emit(f"{v} = linalg.reduce {{ {comb} }} ins({a.ssa} : {self.ty(a.shape)}) outs({init} : {self.ty((B,))}) dimensions = [{dim}]")
+        self.feats.add(f"linalg.reduce({kind}{', dim0' if dim == 0 else ''})")
         if kind == "sum":
-            return Val(v, lambda ctx: np.sum(a.fn(ctx).astype(np.float32), axis=1, dtype=np.float32).astype(npt),
+            return Val(v, lambda ctx: np.sum(a.fn(ctx).astype(np.float32), axis=dim, dtype=np.float32).astype(npt),
                        (B,), a.bound * Cb, a.nonneg)
-        return Val(v, lambda ctx: np.max(a.fn(ctx), axis=1).astype(npt), (B,), a.bound, False)
+        return Val(v, lambda ctx: np.max(a.fn(ctx), axis=dim).astype(npt), (B,), a.bound, False)
+
+    def bcast_cols(self, r: Val) -> Val:
+        """linalg.broadcast of a [Cb] vector over the rows."""
+        g = self.g
+        e = g.fresh("e")
+        t = self.ty((self.B, self.Cb))
+        g.emit(f"{e} = tensor.empty() : {t}")
+        v = g.fresh("bc")
+        g.emit(f"{v} = linalg.broadcast ins({r.ssa} : {self.ty((self.Cb,))}) outs({e} : {t}) dimensions = [0]")
+        self.feats.add("linalg.broadcast(row)")
+        B, Cb = self.B, self.Cb
+        return Val(v, lambda ctx: np.broadcast_to(r.fn(ctx)[None, :], (B, Cb)).copy(), (B, Cb), r.bound, r.nonneg)
 
     def bcast_rows(self, r: Val) -> Val:
         g = self.g
@@ -402,7 +527,12 @@ class Body:
 
     def reduce_pattern(self, a: Val) -> Val:
         g = self.g
-        pat = g.pick(["softmax", "rmsnorm", "center", "plain"])
+        pat = g.pick(["softmax", "rmsnorm", "center", "plain", "dim0", "dim0"])
+        if pat == "dim0":  # a reduction along the rows (dim 0) and back
+            m = self.bcast_cols(self.reduce(a, g.pick(["max", "sum"]), dim=0))
+            if g.chance(0.5):
+                return self._bin("subf", a, m, a.bound * (self.B + 1), False)
+            return m
         if pat == "softmax" and a.bound <= 30:
             m = self.bcast_rows(self.reduce(a, "max"))
             d = self._bin("subf", a, m, 2 * a.bound, False)
@@ -455,6 +585,11 @@ class Scheme:
     # per core: list of (row, col) tile origins, in execution order
     tiles: dict = field(default_factory=dict)
     out_block: dict = field(default_factory=dict)  # accumulate mode: core -> (row, col) of its out tile
+    tail: bool = False  # the last tiles run past the views' end (masked)
+    guard: bool = False  # an scf.if keeps the tiles of cores >= active from running
+    active: int = 0
+    guard_kind: str = ""  # "pid" (tile id < active) or "n_rows" (first row < %n_rows)
+    partial: bool = False  # column tiles cover part of a stick
 
 
 def _cores(grid):
@@ -465,7 +600,7 @@ def _cores(grid):
     return list(enumerate(linear_order(tuple(grid))))
 
 
-def _choose_scheme(g: _Gen, T: str, acc: bool, force_stick: bool) -> Scheme:
+def _choose_scheme(g: _Gen, T: str, acc: bool, force_stick: bool, stick: int = STICK) -> Scheme:
     grid = g.pick(GRIDS)
     ncores = 1 if grid is None else int(np.prod(grid))
     options = []
@@ -476,35 +611,61 @@ def _choose_scheme(g: _Gen, T: str, acc: bool, force_stick: bool) -> Scheme:
     else:
         options = ["rowcol", "linear", "linear-loop", "pair-linear"]
     name = g.pick(options)
+    if force_stick and grid is not None and len(grid) == 2 and g.chance(0.5):
+        name = "rowcol"  # column blocks: partial sticks
     if acc and name in ("whole", "block", "rowcol", "linear", "pair-linear"):
         name = {"whole": "loop", "block": "cyclic", "rowcol": "linear-loop", "linear": "linear-loop",
                 "pair-linear": "linear-loop"}[name]
     loop = name in ("loop", "cyclic", "linear-loop")
     # columns
     colsplit = grid[1] if name == "rowcol" else 1
+    partial = False
     if force_stick:
-        Cb = g.pick([64, 128]) if colsplit > 1 else g.pick([64, 128, 192, 256])
+        if colsplit > 1 and g.chance(0.5):
+            # partial sticks: a tile covers half a stick, or one and a half
+            Cb = g.pick([stick // 2, stick // 2, 3 * stick // 2])
+            partial = True
+        elif colsplit > 1:
+            Cb = g.pick([stick, 2 * stick, 4 * stick])
+        else:
+            # several sticks per row: up to 512 columns
+            Cb = g.pick([stick, 2 * stick, 3 * stick, 4 * stick, 5 * stick, 6 * stick, 8 * stick])
+            if Cb > 512:
+                Cb = 512
     else:
         Cb = g.pick([32, 48, 64, 96, 128, 160] if colsplit == 1 else [32, 48, 64, 96, 128])
     C = Cb * colsplit
-    if C > 256:
-        Cb = 256 // colsplit // 32 * 32 or 32
+    cap = 512 if force_stick else 256
+    if C > cap:
+        Cb = cap // colsplit // 32 * 32 or 32
         C = Cb * colsplit
     # rows
     rowcores = grid[0] if name == "rowcol" else ncores
-    for _ in range(20):
+    tail = g.chance(0.2)
+    guard = (not tail and not acc and name in ("block", "rowcol", "linear", "pair-linear")
+             and rowcores > 1 and g.chance(0.35))
+    active = rowcores - int(g.rng.integers(1, rowcores)) if guard else rowcores
+    for _ in range(40):
         B = g.pick([1, 2, 4, 8, 16])
         iters = g.pick([2, 3, 4]) if loop else 1
-        R = rowcores * B * iters
-        if 4 <= R <= 64 and B * Cb <= 4096:
+        R = active * B * iters
+        if tail and B > 1:
+            R -= int(g.rng.integers(1, B))
+        if (1 if tail else 4) <= R <= 64 and B * Cb <= 4096 and not (tail and B == 1):
             break
     else:
-        B, iters = 2, (2 if loop else 1)
-        R = rowcores * B * iters
+        B, iters, tail = 2, (2 if loop else 1), False
+        R = active * B * iters
+    ctail = 0
+    if tail and name == "rowcol" and not force_stick and g.chance(0.5):
+        ctail = g.pick([16, Cb // 2]) if Cb > 16 else 0  # the last column block runs past the end too
+        C -= ctail
     nrows = loop and g.chance(0.6)
     s = Scheme(name, grid, R, B, C, Cb, loop, nrows)
     s.nrows_value = R
-    if nrows and g.chance(0.3) and R // (rowcores * B) > 1:
+    s.tail, s.guard, s.active, s.partial = tail or bool(ctail), guard, active, partial
+    s.guard_kind = g.pick(["pid", "n_rows"]) if guard else ""
+    if nrows and not tail and g.chance(0.3) and R // (rowcores * B) > 1:
         s.nrows_value = R - rowcores * B  # the last round of iterations does not run
     bound = s.nrows_value if nrows else R
     for core, coords in _cores(grid):
@@ -522,6 +683,8 @@ def _choose_scheme(g: _Gen, T: str, acc: bool, force_stick: bool) -> Scheme:
             tl = [(core * B, 0)]
         else:  # linear-loop
             tl = [(r, 0) for r in range(core * B, bound, ncores * B)]
+        if guard:  # scf.if (tile < active): the other cores do nothing
+            tl = [t for t in tl if (coords[0] if name == "rowcol" else core) < active]
         s.tiles[core] = tl
         s.out_block[core] = (core * B, 0) if name != "rowcol" else (coords[0] * B, coords[1] * Cb)
     return s
@@ -568,35 +731,45 @@ def generate(seed: int, index: int) -> Kernel:
     T = g.pick(["f16", "f32"])
     npt = NP[T]
     family = g.pick(["map", "map", "map", "acc", "matmul"])
-    markers = g.chance(0.3)
+    markers = g.chance(0.35)
+    stick = STICK if T == "f16" else g.pick([32, 32, 64])
     acc = family == "acc"
-    s = _choose_scheme(g, T, acc, markers and family != "matmul")
-    if family == "matmul":
-        s.loop = s.loop  # rows tiled as usual; columns of the output: N (Cb), inputs take K
-    if s.C % STICK or s.Cb % STICK:
+    s = _choose_scheme(g, T, acc, markers and family != "matmul", stick)
+    if s.C % stick or (family == "matmul" and s.Cb % stick):
         markers = False
     feats = [f"grid={list(s.grid) if s.grid else 'none'}", f"scheme={s.name}", T, family]
     name = f"gen_{seed}_{index}"
     nin = g.pick([1, 2, 2, 3])
     rowvec = family != "matmul" and g.chance(0.35)
     K = g.pick([16, 32, 64]) if family == "matmul" else 0
-    mm_markers = family == "matmul" and markers and K % STICK == 0
+    mm_markers = family == "matmul" and markers and K % stick == 0
     if family == "matmul":
         markers = mm_markers
     params: list[Param] = []
     in_cols = K if family == "matmul" else s.C
     for k in range(nin):
-        params.append(Param(f"x{k}", "ptr", (s.R, in_cols), "in", markers and in_cols % STICK == 0))
+        params.append(Param(f"x{k}", "ptr", (s.R, in_cols), "in", markers and in_cols % stick == 0))
+    xt = family != "matmul" and g.chance(0.2)  # an input stored transposed ([C, R]), loaded and linalg.transpose'd
+    if xt:
+        params.append(Param("xt", "ptr", (s.C, s.R), "in"))
     if rowvec:
         params.append(Param("w", "ptr", (s.C,), "in", markers and g.chance(0.7)))
     if family == "matmul":
         params.append(Param("wm", "ptr", (K, s.C), "in", markers))
     out_rows = s.R if not acc else (1 if s.grid is None else int(np.prod(s.grid))) * s.B
     params.append(Param("out", "ptr", (out_rows, s.C), "out", markers and g.chance(0.8)))
+    for p in params:  # non-row-major views (never marked)
+        if len(p.shape) == 2 and not p.layout and g.chance(0.15):
+            p.view = g.pick(["col", "col", "pad", "step2"])
     if s.nrows:
         params.append(Param("n_rows", "index", value=s.nrows_value))
-    if g.chance(0.25):
-        params.insert(int(rng.integers(len(params) + 1)), Param("alpha", "f32", value=1.5))
+    if s.guard and s.guard_kind == "n_rows":
+        params.append(Param("n_rows", "index", value=s.R))
+    alpha_used = False
+    if g.chance(0.3):
+        alpha_used = family != "matmul" and g.chance(0.7)
+        params.insert(int(rng.integers(len(params) + 1)),
+                      Param("alpha", "f32", value=g.pick(CONSTS) if alpha_used else 1.5))
     if any(p.layout for p in params):
         feats.append("markers")
     markers = any(p.layout for p in params)
@@ -621,16 +794,19 @@ def generate(seed: int, index: int) -> Kernel:
         v = g.fresh(p.name + "_v")
         if len(p.shape) == 2:
             r, c = p.shape
-            g.emit(f"{v} = ktdp.construct_memory_view %{p.name}, sizes: [{r}, {c}], strides: [{c}, 1] "
+            st = p.strides()
+            g.emit(f"{v} = ktdp.construct_memory_view %{p.name}, sizes: [{r}, {c}], strides: [{st[0]}, {st[1]}] "
                    f"{{coordinate_set = {_box2(r, c)}, memory_space = #ktdp.memory_space<global>}} : memref<{r}x{c}x{T}>")
+            if p.view != "row":
+                feats.append(f"view({p.name})={p.view}")
             if p.layout:
-                g.emit(f"spyre.tensor_layout {v} {{{LAYOUT2}}} : memref<{r}x{c}x{T}>")
+                g.emit(f"spyre.tensor_layout {v} {{{_layout2(stick)}}} : memref<{r}x{c}x{T}>")
         else:
             (n,) = p.shape
             g.emit(f"{v} = ktdp.construct_memory_view %{p.name}, sizes: [{n}], strides: [1] "
                    f"{{coordinate_set = {_box1(n)}, memory_space = #ktdp.memory_space<global>}} : memref<{n}x{T}>")
             if p.layout:
-                g.emit(f"spyre.tensor_layout {v} {{{LAYOUT1}}} : memref<{n}x{T}>")
+                g.emit(f"spyre.tensor_layout {v} {{{_layout1(stick)}}} : memref<{n}x{T}>")
         views[p.name] = v
 
     # column origin of this core's tile
@@ -671,6 +847,8 @@ def generate(seed: int, index: int) -> Kernel:
     body = Body(g, T, B, s.Cb, [])
     if family == "matmul":
         body.Cb = K  # pre-matmul expressions are on [B, K]
+    if s.name == "rowcol":
+        body.col_ssa = col
 
     def make_body(row: str) -> Val:
         """Emit the tile body at row origin `row` (SSA); returns the result [B, Cb] Val."""
@@ -699,6 +877,26 @@ def generate(seed: int, index: int) -> Kernel:
 
             loads.append(load)
         cache: dict = {}
+        if xt:
+            def load_t():
+                if "xt" not in cache:
+                    Cb_ = s.Cb
+                    t = g.fresh("xt_t")
+                    g.emit(f"{t} = ktdp.construct_access_tile {views['xt']}[{col}, {row}] {{access_tile_set = {_box2(Cb_, B)}, "
+                           f"access_tile_order = {ID2}}} : memref<{s.C}x{s.R}x{T}> -> !ktdp.access_tile<{Cb_}x{B}xindex>")
+                    d = g.fresh("xt_d")
+                    g.emit(f"{d} = ktdp.load {t} : !ktdp.access_tile<{Cb_}x{B}xindex> -> {body.ty((Cb_, B))}")
+                    e = g.fresh("e")
+                    g.emit(f"{e} = tensor.empty() : {body.ty((B, Cb_))}")
+                    v = g.fresh("xt_tr")
+                    g.emit(f"{v} = linalg.transpose ins({d} : {body.ty((Cb_, B))}) outs({e} : {body.ty((B, Cb_))}) "
+                           "permutation = [1, 0]")
+                    body.feats.add("linalg.transpose(input)")
+                    cache["xt"] = Val(v, lambda ctx: np.ascontiguousarray(
+                        ctx["inputs"]["xt"][ctx["col"]:ctx["col"] + Cb_, ctx["row"]:ctx["row"] + B].T), (B, Cb_), 1.0)
+                return cache["xt"]
+
+            loads.append(load_t)
         body.leaves = loads
         body.row_ssa = row
         if rowvec:
@@ -752,7 +950,7 @@ def generate(seed: int, index: int) -> Kernel:
 
             def mmfn(ctx, a=a, Cb_=Cb_):
                 av = a.fn(ctx).astype(np.float32)
-                wv_ = ctx["inputs"]["wm"][:, ctx["col"]:ctx["col"] + Cb_].astype(np.float32)
+                wv_ = ctx["inputs"]["wm"][:K, ctx["col"]:ctx["col"] + Cb_].astype(np.float32)
                 return (av @ wv_).astype(npt)
 
             res = Val(mm, mmfn, (B, Cb_), a.bound * K)
@@ -761,10 +959,39 @@ def generate(seed: int, index: int) -> Kernel:
                 res = body.binary(res, body.splat((B, s.Cb)))
             body.Cb = K
             return res
-        return body.expr(depth)
+        res = body.expr(depth)
+        if alpha_used:  # axpy: alpha * res + x
+            av = g.fresh("alpha")
+            if T == "f16":
+                g.emit(f"{av} = arith.truncf %alpha : f32 to f16")
+            else:
+                av = "%alpha"
+            sp = g.fresh("alpha_s")
+            g.emit(f"{sp} = tensor.splat {av} : {body.ty((B, s.Cb))}")
+            aval = next(p.value for p in params if p.name == "alpha")
+            al = Val(sp, lambda ctx: np.full((B, s.Cb), npt(aval), npt), (B, s.Cb), abs(aval), aval >= 0)
+            res = body._bin("addf", body._bin("mulf", al, res, al.bound * res.bound, False), body.leaf(),
+                            al.bound * res.bound + 1, False)
+            body.feats.add("axpy(alpha)")
+        return res
 
     g.ind = "  "
-    if not s.loop:
+    if not s.loop and s.guard:
+        ok = g.fresh("ok")
+        if s.guard_kind == "pid":
+            who = ids["i"] if s.name == "rowcol" else ids["lin"]
+            g.emit(f"{ok} = arith.cmpi ult, {who}, {_const_index(g, s.active, consts)} : index")
+        else:
+            g.emit(f"{ok} = arith.cmpi slt, {row0}, %n_rows : index")
+        g.emit(f"scf.if {ok} {{")
+        g.ind = "    "
+        res = make_body(row0)
+        emit_tile_store(g, views, params, T, B, s, row0, col, res)
+        g.emit("}")
+        g.ind = "  "
+        body.feats.add(f"scf.if({s.guard_kind})")
+        emit_store = []
+    elif not s.loop:
         res = make_body(row0)
         emit_store = [(res, row0)]
     else:
@@ -800,24 +1027,34 @@ def generate(seed: int, index: int) -> Kernel:
     # oracle
     outp = next(p for p in params if p.role == "out")
     out = np.zeros(outp.shape, npt)
+    # masked loads past a view's end read 0: the oracle reads zero-padded inputs
+    padded = {n: np.pad(a, [(0, 64 + 512)] * a.ndim) for n, a in inputs.items()}
     for core, tl in s.tiles.items():
         accv = np.zeros((B, s.Cb), npt)
         for (r, c) in tl:
-            ctx = {"inputs": inputs, "row": r, "col": c}
+            ctx = {"inputs": padded, "row": r, "col": c}
             val = res.fn(ctx)
             if acc:
                 accv = (accv + val).astype(npt)
             else:
-                out[r:r + B, c:c + s.Cb] = val
-        if acc:
+                dst = out[r:r + B, c:c + s.Cb]  # stores past the end are dropped
+                dst[...] = val[:dst.shape[0], :dst.shape[1]]
+        if acc and (not s.guard or tl):
             r, c = s.out_block[core]
             out[r:r + B, c:c + s.Cb] = accv
     if s.nrows:
         feats.append(f"n_rows={s.nrows_value}/{s.R}")
-    if any(p.kind == "f32" for p in params):
+    if any(p.kind == "f32" for p in params) and not alpha_used:
         feats.append("unused-f32")
+    if s.tail:
+        feats.append(f"tail(masked, {s.R}x{s.C} by {B}x{s.Cb})")
+    if s.guard:
+        feats.append(f"guard({s.active}/{(s.grid[0] if s.name == 'rowcol' else int(np.prod(s.grid)))})")
+    if markers:
+        feats.append(f"stick={stick}" + (" partial" if s.partial else "") + (" multi" if s.Cb > stick else ""))
     feats += sorted(body.feats)
-    return Kernel(seed, index, name, text, params, T, s.grid, feats, {"out": out}, inputs, body.sums, markers)
+    return Kernel(seed, index, name, text, params, T, s.grid, feats, {"out": out}, inputs, body.sums, markers,
+                  stick, s.tail)
 
 
 def emit_tile_store(g, views, params, T, B, s, row, col, v: Val) -> None:
@@ -897,7 +1134,7 @@ def run_source(k: Kernel) -> tuple[dict | None, str | None]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            res = spyre_mlir.interpret(k.text, k.name, options=_strict(), **k.args())
+            res = spyre_mlir.interpret(k.text, k.name, options=k.options(), **k.args())
         except Exception as exc:  # noqa: BLE001
             return None, f"source does not run: {_classify_exc(exc)[1]}"
     raw = {n: np.array(res[n]) for n in k.outputs()}
@@ -912,7 +1149,7 @@ def run_source(k: Kernel) -> tuple[dict | None, str | None]:
 def config_spec(config: str, k: Kernel, outdir: str) -> str:
     spec = config.replace("out-dir=D", f"out-dir={outdir}")
     if config.startswith("ktir-to-spatial"):
-        sc = k.index_scalars()
+        sc = k.scalars()
         if sc:
             opt = 'scalars="' + ",".join(f"{a}={b}" for a, b in sc.items()) + '"'
             spec = spec + "{" + opt + "}" if "{" not in spec else spec[:-1] + " " + opt + "}"
@@ -924,7 +1161,6 @@ def run_config(k: Kernel, config: str, source_raw: dict, workdir: str) -> tuple[
     import warnings
 
     import spyre_mlir
-    from spyre_mlir.interpreter import InterpreterOptions
 
     outdir = os.path.join(workdir, "bundle")
     spec = config_spec(config, k, outdir)
@@ -939,10 +1175,10 @@ def run_config(k: Kernel, config: str, source_raw: dict, workdir: str) -> tuple[
         try:
             if config.startswith("ktir-to-bundle"):
                 res = spyre_mlir.interpret(os.path.join(outdir, "bundle.mlir"), "sdsc_bundle",
-                                           options=InterpreterOptions(bundle_dir=outdir, mask_out_of_bounds=False),
+                                           options=k.options(bundle_dir=outdir),
                                            **k.args())
             else:
-                res = spyre_mlir.interpret(module, k.name, options=_strict(), **k.args())
+                res = spyre_mlir.interpret(module, k.name, options=k.options(), **k.args())
         except Exception as exc:  # noqa: BLE001
             cat, msg = _classify_exc(exc)
             return ("INTERNAL" if cat == "INTERNAL" else "RUNFAIL"), msg

@@ -33,6 +33,52 @@ def test_sample_varies():
         assert f in feats, f
 
 
+NEW_FEATURES = ("linalg.transpose", "linalg.transpose(input)", "tensor.extract", "axpy(alpha)", "scf.if",
+                "tail(masked", "view(", "linalg.reduce(sum, dim0)", "linalg.generic+index(gcol)", "stick=32",
+                "partial", "multi")
+
+
+def _sample_features(n=150):
+    feats = set()
+    for i in range(n):
+        feats.update(kernel_gen.generate(SEED, i).features)
+    return feats
+
+
+def test_sample_has_the_wider_features():
+    feats = _sample_features()
+    for f in NEW_FEATURES:
+        assert any(f in x for x in feats), f
+
+
+def _first(pred, n=150):
+    for i in range(n):
+        k = kernel_gen.generate(SEED, i)
+        if pred(k):
+            return k
+    raise AssertionError("no such kernel in the sample")
+
+
+def test_tail_kernel_is_masked():
+    """A tail-tile kernel matches its oracle with the default (masked) options and
+    really runs past a view's end (strict bounds refuse it)."""
+    import spyre_mlir
+    from spyre_mlir.interpreter import InterpreterOptions
+
+    k = _first(lambda k: k.masked and k.params[0].view == "row" and not k.markers)
+    raw, err = kernel_gen.run_source(k)
+    assert err is None, f"{err}\n{k.text}"
+    with pytest.raises(Exception):
+        spyre_mlir.interpret(k.text, k.name, options=InterpreterOptions(mask_out_of_bounds=False), **k.args())
+
+
+@pytest.mark.parametrize("feature", ["scf.if", "view(", "stick=32", "linalg.transpose(input)", "linalg.reduce(max, dim0)"])
+def test_feature_kernel_matches_oracle(feature):
+    k = _first(lambda k: any(feature in f for f in k.features))
+    raw, err = kernel_gen.run_source(k)
+    assert err is None, f"{err}\n{k.text}"
+
+
 def test_generation_is_deterministic():
     a = kernel_gen.generate(SEED, 5)
     kernel_gen.generate(SEED, 4)
