@@ -356,7 +356,13 @@ class Extractor:
     # -- module --------------------------------------------------------------------
 
     def run(self) -> None:
-        kernels = [op for op in self.module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+        # A function another function calls is a helper, not a kernel: it stays whole and
+        # is copied into the groups that call it (`_callees`).
+        called = {op.callee.root_reference.data for op in walk_ops(self.module) if isinstance(op, func.CallOp)}
+        kernels = [
+            op for op in self.module.ops
+            if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_name.data not in called
+        ]
         for kernel in kernels:
             if len(kernel.body.blocks) != 1:
                 raise error(kernel, "cannot extract compute groups from a function with more than one block")

@@ -406,7 +406,10 @@ class Emitter:
                 continue
             block.add_op(op.clone(mapping))
         block.add_op(func.ReturnOp())
-        text = print_ir(ModuleOp([fn]))
+        # The functions the group calls live beside it in its module (extraction copies them there).
+        holder = plan.group.parent_op()
+        callees = [op.clone() for op in holder.ops if isinstance(op, func.FuncOp) and op is not plan.group] if holder else []
+        text = print_ir(ModuleOp([fn, *callees]))
         return {
             "format": SDSC_FORMAT,
             "entry": entry,

@@ -287,16 +287,24 @@ func.func @scaled(%t: tensor<2x4xf32>, %f: f32) -> tensor<2x4xf32> {
 """
 
 
-@pytest.mark.parametrize("pipeline", ["ktir-to-schedule", "ktir-to-schedule{chain-in-lx=true}"])
-def test_a_group_calling_functions_gets_its_callees(pipeline):
+@pytest.mark.parametrize("pipeline", ["ktir-to-schedule", "ktir-to-schedule{chain-in-lx=true}", "ktir-to-bundle"])
+def test_a_group_calling_functions_gets_its_callees(pipeline, tmp_path):
     """A group's module is a symbol table of its own: the functions its ops
-    call (here an index helper and a compute helper that is itself split into
-    a group) are copied beside it, so the scheduled module verifies and runs
-    (fuzz: 'func.call' op '@row_of' could not be found, after extraction)."""
+    call (an index helper, a compute helper) are copied beside it, and into
+    the SDSC's "ktir" text, so the output verifies and runs (fuzz: 'func.call'
+    op '@row_of' could not be found, after extraction). A called function is a
+    helper, not a kernel: it is not split into groups of its own."""
     module = spyre_mlir.parse(CALLS)
-    spyre_mlir.PassManager.from_pipeline(pipeline).run(module)
     x = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
-    before = spyre_mlir.interpret(CALLS, "calls", x=x.copy(), out=np.zeros_like(x), f=2.0)["out"]
-    after = spyre_mlir.interpret(module, "calls", x=x.copy(), out=np.zeros_like(x), f=2.0)["out"]
+    args = {"x": x, "out": np.zeros_like(x), "f": 2.0}
+    if pipeline == "ktir-to-bundle":
+        spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path} kernel=calls}}").run(module)
+        module, entry = tmp_path / "bundle.mlir", "sdsc_bundle"  # read from its path: the SDSC files beside it
+    else:
+        spyre_mlir.PassManager.from_pipeline(pipeline).run(module)
+        assert outlined(module) == ["local_schedule_0"]
+        entry = "calls"
+    before = spyre_mlir.interpret(CALLS, "calls", **{k: np.copy(v) for k, v in args.items()})["out"]
+    after = spyre_mlir.interpret(module, entry, **{k: np.copy(v) for k, v in args.items()})["out"]
     np.testing.assert_array_equal(after, before)
     np.testing.assert_allclose(after, x * 2)
