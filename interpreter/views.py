@@ -592,20 +592,12 @@ def _store_box_per_core(tile: BoxTile, data: np.ndarray, ctx, access: Access) ->
             if not _store_box(tile.lane(lane), data[lane] if lanes_in_data else data, ctx, access):
                 return False
         return True
-    geom = tile.geom
-    if geom.size == 0 or not view.exact or not _in_bounds(view, tile):
+    if tile.geom.size == 0 or not view.exact or not _in_bounds(view, tile):
         return False
-    located = _memory_box(view, tile)
-    if located is None:
+    placed = _box_data(view, tile, data, lanes_in_data)
+    if placed is None:
         return False
-    start, box, strides = located
-    if box is not geom:  # the data in set order, split dims as (sticks, stick): `box`'s identity order
-        lead = 1 if lanes_in_data else 0
-        if not geom.identity:
-            inverse = tuple(np.argsort(geom.perm).tolist())
-            data = data.transpose((0, *(k + 1 for k in inverse)) if lead else inverse)
-        data = data.reshape(data.shape[:lead] + box.extents)
-        geom = box
+    start, geom, strides, data = placed
     fmt = view.fmt
     dtype = fmt.storage
     size = dtype.itemsize
@@ -795,23 +787,32 @@ def _box_offsets(extents: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarr
     return offsets.reshape(-1)
 
 
-def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
-    view = tile.view
-    geom = tile.geom
-    if geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
-        return False
+def _box_data(view, tile: BoxTile, data: np.ndarray, lanes_in_data: bool):
+    """(start, memory box, element strides, data in the box's identity order) of a
+    store through the box path, or None when the tile is no box in memory."""
     located = _memory_box(view, tile)
     if located is None:
-        return False
+        return None
     start, box, strides = located
-    lanes_in_data = data.ndim == len(geom.shape) + 1
+    geom = tile.geom
     if box is not geom:  # the data in set order, split dims as (sticks, stick): `box`'s identity order
         lead = 1 if lanes_in_data else 0
         if not geom.identity:
             inverse = tuple(np.argsort(geom.perm).tolist())
             data = data.transpose((0, *(k + 1 for k in inverse)) if lead else inverse)
         data = data.reshape(data.shape[:lead] + box.extents)
-        geom = box
+    return start, box, strides, data
+
+
+def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
+    view = tile.view
+    if tile.geom.size == 0 or not view.exact or _lanes(view.lx_core) or not _in_bounds(view, tile):
+        return False
+    lanes_in_data = data.ndim == len(tile.geom.shape) + 1
+    placed = _box_data(view, tile, data, lanes_in_data)
+    if placed is None:
+        return False
+    start, geom, strides, data = placed
     fmt = view.fmt
     dtype = fmt.storage
     size = dtype.itemsize
