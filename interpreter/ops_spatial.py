@@ -42,7 +42,13 @@ Semantics (a deterministic discrete-event simulation, no threads):
   trailing index is 0, allowed only along a dim the tile spans whole
   (`load_step @ld [%k]` of 16x64 tiles of a 64x64 tensor is tile [k, 0]).
   The tile covers [origin, origin + tile shape) per dim; reaching outside
-  the tensor is a located error at the step.
+  the tensor is a located error at the step, unless the stage is `masked`
+  (a unit attribute spatial-tile gives a tail tile's stage) and the run
+  masks (`InterpreterOptions.mask_out_of_bounds`, the default): then the
+  window is clipped to the tensor, a load fills the tile's elements outside
+  it with 0 and a store does not write them (KTDP-SEMANTICS §4, as the
+  interpreter runs the source's access). A strict run refuses the step, as
+  it refuses the source's access.
 - Buffers. A FIFO buffer of depth D is a ring of D slots in its site's LX,
   at its `offset` (slot s at offset + s * tile bytes), each slot full or
   free. A writer fills the next slot of the ring, a reader takes the oldest
@@ -98,7 +104,8 @@ Semantics (a deterministic discrete-event simulation, no threads):
 
 Measurements (`SpatialRunStats`, `simulate`; `spyre-run --estimate-json`
 and `--trace`). Every run counts the HBM bytes its load steps read and its
-store steps write (a tile's bytes per step; a multicast load once). With
+store steps write (a tile's bytes per step, of a masked step only its
+elements inside the tensor; a multicast load once). With
 the cost model on (`InterpreterOptions.cost_model`, which `simulate` turns
 on), it also simulates cycles: each engine has its own clock; a step takes
 the cost model's cycles (interpreter/cost.py) from the engine's clock on:
@@ -178,6 +185,9 @@ from spyre_mlir.interpreter.errors import InterpreterError
 
 RUNNABLE_FROM = "synthesized"
 """The first phase whose programs run (choreographies and buffer offsets exist)."""
+MASKED_ATTR = "masked"
+"""A load or store stage's unit attribute (spatial-tile's `MASKED_ATTR`): its tile may reach
+outside its tensor; those elements load 0 and are not stored (unless the run is strict)."""
 
 _PART_OF_A_PROGRAM = (
     "runs only as part of its spatial.program: interpret(module, \"<program name>\", **arguments) "
@@ -507,6 +517,7 @@ class _Move:
     dims: int
     explicit: bool  # the stage's own `origin` (else the tile grid)
     cycles: float  # the cost model's cycles of one step (HBM bytes over the site's bandwidth)
+    masked: bool = False  # the stage's `masked`: elements outside the tensor load 0 and are not stored
 
 
 @dataclass
@@ -638,12 +649,15 @@ class _Plan:
         explicit = amap is not None
         if amap is None:
             amap = default_origin(buffer.shape)
-        cycles = 0.0
+        return _Move(tensor, buffer, compile_map(amap), format_map(amap), amap.num_dims, explicit,
+                     self.move_cycles(buffer.shape, tensor.fmt.itemsize), MASKED_ATTR in stage.attributes)
+
+    def move_cycles(self, shape: tuple[int, ...], itemsize: int) -> float:
+        """The cost model's cycles of moving a tile of `shape` (0 without the cost model)."""
         hw = self.hardware
-        if hw is not None:
-            moved = stick_bytes(buffer.shape, tensor.fmt.itemsize, hw.stick_bytes)
-            cycles = moved / hw.hbm_bytes_per_cycle_per_core(len(self.sites))
-        return _Move(tensor, buffer, compile_map(amap), format_map(amap), amap.num_dims, explicit, cycles)
+        if hw is None:
+            return 0.0
+        return stick_bytes(shape, itemsize, hw.stick_bytes) / hw.hbm_bytes_per_cycle_per_core(len(self.sites))
 
     def _decode_body(self, fc: FunctionCompiler, stage: StageOp):
         name = stage.sym_name.data
@@ -808,9 +822,14 @@ class _Run:
         self.tensor_views[name] = view
         return view
 
-    def tile_window(self, move: _Move, indices: list[int], op: Operation, stage: str) -> tuple[slice, ...]:
+    def tile_window(
+        self, move: _Move, indices: list[int], op: Operation, stage: str
+    ) -> tuple[tuple[slice, ...], tuple[slice, ...] | None]:
         """The tile of a step: [origin, origin + tile shape) per dim, the origin the stage's map
-        of the step's indices (the tile grid without `origin`); outside the tensor is an error."""
+        of the step's indices (the tile grid without `origin`), as (the window of the tensor,
+        None). A tile reaching outside the tensor is an error, unless the stage is `masked`
+        and the run masks (the default; not `mask_out_of_bounds=False`): then (the window
+        clipped to the tensor, the part of the tile it fills), possibly empty."""
         tensor, shape, tile = move.tensor.op.sym_name.data, move.tensor.shape, move.buffer.shape
         if len(tile) != len(shape):
             raise error(
@@ -841,17 +860,32 @@ class _Run:
                     )
             indices = [*indices, *([0] * (len(shape) - len(indices)))]
         origin = [int(o) for o in move.origin(indices, ())]
-        window = []
+        window, inner, outside = [], [], None
         for d, (start, size, dim) in enumerate(zip(origin, tile, shape)):
-            if start < 0 or start + size > dim:
-                raise error(
-                    op,
-                    f"stage @{stage}: the tile of indices {indices} (origin {origin} = {move.text}, tiles "
-                    f"{_shape(tile)}) is outside the tensor @{tensor} ({_shape(shape)}): along dim {d} it covers "
-                    f"[{start}, {start + size}), the tensor [0, {dim})",
-                )
-            window.append(slice(start, start + size))
-        return tuple(window)
+            if outside is None and (start < 0 or start + size > dim):
+                outside = d
+            lo, hi = max(start, 0), min(start + size, dim)
+            if hi <= lo:
+                window.append(slice(0, 0))
+                inner.append(slice(0, 0))
+            else:
+                window.append(slice(lo, hi))
+                inner.append(slice(lo - start, hi - start))
+        if outside is None:
+            return tuple(window), None
+        if move.masked and self.runtime.options.mask_out_of_bounds:
+            return tuple(window), tuple(inner)
+        start, size, dim = origin[outside], tile[outside], shape[outside]
+        why = ""  # a stage without the mark never reaches outside its tensor
+        if move.masked:
+            why = ("; the stage is masked (its elements outside the tensor load 0 and are not stored), but this run "
+                   "checks bounds strictly (mask_out_of_bounds=False, spyre-run --strict-bounds)")
+        raise error(
+            op,
+            f"stage @{stage}: the tile of indices {indices} (origin {origin} = {move.text}, tiles "
+            f"{_shape(tile)}) is outside the tensor @{tensor} ({_shape(shape)}): along dim {outside} it covers "
+            f"[{start}, {start + size}), the tensor [0, {dim}){why}",
+        )
 
     def slot(self, buf: _Buffer, index: int) -> np.ndarray:
         lo = buf.offset + index * buf.tile_bytes
@@ -973,25 +1007,34 @@ class _Run:
         start = clock.now
         if isinstance(op, LoadStepOp):
             move = plan.moves[name]
-            window = self.tile_window(move, indices, op, name)
+            window, inner = self.tile_window(move, indices, op, name)
             tensor, buf = move.tensor, move.buffer
-            tile = _convert(self.tensor(tensor.op.sym_name.data, op, write=False)[window], tensor.fmt, buf.fmt)
+            moved = _convert(self.tensor(tensor.op.sym_name.data, op, write=False)[window], tensor.fmt, buf.fmt)
+            if inner is None:
+                tile = moved
+            else:  # masked: the elements outside the tensor are 0
+                tile = np.zeros(buf.shape, buf.fmt.storage)
+                tile[inner] = moved
             self.put(buf, tile, op, stage)
             for receiver, rbuf in plan.receivers.get(name, ()):
                 via = f" (multicast to receive stage @{receiver.sym_name.data})"
                 self.put(rbuf, _convert(tile, buf.fmt, rbuf.fmt), op, stage, via)
-            stats.hbm_read_bytes += math.prod(buf.shape) * tensor.fmt.itemsize
-            self.charge("load_step", move.cycles)
-            clock.now += move.cycles
+            stats.hbm_read_bytes += moved.size * tensor.fmt.itemsize
+            cycles = move.cycles if inner is None else plan.move_cycles(moved.shape, tensor.fmt.itemsize)
+            self.charge("load_step", cycles)
+            clock.now += cycles
         elif isinstance(op, StoreStepOp):
             move = plan.moves[name]
-            window = self.tile_window(move, indices, op, name)
+            window, inner = self.tile_window(move, indices, op, name)
             buf, tensor = move.buffer, move.tensor
             tile = self.take(buf, op, stage)
+            if inner is not None:  # masked: the elements outside the tensor are not stored
+                tile = tile[inner]
             self.tensor(tensor.op.sym_name.data, op, write=True)[window] = _convert(tile, buf.fmt, tensor.fmt)
-            stats.hbm_written_bytes += math.prod(buf.shape) * tensor.fmt.itemsize
-            self.charge("store_step", move.cycles)
-            clock.now += move.cycles
+            stats.hbm_written_bytes += tile.size * tensor.fmt.itemsize
+            cycles = move.cycles if inner is None else plan.move_cycles(tile.shape, tensor.fmt.itemsize)
+            self.charge("store_step", cycles)
+            clock.now += cycles
         else:
             clock.now += self.compute(op, stage, indices)
         stats.steps += 1

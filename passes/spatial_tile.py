@@ -9,6 +9,10 @@ into the work of each engine:
   stage filling a FIFO buffer, its tile origin an affine map of the step's
   loop numbers (`origin`);
 - every `ktdp.store` becomes a store stage draining a FIFO buffer;
+- a load or store whose tile may reach outside its view on this site (a
+  tail tile, rows or columns past the view's end) gets a `masked` stage
+  (`MASKED_ATTR`): its elements outside the tensor load 0 and are not
+  stored, as the source's access under the interpreter's default;
 - the compute ops between two loops of one block (a "run") become one
   compute stage, whose body is those ops on tiles (KTIR ops, run by the
   interpreter's own handlers);
@@ -94,7 +98,14 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
@@ -118,6 +129,13 @@ UNUSED_ARGS_ATTR = "spatial.unused_args"
 UNUSED_ARG_TYPES_ATTR = "spatial.unused_arg_types"
 """Program attribute: their types, in the same order (the program takes each of its type)."""
 HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
+MASKED_ATTR = "masked"
+"""Load/store stage attribute (a unit): the stage's tile may reach outside its tensor at
+some step (a tail tile: a block of rows or columns running past the view's end, as
+Triton writes them). Its elements outside the tensor load 0 and are not stored, the
+KTDP semantics of an access outside its view (KTDP-SEMANTICS §4); the spatial
+interpreter implements it (interpreter/ops_spatial.py). A stage without it never
+reaches outside its tensor: a step that does is an error."""
 
 ENGINES = ("load", "compute", "store")
 
@@ -629,6 +647,58 @@ class KernelLowering:
         return program
 
 
+def _masked(stage: spatial.StageOp, masked: bool) -> spatial.StageOp:
+    if masked:
+        stage.attributes[MASKED_ATTR] = UnitAttr()
+    return stage
+
+
+def _interval(e: AffineExpr, counts: Sequence[int]) -> tuple[int, int] | None:
+    """Bounds [lo, hi] of `e` over the loop numbers, dim i in [0, counts[i]); None
+    when they are not derived (a symbol, a division by a non-constant)."""
+    if isinstance(e, AffineConstantExpr):
+        return e.value, e.value
+    if isinstance(e, AffineDimExpr):
+        return (0, counts[e.position] - 1) if e.position < len(counts) else None
+    if not isinstance(e, AffineBinaryOpExpr):
+        return None
+    a = _interval(e.lhs, counts)
+    b = _interval(e.rhs, counts)
+    if a is None or b is None:
+        return None
+    kind = e.kind
+    if kind == AffineBinaryOpKind.Add:
+        return a[0] + b[0], a[1] + b[1]
+    if kind == AffineBinaryOpKind.Mul:
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    if b[0] != b[1] or b[0] <= 0:
+        return None
+    c = b[0]
+    if kind == AffineBinaryOpKind.FloorDiv:
+        return a[0] // c, a[1] // c
+    if kind == AffineBinaryOpKind.CeilDiv:
+        return -(-a[0] // c), -(-a[1] // c)
+    if kind == AffineBinaryOpKind.Mod:
+        return (a[0] % c, a[1] % c) if a[0] // c == a[1] // c else (0, c - 1)
+    return None
+
+
+def _may_run_outside(origin: Sequence[AffineExpr], tile: Sequence[int], shape: Sequence[int],
+                     counts: Sequence[int]) -> bool:
+    """Whether a tile of `tile` at `origin` (affine in the loop numbers, dim i of the
+    enclosing loops running 0 .. counts[i]-1) may reach outside [0, shape) at some step:
+    from the bounds of each origin coordinate (conservatively yes when they are not
+    derived). A step inside a loop that never runs never moves anything."""
+    if any(c <= 0 for c in counts):
+        return False
+    for e, size, dim in zip(origin, tile, shape):
+        bounds = _interval(e, counts)
+        if bounds is None or bounds[0] < 0 or bounds[1] + size > dim:
+            return True
+    return False
+
+
 def _is_float_type(t: Attribute) -> bool:
     from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
 
@@ -705,6 +775,7 @@ class SiteLowering:
         self.loop_of: dict[Operation, scf.ForOp] = {}  # spatial.loop -> the scf.for it comes from
         self.semaphores: list[Operation] = []
         self.outer: dict[Block, Block] = {}  # an engine loop's body -> the block the loop goes into
+        self.counts: list[int] = []  # the trip counts of the enclosing loops, outermost first (dim i runs 0 .. counts[i]-1)
 
     def _dim_args(self, block: Block, nd: int) -> list[SSAValue]:
         """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last),
@@ -835,15 +906,20 @@ class SiteLowering:
             self.loop_of[built[e]] = op
             self.outer[block] = engines[e]
             inner[e] = block
+        self.counts.append(count)
         self._items(loop.body, inner, [*dims, depth])
+        self.counts.pop()
         # Attached after their bodies: xDSL's add_op walks from the target block to
         # the root (a cycle check), so attaching on the way down costs the depth at
         # every level; on the way up each block is still detached from its parent.
         for e in ENGINES:
             engines[e].add_op(built[e])
 
-    def _origin(self, tile_value: SSAValue, where: Operation, ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType]:
-        """(tensor, origin map over the loop numbers, tile type) of a box access tile."""
+    def _origin(self, tile_value: SSAValue, where: Operation,
+                ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType, bool]:
+        """(tensor, origin map over the loop numbers, tile type, masked) of a box access
+        tile; masked: at some step of this site the tile may reach outside its view (a
+        tail tile), whose elements there load 0 and are not stored (`MASKED_ATTR`)."""
         owner = tile_value.owner
         view = owner.base.owner if isinstance(owner, ConstructAccessTileOp) else None
         box = box_bounds(owner.access_tile_set.data) if isinstance(owner, ConstructAccessTileOp) else None
@@ -868,8 +944,9 @@ class SiteLowering:
         sizes = [hi + 1 for _, hi in box]
         if len(anchor) != len(sizes):
             raise error(where, "spatial-tile: this access tile's rank differs from its memory view's")
+        masked = _may_run_outside(anchor, sizes, list(t.get_shape()), self.counts[:ndims])
         return (self.k.tensors[view.offset], AffineMapAttr(AffineMap(ndims, 0, tuple(anchor))),
-                _tile(sizes, t.get_element_type(), where, "this access"))
+                _tile(sizes, t.get_element_type(), where, "this access"), masked)
 
     def _run(self, run: Run, engines: dict[str, Block], dims: list[int]) -> None:
         k = self.k
@@ -908,14 +985,15 @@ class SiteLowering:
         in_buffers: list[str] = []
         load_stages: list[str] = []
         for op in loads:
-            tname, origin, tile = self._origin(op.access_tile, op, nd)
+            tname, origin, tile, masked = self._origin(op.access_tile, op, nd)
             ttype = _tile_type(op.result.type, op, "a loaded tile")
             if ttype.get_shape() != tile.get_shape():
                 raise error(op, f"spatial-tile: this load's result {op.result.type} is not its tile's shape "
                             f"{list(tile.get_shape())}")
             buf, stage = self._fresh("in"), self._fresh("ld")
             self.buffers.append(_at(spatial.BufferOp(buf, self.site, ttype, 1), op))
-            self.stages.append(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load", origin=origin), op))
+            self.stages.append(_masked(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load",
+                                                           origin=origin), op), masked))
             self.step_of[op] = _at(spatial.LoadStepOp(stage, self._dim_args(engines["load"], nd)), op)
             engines["load"].add_op(self.step_of[op])
             in_buffers.append(buf)
@@ -938,12 +1016,13 @@ class SiteLowering:
         self.stages.append(_at(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body), first))
         engines["compute"].add_op(_at(spatial.ComputeStepOp(cp, self._dim_args(engines["compute"], nd)), first))
         for (buf, op) in out_buffers:
-            tname, origin, tile = self._origin(op.access_tile, op, nd)
+            tname, origin, tile, masked = self._origin(op.access_tile, op, nd)
             if tuple(op.data_tile.type.get_shape()) != tile.get_shape():  # type: ignore[union-attr]
                 raise error(op, f"spatial-tile: this store writes {op.data_tile.type} to a tile of shape "
                             f"{list(tile.get_shape())}")
             stage = self._fresh("st")
-            self.stages.append(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store", origin=origin), op))
+            self.stages.append(_masked(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store",
+                                                           origin=origin), op), masked))
             self.step_of[op] = _at(spatial.StoreStepOp(stage, self._dim_args(engines["store"], nd)), op)
             engines["store"].add_op(self.step_of[op])
             self.edges.append(_at(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)), op))
