@@ -58,6 +58,20 @@ COMBINERS: dict[str, np.ufunc] = {
 _ROUNDING_COMBINERS = {"arith.addf", "arith.mulf"}
 
 
+def _in_value_order(x: np.ndarray, dtype=None) -> np.ndarray:
+    """`x` C-contiguous (copied only when it is not, or to convert it to `dtype`).
+
+    NumPy's float reductions (`np.add.reduce`: pairwise along a contiguous axis,
+    sequential across the others) and BLAS/einsum contractions pick their
+    summation order from the operand's memory order, so the same values summed
+    from a transposed view (`linalg.transpose` yields a view) and from a
+    contiguous copy round differently. Every rounding reduction and contraction
+    reads its operand in row-major order: the result depends on the values only,
+    never on how an earlier op (or a pass that made the operand contiguous) left
+    them in memory."""
+    return np.ascontiguousarray(x, dtype=dtype)
+
+
 def accumulator_dtype(fmt: ElementFormat) -> np.dtype:
     """Where float sums and products accumulate: float32, or float64 for f64."""
     if fmt.is_float:
@@ -312,6 +326,8 @@ def _structured(
             ufunc = COMBINERS[combiner.name]
             acc = accumulator_dtype(fmt) if combiner.name in _ROUNDING_COMBINERS else None
             x = np.broadcast_to(np.asarray(xs[k]), shape)
+            if acc is not None:  # a rounding sum or product: its order is the values' (see _in_value_order)
+                x = _in_value_order(x)
             reduced = ufunc.reduce(x, axis=axes, dtype=acc)
             init = init_in_domain(arrays[n_in + k], k)
             combined = ufunc(init.astype(acc) if acc is not None else init, reduced)
@@ -339,7 +355,10 @@ def _structured(
         a_index, b_index, _, _ = body.contraction
         fmt = out_formats[0]
         acc = accumulator_dtype(fmt)
-        a, b, init = arrays[a_index].astype(acc), arrays[b_index].astype(acc), arrays[n_in]
+        # C-contiguous operands: BLAS's and einsum's summation order follows the operands'
+        # memory order, which must not change the result (see _in_value_order)
+        a, b = _in_value_order(arrays[a_index], acc), _in_value_order(arrays[b_index], acc)
+        init = arrays[n_in]
         letters = "abcdefghijklmnopqrstuvwxy"
         lane = "z"
 
@@ -457,6 +476,8 @@ def _reduce_direct(fc: FunctionCompiler, op: ReduceOp, combiner: Operation, dims
         if any(x.shape[a] == 0 for a in axes):  # nothing to fold: the init
             combined = np.broadcast_to(init, x.shape[:lead] + init.shape[init.ndim - kept_rank :])
         else:
+            if acc is not None:  # a rounding sum or product: its order is the values' (see _in_value_order)
+                x = _in_value_order(x)
             reduced = ufunc.reduce(x, axis=axes, dtype=acc)
             combined = ufunc(init if acc is None else init.astype(acc), reduced)
         frame[r] = _finish(fmt, combined)

@@ -164,6 +164,54 @@ def test_linalg_ops():
         np.testing.assert_allclose(got, exp, rtol=1e-6, atol=1e-6, err_msg=f"result #{i}")
 
 
+# The same sums from a transposed view (what linalg.transpose yields) and from a
+# contiguous copy of it: NumPy's float summation order follows memory order, so
+# the interpreter reduces and contracts C-contiguous operands.
+ORDER_FREE_SUMS = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @sums(%y: tensor<16x160xf32>, %w: tensor<160x16xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = tensor.splat %zero : tensor<16xf32>
+  %r = linalg.reduce { arith.addf } ins(%y : tensor<16x160xf32>) outs(%z : tensor<16xf32>) dimensions = [1]
+  %g = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<16x160xf32>) outs(%z : tensor<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %zm = tensor.splat %zero : tensor<16x16xf32>
+  %mm = linalg.matmul ins(%y, %w : tensor<16x160xf32>, tensor<160x16xf32>)
+      outs(%zm : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r, %g, %mm : tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>
+}
+func.func @sums_of_transposed(%x: tensor<160x16xf32>, %w: tensor<160x16xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>) {
+  %e = tensor.empty() : tensor<16x160xf32>
+  %y = linalg.transpose ins(%x : tensor<160x16xf32>) outs(%e : tensor<16x160xf32>) permutation = [1, 0]
+  %r, %g, %mm = func.call @sums(%y, %w)
+      : (tensor<16x160xf32>, tensor<160x16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>)
+  return %r, %g, %mm : tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>
+}
+"""
+
+
+def test_sums_depend_on_values_not_memory_order():
+    rng = np.random.default_rng(7)
+    # a wide dynamic range, so that summing in another order rounds differently
+    x = (rng.standard_normal((160, 16)) * np.exp(rng.uniform(-6, 6, (160, 16)))).astype(f32)
+    w = rng.standard_normal((160, 16)).astype(f32)
+    y = np.ascontiguousarray(x.T)
+    of_view = results(spyre_mlir.interpret(ORDER_FREE_SUMS, "sums_of_transposed", x=x, w=w))
+    of_copy = results(spyre_mlir.interpret(ORDER_FREE_SUMS, "sums", y=y, w=w))
+    for i, (a, b) in enumerate(zip(of_view, of_copy)):
+        np.testing.assert_array_equal(a, b, err_msg=f"result #{i}")
+    np.testing.assert_array_equal(of_copy[0], np.add.reduce(y, axis=1))
+    np.testing.assert_allclose(of_copy[2], y @ w, rtol=1e-5, atol=1e-3)
+
+
 def test_linalg_contraction_accumulates_in_f32():
     rng = np.random.default_rng(3)
     a, v = rng.standard_normal((4, 8)).astype(f16), rng.standard_normal(8).astype(f16)
