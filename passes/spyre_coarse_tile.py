@@ -34,6 +34,15 @@ Each access tile of the group gets a *tile view*: the same strides, its base
 advanced by the tile's offset (an `affine.apply` of the loop numbers: what
 the bundle's address arithmetic computes per iteration), its sizes shrunk
 so that every tile stays inside the original view; anchors are unchanged.
+An access tile that may run past its view's end (a tail tile: its anchor is
+not a constant, or the tile is longer than the view's rest) is masked there
+(KTDP-SEMANTICS §4), and each slice must keep that: the slice's view gets
+the original view's extent from the slice's origin, `max(0, size -
+origin)` (a dynamic size of the loop numbers, bound by a symbol of its
+coordinate_set), so the slice's elements inside the original view load and
+store and the others stay masked (all of them for a slice wholly past the
+end). A static shrunk size would cut valid rows off every slice but the
+last, and go negative for a slice wholly past the end.
 
 Which dims, by priority: a `spyre.slices` hint on an op of the group, on
 the group function, or on the kernel that calls it — `[[count, [dims]],
@@ -62,8 +71,10 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AffineSetAttr,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -72,13 +83,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, IndexOp, MatmulOp, ReduceOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSet, AffineSymExpr
+from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.affine import box_bounds, permutation_of, projected_dims
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
+    DYNAMIC_INDEX,
     AccessTileType,
     ConstructAccessTileOp,
     ConstructMemoryViewOp,
@@ -604,6 +617,34 @@ def apply_plan(plan: Plan) -> LoopOp:
     return loops[0]
 
 
+def _constant_anchor(tile_op: ConstructAccessTileOp) -> list[int] | None:
+    """The access tile's anchor when its indices are constants, else None."""
+    values = []
+    for v in tile_op.indices:
+        owner = v.owner
+        if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, IntegerAttr):
+            return None
+        values.append(int(owner.value.value.data))
+    amap = tile_op.base_map.data
+    return list(amap.eval(values[: amap.num_dims], values[amap.num_dims :]))
+
+
+def _view_set(sizes: Sequence[int | SSAValue]) -> AffineSetAttr:
+    """The box `0 <= d_k < size_k`; a dynamic size is the next symbol (symbols bind the dynamic sizes in order)."""
+    constraints = []
+    symbols = 0
+    for k, s in enumerate(sizes):
+        d = AffineDimExpr(k)
+        if isinstance(s, int):
+            bound: AffineExpr = AffineConstantExpr(s - 1)
+        else:
+            bound = AffineSymExpr(symbols) - 1
+            symbols += 1
+        constraints.append(AffineConstraintExpr(AffineConstraintKind.ge, d, AffineConstantExpr(0)))
+        constraints.append(AffineConstraintExpr(AffineConstraintKind.ge, bound - d, AffineConstantExpr(0)))
+    return AffineSetAttr(AffineSet(len(sizes), symbols, tuple(constraints)))
+
+
 def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]) -> None:
     tile_op = op.access_tile.owner  # pyright: ignore[reportAttributeAccessIssue]
     assert isinstance(tile_op, ConstructAccessTileOp)
@@ -618,15 +659,39 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
         coefficient = sum(t * strides[by_group[d]] for d, t in level_sizes.items() if d in by_group)
         if coefficient:
             expr = expr + AffineDimExpr(level_no) * coefficient
-    new_sizes, new_box = list(sizes), list(box)
+    new_sizes: list[int | SSAValue] = list(sizes)
+    new_box = list(box)
     final = {d: min(s[d] for s in plan.sizes if d in s) for d in plan.extents}
-    for vdim, d in dims.items():
-        new_sizes[vdim] = sizes[vdim] - (plan.extents[d] - final[d])
-        new_box[vdim] = final[d]
+    anchor = _constant_anchor(tile_op)
     at = InsertPoint.before(op)
+    zero: SSAValue | None = None
+    for vdim, d in sorted(dims.items()):
+        new_box[vdim] = final[d]
+        a = anchor[vdim] if anchor is not None else None
+        if a is not None and a >= 0 and a + plan.extents[d] <= sizes[vdim]:
+            # The whole access tile lies inside the view: every slice does, one static size serves them all.
+            new_sizes[vdim] = sizes[vdim] - (plan.extents[d] - final[d])
+            continue
+        # A tile that may run past the view's end (a tail tile) is masked there (KTDP-SEMANTICS §4): the
+        # slice's view keeps the original view's rows from the slice's origin, max(0, size - origin), so
+        # its rows inside the original view load and store, the others stay masked (none for a slice
+        # wholly past the end).
+        origin: AffineExpr = AffineConstantExpr(sizes[vdim])
+        for level_no, level_sizes in enumerate(plan.sizes):
+            if d in level_sizes:
+                origin = origin - AffineDimExpr(level_no) * level_sizes[d]
+        remaining = affine.ApplyOp(ivs, AffineMapAttr(AffineMap(len(ivs), 0, (origin,))))
+        remaining.result.name_hint = "rows_left" if vdim == 0 else f"left_d{vdim}"
+        if zero is None:
+            c0 = arith.ConstantOp(IntegerAttr(0, IndexType()))
+            Rewriter.insert_op(c0, at)
+            zero = c0.result
+        clipped = arith.MaxSIOp(remaining.result, zero)
+        clipped.result.name_hint = remaining.result.name_hint
+        Rewriter.insert_op([remaining, clipped], at)
+        new_sizes[vdim] = clipped.result
     base = affine.ApplyOp([*ivs, view.offset], AffineMapAttr(AffineMap(len(ivs), 1, (expr,))))
     Rewriter.insert_op(base, at)
-    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
 
     memref = view.result.type
     assert isinstance(memref, MemRefType)
@@ -634,9 +699,9 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
         base.result,
         new_sizes,
         strides,
-        _box_set([(0, s - 1) for s in new_sizes]),
+        _view_set(new_sizes),
         view.memory_space,
-        MemRefType(memref.get_element_type(), new_sizes),
+        MemRefType(memref.get_element_type(), [s if isinstance(s, int) else DYNAMIC_INDEX for s in new_sizes]),
     )
     Rewriter.insert_op(new_view, at)
     old_type = tile_op.result.type
@@ -645,7 +710,7 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
         new_view.result,
         tile_op.base_map.data,
         list(tile_op.indices),
-        _box_set([(0, b - 1) for b in new_box]),
+        _view_set(new_box),
         tile_op.access_tile_order.data,
         AccessTileType(new_box, old_type.element_type if hasattr(old_type, "element_type") else None),  # pyright: ignore[reportAttributeAccessIssue]
     )

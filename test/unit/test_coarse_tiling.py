@@ -370,3 +370,115 @@ def test_whole_tensor_read_inside_a_region_with_tile_positions(tmp_path):
     spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},slices=2}}").run(module)
     assert "scf.for" in (tmp_path / "bundle.mlir").read_text()
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
+
+
+# -- tail tiles: an access tile past its view's end stays masked in every slice ----
+
+TAILS = TILING / "tails.mlir"
+SENTINEL = F32(7.0)
+TAIL_ARGS = {  # name -> {argument: array shape} (arrays longer than the views: the rest holds the sentinel)
+    "tail_rows": {"x": (16, 64), "y": (16, 64), "out": (16, 64)},
+    "short_view": {"x": (16, 64), "out": (16, 64)},
+    "grid_tail": {"x": (24, 64), "out": (24, 64)},
+    "two_dim_tail": {"x": (8, 64), "y": (8, 64), "out": (8, 64)},
+}
+
+
+def _tail_oracle(name: str, a: dict) -> dict:
+    out = np.full(TAIL_ARGS[name]["out"], SENTINEL, F32)
+    if name == "tail_rows":
+        out[:13] = a["x"][:13] * 2 + a["y"][:13]
+    elif name == "short_view":
+        out[:5] = a["x"][:5] * 3
+    elif name == "grid_tail":
+        out[:20] = a["x"][:20] + (np.arange(20) % 16)[:, None].astype(F32)
+    else:
+        out[:6, :40] = a["x"][:6, :40] - a["y"][:6, :40]
+    return {"out": out}
+
+
+def tail_inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    args = {k: rng.standard_normal(shape).astype(F32) for k, shape in TAIL_ARGS[name].items()}
+    args["out"] = np.full(TAIL_ARGS[name]["out"], SENTINEL, F32)
+    return args
+
+
+@pytest.mark.parametrize(
+    "name, options, tiled",
+    [
+        ("tail_rows", ",slices=2", True),  # the second slice straddles the end
+        ("tail_rows", ",slices=4", True),
+        ("tail_rows", "", False),
+        ("short_view", ",slices=2", True),  # a slice wholly past the end (was a view of size -3)
+        ("short_view", ",slices=4", True),
+        ("short_view", "", False),
+        ("grid_tail", ",slices=2", True),  # anchor pid * 16: core 1 straddles, then wholly past
+        ("grid_tail", "", False),
+        ("two_dim_tail", "", True),  # hinted: columns and rows, both straddle
+        ("two_dim_tail", ",slices=2", True),
+    ],
+)
+def test_tail_tiles_stay_masked_in_every_slice(name, options, tiled, tmp_path):
+    """Valid rows of a slice that straddles the view's end are loaded and stored (they came out 0),
+    a slice wholly past the end is all masked (it was invalid IR): every stage, the bundle and the
+    unrolled tiles equal the source and NumPy, and no element past a view's end is written."""
+    args = tail_inputs(name)
+    module = only_in(TAILS, name)
+    source = run(module, name, args)
+    np.testing.assert_array_equal(source["out"], _tail_oracle(name, args)["out"], err_msg="source kernel")
+    unrolled = module.clone()
+    slices = "{slices=" + options.split("=")[1] + "}" if options else ""
+    stages = [s.replace("spyre-coarse-tile", f"spyre-coarse-tile{slices}") for s in STAGES]
+    for stage in stages:
+        spyre_mlir.PassManager.parse(stage).run(module)
+        assert_same(run(module, name, args), source, f"after {stage}")
+    assert bool(nests(module)) == tiled
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    assert ("scf.for" in (tmp_path / "bundle.mlir").read_text()) == tiled
+    assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
+    spyre_mlir.PassManager.parse(",".join([*stages, "spyre-unroll-loops"])).run(unrolled)
+    assert_same(run(unrolled, name, args), source, "unrolled")
+
+
+def test_tail_tile_views_are_per_slice():
+    """A tile that may run past its view's end gets the view's remaining extent from the slice
+    origin, max(0, size - origin) (a dynamic size); a tile inside its view keeps one static size."""
+    module = only_in(TAILS, "tail_rows")
+    spyre_mlir.PassManager.parse("ktdp-extract-compute-groups,spyre-coarse-tile{slices=2}").run(module)
+    views = [op for op in module.walk() if isinstance(op, ConstructMemoryViewOp) and isinstance(op.parent_op(), LoopOp)]
+    sizes = sorted((len(v.sizes), list(v.static_sizes.get_values())[1]) for v in views)
+    assert [n for n, _ in sizes] == [0, 1, 1]  # y (16 rows, inside) static; x and out (13 rows) per slice
+    static = next(v for v in views if not v.sizes)
+    assert list(static.static_sizes.get_values()) == [8, 64]
+    text = ir.print_ir(module)
+    assert text.count("affine_map<(d0) -> (d0 * -8 + 13)>") == 2 and text.count("arith.maxsi") == 2
+
+
+def _strict(module_or_path, func: str, args: dict) -> dict:
+    from spyre_mlir.interpreter import InterpreterOptions
+
+    out = spyre_mlir.interpret(module_or_path, func, options=InterpreterOptions(mask_out_of_bounds=False), **{k: v.copy() for k, v in args.items()})
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+@pytest.mark.parametrize("name", ["flat", "two_dims", "broadcast_reduce", "grid_no_tail"])
+def test_kernels_without_tails_run_strict(name, tmp_path):
+    """Without a tail every access of every slice is inside its view: the bundle runs in strict
+    mode (out-of-view accesses are errors) and equals the source, also with a per-slice view size
+    (a non-constant anchor, `grid_no_tail`)."""
+    if name == "grid_no_tail":
+        text = ir.print_ir(only_in(TAILS, "grid_tail")).replace("20x64", "32x64").replace("-d0 + 19", "-d0 + 31").replace("sizes: [20, 64]", "sizes: [32, 64]")
+        module = spyre_mlir.parse(text)
+        func = "grid_tail"
+        args = {"x": np.random.default_rng(7).standard_normal((32, 64)).astype(F32), "out": np.zeros((32, 64), F32)}
+    else:
+        module, func, args = only(name), name, inputs(name, seed=7)
+    source = _strict(module, func, args)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},slices=2}}").run(module)
+    assert "scf.for" in (tmp_path / "bundle.mlir").read_text()
+    assert_same(_strict(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle, strict")
+    if name == "grid_no_tail":
+        assert "arith.maxsi" in (tmp_path / "bundle.mlir").read_text() or any(
+            "arith.maxsi" in json.loads(p.read_text())["ktir"] for p in tmp_path.glob("sdsc_*.json")
+        )

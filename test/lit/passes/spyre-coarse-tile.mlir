@@ -7,7 +7,8 @@
 // each access tile of the group gets a tile view (same strides, base
 // advanced by an affine.apply of the tile numbers whose coefficients are
 // tile size x view stride, sizes shrunk by extent - tile size so every tile
-// stays inside the original view, anchors unchanged), and every tensor the
+// stays inside the original view, or per slice for a tail tile (@tail),
+// anchors unchanged), and every tensor the
 // tiled dim reaches takes the tile's shape. A hint is consumed: a second run
 // (TWICE) tiles nothing again.
 
@@ -411,5 +412,48 @@ func.func @plain(%x: index, %y: index, %out: index) {
   %s = arith.addf %a, %b : tensor<8x32xf32>
   %e = math.exp %s : tensor<8x32xf32>
   ktdp.store %e, %ot : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
+  return
+}
+
+// -----
+
+// A tail tile: an 8-row tile on a 5-row view (rows 5..7 masked, KTDP-SEMANTICS
+// §4) in 2 slices. x's and out's tile views keep the view's rows from each
+// slice's origin, max(0, 5 - 4 k) (slice 0: 5, its rows 0..3 all inside;
+// slice 1: 1, row 4 inside, 5..7 masked); a view with a dynamic size binds it
+// in its coordinate_set's symbol. y's view has 8 rows: the tile lies inside,
+// one static size (4) serves every slice. 16 rows on 5 (slices wholly past
+// the end) give max(0, negative) = 0: all masked.
+// CHECK-LABEL: func.func @tail(
+// CHECK:       spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
+// CHECK-NEXT:  ^bb0(%[[K:.*]]: index):
+// CHECK:         %[[Z:[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[R:.*]] = affine.apply affine_map<(d0) -> (d0 * -4 + 5)> (%[[K]])
+// CHECK-NEXT:    %[[N:.*]] = arith.maxsi %[[R]], %[[Z]] : index
+// CHECK-NEXT:    %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[K]])[%x]
+// CHECK-NEXT:    %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [%[[N]], 32], strides: [32, 1] {coordinate_set = affine_set<(d0, d1)[s0] : (d0 >= 0, s0 - 1 - d0 >= 0, d1 >= 0, -d1 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<?x32xf32>
+// CHECK-NEXT:    ktdp.construct_access_tile %[[XV]][%c0, %c0] {{.*}} : memref<?x32xf32> -> !ktdp.access_tile<4x32xindex>
+// CHECK:         ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1] {{.*}} : memref<4x32xf32>
+// CHECK:         arith.maxsi
+// CHECK:         ktdp.construct_memory_view %{{.*}}, sizes: [%{{.*}}, 32], strides: [32, 1] {{.*}} : memref<?x32xf32>
+// CHECK:         ktdp.store %s, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
+// OPT-LABEL:   func.func @tail(
+// OPT:         spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
+// OPT:           sizes: [%{{.*}}, 32]
+#v5 = affine_set<(d0, d1) : (d0 >= 0, -d0 + 4 >= 0, d1 >= 0, -d1 + 31 >= 0)>
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @tail(%x: index, %y: index, %out: index) attributes {spyre.slices = 2} {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [5, 32], strides: [32, 1] {coordinate_set = #v5, memory_space = #ktdp.memory_space<global>} : memref<5x32xf32>
+  %yv = ktdp.construct_memory_view %y, sizes: [8, 32], strides: [32, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<8x32xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [5, 32], strides: [32, 1] {coordinate_set = #v5, memory_space = #ktdp.memory_space<global>} : memref<5x32xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<5x32xf32> -> !ktdp.access_tile<8x32xindex>
+  %yt = ktdp.construct_access_tile %yv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<8x32xf32> -> !ktdp.access_tile<8x32xindex>
+  %ot = ktdp.construct_access_tile %ov[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<5x32xf32> -> !ktdp.access_tile<8x32xindex>
+  %a = ktdp.load %xt : !ktdp.access_tile<8x32xindex> -> tensor<8x32xf32>
+  %b = ktdp.load %yt : !ktdp.access_tile<8x32xindex> -> tensor<8x32xf32>
+  %s = arith.addf %a, %b : tensor<8x32xf32>
+  ktdp.store %s, %ot : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
   return
 }
