@@ -107,6 +107,13 @@ HBM_ORDER_ATTR = "hbm_order"
 """On a `spatial.semaphore` that orders a store before a later load of the same
 tensor (made by spatial-tile: the load engine runs ahead of the store engine)."""
 LX_ATTR = "lx_bytes"
+MASKED_ATTR = "masked"
+"""Load/store stage attribute (a unit): the stage's tile may reach outside its tensor at
+some step (a tail tile: a block of rows or columns running past the view's end, as
+Triton writes them). Its elements outside the tensor load 0 and are not stored, the
+KTDP semantics of an access outside its view (KTDP-SEMANTICS §4); the spatial
+interpreter implements it (interpreter/ops_spatial.py). A stage without it never
+reaches outside its tensor: a step that does is an error. Made by spatial-tile."""
 DEFAULT_LX_BYTES = 2 * 1024 * 1024
 """LX scratchpad per core, the default budget of a site's buffers (as the interpreter's runtime)."""
 

@@ -156,6 +156,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 from spyre_mlir.affine import compile_map, format_map
 from spyre_mlir.diagnostics import DiagnosticError, error, location_of
 from spyre_mlir.dialects.spatial import (
+    MASKED_ATTR,
     PHASES,
     BufferOp,
     ComputeStepOp,
@@ -185,9 +186,6 @@ from spyre_mlir.interpreter.errors import InterpreterError
 
 RUNNABLE_FROM = "synthesized"
 """The first phase whose programs run (choreographies and buffer offsets exist)."""
-MASKED_ATTR = "masked"
-"""A load or store stage's unit attribute (spatial-tile's `MASKED_ATTR`): its tile may reach
-outside its tensor; those elements load 0 and are not stored (unless the run is strict)."""
 
 _PART_OF_A_PROGRAM = (
     "runs only as part of its spatial.program: interpret(module, \"<program name>\", **arguments) "

@@ -92,6 +92,7 @@ def fuse(program: spatial.ProgramOp) -> int:
             stage.kind = StringAttr("receive")
             stage.inputs = ArrayAttr([SymbolRefAttr(name)])
             stage.properties.pop("origin", None)
+            stage.attributes.pop(spatial.MASKED_ATTR, None)  # it receives the reader's tile, already padded
             step.detach()
             step.erase()
         program.body.block.insert_op_after(group, reader)

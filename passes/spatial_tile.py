@@ -129,13 +129,7 @@ UNUSED_ARGS_ATTR = "spatial.unused_args"
 UNUSED_ARG_TYPES_ATTR = "spatial.unused_arg_types"
 """Program attribute: their types, in the same order (the program takes each of its type)."""
 HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
-MASKED_ATTR = "masked"
-"""Load/store stage attribute (a unit): the stage's tile may reach outside its tensor at
-some step (a tail tile: a block of rows or columns running past the view's end, as
-Triton writes them). Its elements outside the tensor load 0 and are not stored, the
-KTDP semantics of an access outside its view (KTDP-SEMANTICS §4); the spatial
-interpreter implements it (interpreter/ops_spatial.py). A stage without it never
-reaches outside its tensor: a step that does is an error."""
+MASKED_ATTR = spatial.MASKED_ATTR
 
 ENGINES = ("load", "compute", "store")
 

@@ -200,6 +200,16 @@ def test_only_moves_that_can_run_past_their_tensor_are_masked():
     assert _masked_moves(_lower(LOOP)) == {("b0", "x"), ("b0", "out")}
 
 
+def test_a_receive_stage_is_not_masked():
+    """Multicast: the reader's load is masked; the stages that receive its (already
+    padded) tile move nothing from HBM and carry no mark."""
+    module = _lower(ROWS, multicast=True)
+    stages = [op for op in module.walk() if isinstance(op, spatial.StageOp)]
+    assert any(s.kind_name == "receive" for s in stages)
+    assert not [s.sym_name.data for s in stages if s.kind_name == "receive" and MASKED_ATTR in s.attributes]
+    assert any(s.kind_name == "load" and MASKED_ATTR in s.attributes for s in stages)
+
+
 def test_a_masked_stage_prints_and_reads_back():
     module = _lower(ROWS)
     text = str(module)
