@@ -45,7 +45,10 @@
 // CHECK-NEXT:      %[[BA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[B]]]
 // CHECK-NEXT:      %[[CA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[C]]]
 // CHECK-NEXT:      %[[ZA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[Z]]]
-// CHECK-NEXT:      "sdscbundle.sdsc_execute"(%[[AA]], %[[BA]], %[[CA]], %[[ZA]]) {sdsc_filename = "sdsc_0.json"} : (index, index, index, index) -> ()
+// The tile's anchor depends on the core (pid * 4), so its slice views are
+// sized per iteration (rows left from the slice's origin, masked beyond the
+// view: docs/coarse-tiling.md "Tail tiles"): the loop number goes to the SDSC.
+// CHECK-NEXT:      "sdscbundle.sdsc_execute"(%[[I]], %[[AA]], %[[BA]], %[[CA]], %[[ZA]]) {sdsc_filename = "sdsc_0.json"} : (index, index, index, index, index) -> ()
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
 
