@@ -73,7 +73,7 @@ def chain_kernel(n_ops: int) -> str:
 
 def measure(name: str, text: str, repeat: int) -> dict:
     import spyre_mlir
-    from spyre_mlir.passes.spyre_physicalize_layouts import LAST_RUN
+    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import LAST_RUN
 
     spyre_mlir.PassManager.parse("spyre-physicalize-layouts").run(spyre_mlir.parse(text))
     stats = LAST_RUN[-1]

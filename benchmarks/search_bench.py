@@ -36,7 +36,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import spyre_mlir
-    from spyre_mlir.tiling_search import search_tilings
+    from spyre_mlir.passes.bundle.tiling_search import search_tilings
 
     rng = np.random.default_rng(0)
     cases = [("seed000_add_mul (LX 512 KiB)", SEED, {k: rng.standard_normal(1024 * 4096).astype(np.float16) for k in "abcz"},

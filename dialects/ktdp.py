@@ -75,7 +75,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from spyre_mlir.affine import bounding_box, format_expr, format_set, permutation_of
+from spyre_mlir.analysis.affine import bounding_box, format_expr, format_set, permutation_of
 from spyre_mlir.diagnostics import NotedVerifyException
 
 DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
@@ -1250,7 +1250,7 @@ def enumerate_groups(groups: AffineSetAttr) -> list[int] | None:
     more than `ENUMERATION_LIMIT` points)."""
     import numpy as np
 
-    from spyre_mlir.affine import contains
+    from spyre_mlir.analysis.affine import contains
 
     box = bounding_box(groups.data)
     if box is None:
@@ -1270,7 +1270,7 @@ def enumerate_tiles(tiles: AffineSetAttr, syms: Sequence[int], limit: int | None
     the tiles of the grid)."""
     import numpy as np
 
-    from spyre_mlir.affine import contains
+    from spyre_mlir.analysis.affine import contains
 
     box = bounding_box(tiles.data, syms)
     if box is None:

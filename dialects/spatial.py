@@ -97,7 +97,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from spyre_mlir.affine import format_map
+from spyre_mlir.analysis.affine import format_map
 
 PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "verified")
 """The phases of a spatial program, in order (`spatial.phase` on the program)."""

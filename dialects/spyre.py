@@ -11,7 +11,7 @@ three parallel arrays, one entry per physical dim, outermost first:
 A rank-2 `[M, N]` f16 view stored stick-major on N (64 elements a stick) is
 `phys_src = [1, 0, 1], phys_op = [1, 0, 2], phys_arg = [64, 0, 64]`, i.e.
 device `[N floordiv 64, M, N mod 64]`. What a marker means for memory, and
-the layouts accepted, are in `spyre_mlir.layout`; `spyre-physicalize-layouts`
+the layouts accepted, are in `spyre_mlir.analysis.layout`; `spyre-physicalize-layouts`
 rewrites marked kernels onto physical views and types.
 
 `spyre.relayout` converts a tensor from one layout of its logical value to
@@ -36,7 +36,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from spyre_mlir.layout import Layout, LayoutError
+from spyre_mlir.analysis.layout import Layout, LayoutError
 
 PHYS_OPS = {0: "identity", 1: "floordiv", 2: "mod"}
 

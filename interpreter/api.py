@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from spyre_mlir.analysis.layout import Layout, LayoutError, from_device, host_layouts, to_device
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, RuntimeArgType
@@ -59,8 +60,7 @@ from spyre_mlir.interpreter.runtime import (
     Runtime,
     normalize_grid,
 )
-from spyre_mlir.layout import Layout, LayoutError, from_device, host_layouts, to_device
-from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
+from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
 
 DEEP_NESTING = 40
 """Region nesting beyond which a kernel is decoded and run on a deep stack

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spyre_mlir.grid import linear_order
+from spyre_mlir.analysis.grid import linear_order
 
 __all__ = ["CoreContext", "LaneContext", "linear_order"]
 

@@ -35,7 +35,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import AffineSetAttr
 from xdsl.ir import Operation
 
-from spyre_mlir.affine import format_set
+from spyre_mlir.analysis.affine import format_set
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
@@ -48,7 +48,7 @@ from spyre_mlir.dialects.ktdp import (
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, value_name
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.lanes import LaneContext
-from spyre_mlir.passes.ktdp_check_inter_tile import check_delivery, check_produce
+from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_delivery, check_produce
 
 
 @dataclass

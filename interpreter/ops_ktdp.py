@@ -12,7 +12,8 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import BlockArgument, Operation
 
-from spyre_mlir.affine import permutation_of
+from spyre_mlir.analysis.affine import permutation_of
+from spyre_mlir.analysis.layout import Layout, LayoutError
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -45,7 +46,6 @@ from spyre_mlir.interpreter.views import (
     store,
     view_geometry,
 )
-from spyre_mlir.layout import Layout, LayoutError
 
 
 @handles(GetComputeTileIdOp, varying=always_varying)
@@ -59,7 +59,7 @@ def _tile_id(fc: FunctionCompiler, op: Operation) -> Step:
     slots = tuple(fc.slot(r) for r in op.results)
     if len(slots) == 1 and rank > 1:
         # One number on a multi-dimensional grid: the linear tile id, in the
-        # run's grid order (KTDP-SEMANTICS §1, `spyre_mlir.grid`).
+        # run's grid order (KTDP-SEMANTICS §1, `spyre_mlir.analysis.grid`).
         (only,) = slots
 
         def linear_step(frame):

@@ -32,7 +32,7 @@ from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, Re
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
-from spyre_mlir.affine import projected_dims
+from spyre_mlir.analysis.affine import projected_dims
 from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, walk_ops
 from spyre_mlir.interpreter.dtypes import ElementFormat

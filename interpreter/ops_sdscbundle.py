@@ -155,7 +155,7 @@ class BundleFiles:
     def _parse(self, text: str, name: str, fail) -> ModuleOp:
         from spyre_mlir import ir
         from spyre_mlir.deep import call_deep
-        from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
+        from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
 
         self.sources[name] = text
         try:

@@ -153,7 +153,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
-from spyre_mlir.affine import compile_map, format_map
+from spyre_mlir.analysis.affine import compile_map, format_map
 from spyre_mlir.diagnostics import DiagnosticError, error, location_of
 from spyre_mlir.dialects.spatial import (
     MASKED_ATTR,

@@ -19,11 +19,11 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
+from spyre_mlir.analysis.layout import LayoutError
 from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp, logical_shape
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.errors import InterpreterError
-from spyre_mlir.layout import LayoutError
 
 
 @handles(TensorLayoutOp)

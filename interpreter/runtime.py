@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from spyre_mlir.grid import DEFAULT_GRID_ORDER as _DEFAULT_GRID_ORDER
-from spyre_mlir.grid import GRID_ORDERS as _GRID_ORDERS
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER as _DEFAULT_GRID_ORDER
+from spyre_mlir.analysis.grid import GRID_ORDERS as _GRID_ORDERS
 from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
@@ -35,7 +35,7 @@ MEMORY_LIMIT_CAP = 8 << 30
 """The default memory limit: this many bytes, or half of the machine's memory when that is less."""
 
 # Values of `InterpreterOptions.grid_order` (`spyre-run --grid-order`), the
-# default first: the one definition of linear tile ids, `spyre_mlir.grid`.
+# default first: the one definition of linear tile ids, `spyre_mlir.analysis.grid`.
 GRID_ORDERS = _GRID_ORDERS
 DEFAULT_GRID_ORDER = _DEFAULT_GRID_ORDER
 
@@ -98,7 +98,7 @@ class InterpreterOptions:
     """How the reference interpreter runs a kernel (see docs/interpreter.md).
 
     - `grid_order`: linearization of grid coordinates into linear tile ids
-      (KTDP-SEMANTICS §1, `spyre_mlir.grid`): "col-major" (grid dim 0
+      (KTDP-SEMANTICS §1, `spyre_mlir.analysis.grid`): "col-major" (grid dim 0
       varies fastest, ktir-cpu's `x + nx*(y + ny*z)`, default) or
       "row-major" (the last dim fastest, dataflow-scheduler). It decides
       the tiles named by inter-tile sets, `ct_id`, a single-result
@@ -129,7 +129,7 @@ class InterpreterOptions:
       `spyre_mlir.interpreter.cost.HardwareConfig`; the estimate is
       `result.report.estimate`. Default None: off, no overhead.
     - `host_layout`: an array passed for a pointer parameter that has a host
-      layout (`spyre_mlir.layout.host_layouts`: its `spyre.host_layout` arg
+      layout (`spyre_mlir.analysis.layout.host_layouts`: its `spyre.host_layout` arg
       attribute, or the marker of a view directly on it) is the host
       (logical) array: the interpreter places its device form (`to_device`)
       and returns the argument in logical form (`from_device`). Default

@@ -40,7 +40,7 @@ import numpy as np
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineSet
 
-from spyre_mlir.affine import bounding_box, box_bounds
+from spyre_mlir.analysis.affine import bounding_box, box_bounds
 from spyre_mlir.interpreter.affine_eval import compile_set
 from spyre_mlir.interpreter.dtypes import ElementFormat
 from spyre_mlir.interpreter.errors import InterpreterError
@@ -236,7 +236,7 @@ class MemoryView:
 class Placement:
     """Where the elements of a view marked with a layout are: the physical
     tensor of `layout` over the view's (static) `sizes`, stored contiguously
-    from the view's base (see `spyre_mlir.layout`)."""
+    from the view's base (see `spyre_mlir.analysis.layout`)."""
 
     __slots__ = ("layout", "sizes", "dims", "_expanded")
 

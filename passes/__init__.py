@@ -1,10 +1,12 @@
-"""The one pass registry: dashed pass name -> factory of the pass class.
+"""The one pass registry: dashed pass name -> where its class lives.
 
 Two parts, in this order (`spyre-opt --list-passes` shows them so):
 
-- `SPYRE_PASSES`: our passes. Each lives in its own module
-  `passes/<name_with_underscores>.py` and its `name` equals its key here
-  (checked by test/unit/test_registry.py).
+- `SPYRE_PASSES`: our passes, as data: dashed name -> "module:Class". Each
+  lives in its own module `passes/<stage>/<name_with_underscores>.py` (stage:
+  frontend, bundle, schedule, spatial) and its `name` equals its key here
+  (checked by test/unit/test_registry.py); the module is imported only when
+  the pass is asked for.
 - `UPSTREAM_PASSES`: a named allow-list of xDSL's transformations that make
   sense on KTIR. Only pure IR-to-IR rewrites on func/arith/tensor/linalg/
   scf/math/affine are admitted, each after reading its source: nothing that
@@ -24,6 +26,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import importlib
 import inspect
 import re
 import textwrap
@@ -33,141 +36,26 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-
-def _spatial_verify() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_verify import SpatialVerifyPass
-
-    return SpatialVerifyPass
-
-
-def _spatial_tile() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_tile import SpatialTilePass
-
-    return SpatialTilePass
-
-
-def _spatial_place() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_place import SpatialPlacePass
-
-    return SpatialPlacePass
-
-
-def _spatial_fuse_readers() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_fuse_readers import SpatialFuseReadersPass
-
-    return SpatialFuseReadersPass
-
-
-def _spatial_size_buffers() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_size_buffers import SpatialSizeBuffersPass
-
-    return SpatialSizeBuffersPass
-
-
-def _spatial_synthesize_handshakes() -> type[ModulePass]:
-    from spyre_mlir.passes.spatial_synthesize_handshakes import SpatialSynthesizeHandshakesPass
-
-    return SpatialSynthesizeHandshakesPass
-
-
-def _spyre_fold_reshapes() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_fold_reshapes import SpyreFoldReshapesPass
-
-    return SpyreFoldReshapesPass
-
-
-def _ktdp_check_inter_tile() -> type[ModulePass]:
-    from spyre_mlir.passes.ktdp_check_inter_tile import KtdpCheckInterTilePass
-
-    return KtdpCheckInterTilePass
-
-
-def _ktdp_normalize_memory_space() -> type[ModulePass]:
-    from spyre_mlir.passes.ktdp_normalize_memory_space import KtdpNormalizeMemorySpacePass
-
-    return KtdpNormalizeMemorySpacePass
-
-
-def _spyre_physicalize_layouts() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_physicalize_layouts import SpyrePhysicalizeLayoutsPass
-
-    return SpyrePhysicalizeLayoutsPass
-
-
-def _ktdf_build_pipelines() -> type[ModulePass]:
-    from spyre_mlir.passes.ktdf_build_pipelines import KtdfBuildPipelinesPass
-
-    return KtdfBuildPipelinesPass
-
-
-def _ktdp_hbm_roundtrip() -> type[ModulePass]:
-    from spyre_mlir.passes.ktdp_hbm_roundtrip import KtdpHbmRoundtripPass
-
-    return KtdpHbmRoundtripPass
-
-
-def _ktdp_extract_compute_groups() -> type[ModulePass]:
-    from spyre_mlir.passes.ktdp_extract_compute_groups import KtdpExtractComputeGroupsPass
-
-    return KtdpExtractComputeGroupsPass
-
-
-def _spyre_coarse_tile() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_coarse_tile import SpyreCoarseTilePass
-
-    return SpyreCoarseTilePass
-
-
-def _spyre_unroll_loops() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_unroll_loops import SpyreUnrollLoopsPass
-
-    return SpyreUnrollLoopsPass
-
-
-def _spyre_raise_counted_loops() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_raise_counted_loops import SpyreRaiseCountedLoopsPass
-
-    return SpyreRaiseCountedLoopsPass
-
-
-def _spyre_plan_scratchpad() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_plan_scratchpad import SpyrePlanScratchpadPass
-
-    return SpyrePlanScratchpadPass
-
-
-def _spyre_distribute_work() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_distribute_work import SpyreDistributeWorkPass
-
-    return SpyreDistributeWorkPass
-
-
-def _spyre_emit_bundle() -> type[ModulePass]:
-    from spyre_mlir.passes.spyre_emit_bundle import SpyreEmitBundlePass
-
-    return SpyreEmitBundlePass
-
-
-SPYRE_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "ktdf-build-pipelines": _ktdf_build_pipelines,
-    "ktdp-check-inter-tile": _ktdp_check_inter_tile,
-    "ktdp-extract-compute-groups": _ktdp_extract_compute_groups,
-    "ktdp-hbm-roundtrip": _ktdp_hbm_roundtrip,
-    "ktdp-normalize-memory-space": _ktdp_normalize_memory_space,
-    "spatial-tile": _spatial_tile,
-    "spatial-place": _spatial_place,
-    "spatial-fuse-readers": _spatial_fuse_readers,
-    "spatial-size-buffers": _spatial_size_buffers,
-    "spatial-synthesize-handshakes": _spatial_synthesize_handshakes,
-    "spatial-verify": _spatial_verify,
-    "spyre-coarse-tile": _spyre_coarse_tile,
-    "spyre-distribute-work": _spyre_distribute_work,
-    "spyre-emit-bundle": _spyre_emit_bundle,
-    "spyre-fold-reshapes": _spyre_fold_reshapes,
-    "spyre-physicalize-layouts": _spyre_physicalize_layouts,
-    "spyre-plan-scratchpad": _spyre_plan_scratchpad,
-    "spyre-raise-counted-loops": _spyre_raise_counted_loops,
-    "spyre-unroll-loops": _spyre_unroll_loops,
+SPYRE_PASSES: dict[str, str] = {
+    "ktdf-build-pipelines": "spyre_mlir.passes.schedule.ktdf_build_pipelines:KtdfBuildPipelinesPass",
+    "ktdp-check-inter-tile": "spyre_mlir.passes.frontend.ktdp_check_inter_tile:KtdpCheckInterTilePass",
+    "ktdp-extract-compute-groups": "spyre_mlir.passes.frontend.ktdp_extract_compute_groups:KtdpExtractComputeGroupsPass",
+    "ktdp-hbm-roundtrip": "spyre_mlir.passes.frontend.ktdp_hbm_roundtrip:KtdpHbmRoundtripPass",
+    "ktdp-normalize-memory-space": "spyre_mlir.passes.frontend.ktdp_normalize_memory_space:KtdpNormalizeMemorySpacePass",
+    "spatial-tile": "spyre_mlir.passes.spatial.spatial_tile:SpatialTilePass",
+    "spatial-place": "spyre_mlir.passes.spatial.spatial_place:SpatialPlacePass",
+    "spatial-fuse-readers": "spyre_mlir.passes.spatial.spatial_fuse_readers:SpatialFuseReadersPass",
+    "spatial-size-buffers": "spyre_mlir.passes.spatial.spatial_size_buffers:SpatialSizeBuffersPass",
+    "spatial-synthesize-handshakes": "spyre_mlir.passes.spatial.spatial_synthesize_handshakes:SpatialSynthesizeHandshakesPass",
+    "spatial-verify": "spyre_mlir.passes.spatial.spatial_verify:SpatialVerifyPass",
+    "spyre-coarse-tile": "spyre_mlir.passes.bundle.spyre_coarse_tile:SpyreCoarseTilePass",
+    "spyre-distribute-work": "spyre_mlir.passes.bundle.spyre_distribute_work:SpyreDistributeWorkPass",
+    "spyre-emit-bundle": "spyre_mlir.passes.bundle.spyre_emit_bundle:SpyreEmitBundlePass",
+    "spyre-fold-reshapes": "spyre_mlir.passes.frontend.spyre_fold_reshapes:SpyreFoldReshapesPass",
+    "spyre-physicalize-layouts": "spyre_mlir.passes.frontend.spyre_physicalize_layouts:SpyrePhysicalizeLayoutsPass",
+    "spyre-plan-scratchpad": "spyre_mlir.passes.bundle.spyre_plan_scratchpad:SpyrePlanScratchpadPass",
+    "spyre-raise-counted-loops": "spyre_mlir.passes.frontend.spyre_raise_counted_loops:SpyreRaiseCountedLoopsPass",
+    "spyre-unroll-loops": "spyre_mlir.passes.bundle.spyre_unroll_loops:SpyreUnrollLoopsPass",
 }
 """Passes defined in this project."""
 
@@ -220,9 +108,17 @@ def _upstream(name: str) -> Callable[[], type[ModulePass]]:
     return load
 
 
+def _ours(target: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        module, _, cls = target.partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+    return load
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Our passes, then the allowed upstream ones (ours win on a name clash)."""
-    passes = dict(SPYRE_PASSES)
+    """Our passes, then the allowed upstream ones (ours win on a name clash): name -> loader of the class."""
+    passes = {name: _ours(target) for name, target in SPYRE_PASSES.items()}
     for name in UPSTREAM_PASSES:
         passes.setdefault(name, _upstream(name))
     return passes

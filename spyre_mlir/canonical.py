@@ -326,7 +326,7 @@ class _Renamer:
         reads back as itself. Same value, so same identity."""
         from xdsl.parser import Parser
 
-        from spyre_mlir.affine import format_map, format_set
+        from spyre_mlir.analysis.affine import format_map, format_set
 
         def text(a: AffineMapAttr | AffineSetAttr) -> str:
             if isinstance(a, AffineMapAttr):

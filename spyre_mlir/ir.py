@@ -35,7 +35,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir import xdsl_fixes  # noqa: F401 - applied on import
-from spyre_mlir.affine import format_map, format_set
+from spyre_mlir.analysis.affine import format_map, format_set
 from spyre_mlir.diagnostics import (
     Diagnostic,
     DiagnosticError,

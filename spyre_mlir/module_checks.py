@@ -9,7 +9,7 @@
 - An affine map or set dividing by zero (`floordiv 0`, `ceildiv 0`, `mod 0`),
   in any attribute or type of any op. Stricter than MLIR, which accepts such
   a map and leaves the division undefined when it is evaluated; here the
-  interpreter and the KTDP verifiers evaluate maps (`spyre_mlir.affine`,
+  interpreter and the KTDP verifiers evaluate maps (`spyre_mlir.analysis.affine`,
   whose evaluator raises on a zero divisor), so the map is refused where it
   is written instead.
 - An affine constant outside 64 bits (`index`), in IR built by code: the
@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.traits import SymbolTable
 
-from spyre_mlir.affine import format_expr
+from spyre_mlir.analysis.affine import format_expr
 from spyre_mlir.diagnostics import error
 from spyre_mlir.xdsl_fixes import INT64_MAX, INT64_MIN
 

@@ -11,7 +11,7 @@ from xdsl.dialects import get_all_dialects
 from xdsl.universe import Universe
 
 from spyre_mlir.ir import SPYRE_DIALECTS, UPSTREAM_EXTENSIONS, _with_upstream_extensions
-from spyre_mlir.passes import SPYRE_PASSES
+from spyre_mlir.passes import SPYRE_PASSES, get_all_passes
 
 
 def _extend_upstream_dialects() -> None:
@@ -24,4 +24,4 @@ def _extend_upstream_dialects() -> None:
 
 _extend_upstream_dialects()
 
-SPYRE_UNIVERSE = Universe(all_dialects=dict(SPYRE_DIALECTS), all_passes=dict(SPYRE_PASSES))
+SPYRE_UNIVERSE = Universe(all_dialects=dict(SPYRE_DIALECTS), all_passes={name: load for name, load in get_all_passes().items() if name in SPYRE_PASSES})

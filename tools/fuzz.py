@@ -1021,7 +1021,7 @@ def verified_interpreter(module, options: dict):
     made again, with the same outcome as a verifying interpreter's."""
     from spyre_mlir.deep import call_deep
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions
-    from spyre_mlir.passes.ktdp_check_inter_tile import check_inter_tile
+    from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
 
     call_deep(check_inter_tile, module)
     return Interpreter(module, InterpreterOptions(**options, verify=False))

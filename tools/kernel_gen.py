@@ -10,7 +10,7 @@ must produce. Kernel *N* of seed *S* is the same whatever the count
 What varies: the grid (none, [2], [4], [2, 2], [2, 4]) and how tile ids pick
 rows and column blocks (a block per core, a cyclic `scf.for` over row blocks,
 two tile-id results for rows and columns, a single-result tile id on a 2-D
-grid: the linear id, dim 0 fastest, `spyre_mlir/grid.py`); f16/f32; row
+grid: the linear id, dim 0 fastest, `analysis/grid.py`); f16/f32; row
 counts 4..64 and columns 32..256 (multiples of 64 and not); elementwise
 `arith` (addf, subf, mulf, maximumf, divf), `math.exp`/`math.sqrt`,
 `linalg.add`/`linalg.mul`, `linalg.generic` with `linalg.index`
@@ -165,7 +165,7 @@ class Kernel:
 
     def args(self) -> dict:
         """The interpreter arguments: device arrays (layout applied) and scalars, fresh copies."""
-        from spyre_mlir.layout import Layout, to_device
+        from spyre_mlir.analysis.layout import Layout, to_device
 
         out = {}
         for p in self.params:
@@ -179,7 +179,7 @@ class Kernel:
         return out
 
     def logical(self, name: str, arr) -> np.ndarray:
-        from spyre_mlir.layout import Layout, from_device
+        from spyre_mlir.analysis.layout import Layout, from_device
 
         p = next(q for q in self.params if q.name == name)
         arr = np.asarray(arr)
@@ -593,7 +593,7 @@ class Scheme:
 
 
 def _cores(grid):
-    from spyre_mlir.grid import linear_order
+    from spyre_mlir.analysis.grid import linear_order
 
     if grid is None:
         return [(0, (0,))]

@@ -10,7 +10,7 @@ Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
 (`spyre_mlir.ir`, `spyre_mlir.passes`, `spyre_mlir.verify_diagnostics`,
 `spyre_mlir.diagnostics`, `spyre_mlir.deep`, `spyre_mlir.canonical`,
-`spyre_mlir.spatial_summary`).
+`spyre_mlir.passes.spatial.summary`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from spyre_mlir import canonical, ir
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
-from spyre_mlir.spatial_summary import PlanSummary, plan_summaries
+from spyre_mlir.passes.spatial.summary import PlanSummary, plan_summaries
 from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)

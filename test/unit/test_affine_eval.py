@@ -1,4 +1,4 @@
-"""The one affine evaluator (`spyre_mlir.affine`): maps in MLIR's `index`
+"""The one affine evaluator (`spyre_mlir.analysis.affine`): maps in MLIR's `index`
 arithmetic, sets exact, and the tile-set geometry built on them.
 
 - maps: known answers (each one what real MLIR folds it to), a seeded random
@@ -35,7 +35,7 @@ from xdsl.ir.affine import (
 )
 
 import spyre_mlir
-from spyre_mlir.affine import (
+from spyre_mlir.analysis.affine import (
     AffineEvaluationError,
     bounding_box,
     box_bounds,

@@ -134,7 +134,7 @@ def test_seed_000_example(tmp_path):
     bundle = run(tmp_path / "bundle.mlir", "sdsc_bundle", args)
     assert_same(bundle, source, "the bundle")
     # Every element of z, in the host layout: (a + b) * c rounded to f16 at each step.
-    from spyre_mlir.layout import Layout, from_device
+    from spyre_mlir.analysis.layout import Layout, from_device
 
     layout = Layout.from_arrays([1, 0, 1], [1, 0, 2], [64, 0, 64], 2)
     host = {k: from_device(args[k], (1024, 4096), layout) for k in "abc"}

@@ -26,8 +26,8 @@ import pytest
 from xdsl.dialects import func
 
 import spyre_mlir
-from spyre_mlir.layout import Layout, from_device, to_device
-from spyre_mlir.passes.spyre_physicalize_layouts import Physicalizer
+from spyre_mlir.analysis.layout import Layout, from_device, to_device
+from spyre_mlir.passes.frontend.spyre_physicalize_layouts import Physicalizer
 
 KERNELS = Path(__file__).parent / "kernels"
 BROADCASTS = KERNELS / "layout" / "broadcast_findings.mlir"
@@ -109,7 +109,7 @@ def test_a_broadcast_stick_vector_physicalizes_and_runs_equal(broadcast_modules,
 
 def test_a_logical_user_gets_the_vector_by_a_free_reshape_not_a_relayout(broadcast_modules):
     """[128] in sticks of 64 is its logical order: the conversion is a reshape."""
-    from spyre_mlir.passes.spyre_physicalize_layouts import LAST_RUN
+    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import LAST_RUN
 
     module = spyre_mlir.parse(BROADCASTS.read_text())
     run(module)
@@ -208,7 +208,7 @@ def test_a_real_crossing_is_still_refused_at_a_load_or_store():
     """Two groups each reading what the other writes later (the lit case
     @crossing): no group waits in its middle, so nothing splits; the refusal and
     its note are located at the store and the load, never at a compute."""
-    text = (Path(__file__).resolve().parents[2] / "test/lit/passes/ktdp-extract-compute-groups-invalid.mlir").read_text()
+    text = (Path(__file__).resolve().parents[2] / "test/lit/passes/frontend/ktdp-extract-compute-groups-invalid.mlir").read_text()
     chunk = text.split("// -----")[0]
     module = spyre_mlir.parse(chunk)
     with pytest.raises(spyre_mlir.DiagnosticError) as caught:

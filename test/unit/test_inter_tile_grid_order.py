@@ -1,6 +1,6 @@
 """Linear tile ids follow the public kernels (issue 18 item 2; KTDP-SEMANTICS §1).
 
-The default order is grid dim 0 varying fastest (`spyre_mlir.grid`,
+The default order is grid dim 0 varying fastest (`spyre_mlir.analysis.grid`,
 ktir-cpu's `x + nx*(y + ny*z)`): two kernels of ours with the structure of
 ktir-cpu's `rmsnorm_4core_2x2.mlir` and `sdpa_pv_ksplit.mlir` (written for
 `pid = row*2 + col` on grid [2, 2], `kb*2 + nb` on grid [2, 16]) run to their
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import spyre_mlir
-from spyre_mlir.grid import DEFAULT_GRID_ORDER, linear_id, linear_order
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, linear_id, linear_order
 from spyre_mlir.interpreter import InterpreterOptions
 from spyre_mlir.interpreter.runtime import GRID_ORDERS
 

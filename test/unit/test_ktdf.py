@@ -234,7 +234,7 @@ def test_a_marked_view_is_read_through_its_layout(execution):
         "spyre.tensor_layout %A {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, "
         "phys_arg = array<i64: 32, 0, 32>} : memref<8x64xf16>"
     )
-    from spyre_mlir.layout import Layout, to_device
+    from spyre_mlir.analysis.layout import Layout, to_device
 
     layout = Layout.from_arrays([1, 0, 1], [1, 0, 2], [32, 0, 32], 2)
     a, b = _ab(4, (8, 64))

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import IntegerAttr, StringAttr
 import spyre_mlir
 from spyre_mlir import DiagnosticError
 from spyre_mlir.dialects import spatial
-from spyre_mlir.passes.spatial_verify import CERTIFICATE_ATTR
+from spyre_mlir.passes.spatial.spatial_verify import CERTIFICATE_ATTR
 
 KERNELS = Path(__file__).parent / "kernels" / "spatial"
 MATMUL = KERNELS / "matmul_multicast.mlir"

@@ -1,7 +1,7 @@
 """Layouts in the interpreter (issue 9): `spyre.tensor_layout` places a view's
 elements, `spyre.relayout` converts tensors (and counts its bytes), host
 layouts of parameters (`spyre.host_layout`, `InterpreterOptions.host_layout`,
-`spyre-run --host-layout`), and `spyre_mlir.layout` itself.
+`spyre-run --host-layout`), and `spyre_mlir.analysis.layout` itself.
 
 A marked view's logical element c sits at `base + layout.element_offsets(c,
 sizes)`: the physical tensor stored contiguously from its base. Every check
@@ -21,8 +21,7 @@ import pytest
 from xdsl.dialects.builtin import DictionaryAttr
 
 import spyre_mlir
-from spyre_mlir.interpreter import Interpreter, InterpreterOptions
-from spyre_mlir.layout import (
+from spyre_mlir.analysis.layout import (
     HOST_LAYOUT_ATTR,
     Layout,
     LayoutError,
@@ -32,6 +31,7 @@ from spyre_mlir.layout import (
     host_layouts,
     to_device,
 )
+from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
 STICK = Layout.stick_last(2)  # [d1 floordiv 64, d0, d1 mod 64]
 ROWS32 = Layout.from_arrays([0, 1, 0], [1, 0, 2], [32, 0, 32], 2)  # [d0 floordiv 32, d1, d0 mod 32]
@@ -210,7 +210,7 @@ Y0 = RNG.standard_normal((128, 128)).astype(np.float32)
 
 
 # ---------------------------------------------------------------------------
-# spyre_mlir.layout itself
+# spyre_mlir.analysis.layout itself
 # ---------------------------------------------------------------------------
 
 LAYOUTS_3D = [

@@ -1,4 +1,4 @@
-"""Typed loop transformations (spyre_mlir.loop_transforms, issue 12 part 4).
+"""Typed loop transformations (spyre_mlir.passes.bundle.loop_transforms, issue 12 part 4).
 
 Translation validation: every transformation that applies is run in the
 reference interpreter before and after on seeded random inputs; the outputs
@@ -27,7 +27,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 import spyre_mlir
 from spyre_mlir import ir
-from spyre_mlir.loop_transforms import (
+from spyre_mlir.passes.bundle.loop_transforms import (
     Interchange,
     Parallelize,
     Refusal,

@@ -297,7 +297,7 @@ def test_invalid_input_is_a_user_error_before_any_pass():
 
 
 def test_spyre_opt_reports_invalid_output_as_internal_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(SPYRE_PASSES, "test-break-ir", lambda: BreakIRPass)
+    monkeypatch.setitem(SPYRE_PASSES, "test-break-ir", f"{BreakIRPass.__module__}:BreakIRPass")
     src = tmp_path / "k.mlir"
     src.write_text(GOOD)
     assert main([str(src), "-p", "test-break-ir"]) == 1

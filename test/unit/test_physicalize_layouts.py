@@ -20,9 +20,9 @@ from conftest import CORPUS, kernel_arguments
 
 import spyre_mlir
 from spyre_mlir import ir
+from spyre_mlir.analysis.layout import Layout, from_device, to_device
 from spyre_mlir.interpreter import InterpreterOptions
-from spyre_mlir.layout import Layout, from_device, to_device
-from spyre_mlir.passes.spyre_physicalize_layouts import LAST_RUN, Physicalizer
+from spyre_mlir.passes.frontend.spyre_physicalize_layouts import LAST_RUN, Physicalizer
 
 RULES = Path(__file__).parent / "kernels" / "layout" / "rules.mlir"
 S2, S1 = Layout.stick_last(2), Layout.stick_last(1)
@@ -238,7 +238,7 @@ def test_an_op_without_a_rule_is_reported_not_skipped():
     assert info.value.diagnostic.location.line == 10
     # Measurement mode: counted, warned, and still correct (the op gets a logical value).
     from spyre_mlir.diagnostics import collect
-    from spyre_mlir.passes.spyre_physicalize_layouts import SpyrePhysicalizeLayoutsPass
+    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import SpyrePhysicalizeLayoutsPass
 
     module = spyre_mlir.parse(UNHANDLED)
     with collect() as diagnostics:

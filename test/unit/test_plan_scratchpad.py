@@ -16,8 +16,8 @@ from conftest import CORPUS_INTER_TILE, kernel_arguments
 import spyre_mlir
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, InterTileReduceOp, StoreOp
 from spyre_mlir.interpreter import InterpreterOptions
+from spyre_mlir.passes.bundle.spyre_plan_scratchpad import LX_OFFSET_ATTR
 from spyre_mlir.passes.pipelines import PIPELINES
-from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR
 
 PREFIX = ",".join(
     "spyre-coarse-tile{slices=2}" if p == "spyre-coarse-tile" else p

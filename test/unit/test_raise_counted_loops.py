@@ -22,9 +22,9 @@ from xdsl.dialects import scf
 import spyre_mlir
 from spyre_mlir import ir
 from spyre_mlir.diagnostics import collect
-from spyre_mlir.passes.spyre_raise_counted_loops import SpyreRaiseCountedLoopsPass
+from spyre_mlir.passes.frontend.spyre_raise_counted_loops import SpyreRaiseCountedLoopsPass
 
-LIT = REPO / "test" / "lit" / "passes"
+LIT = REPO / "test" / "lit" / "passes" / "frontend"
 ROWS, COLS = 16, 8
 
 

@@ -19,13 +19,18 @@ LIT = REPO / "test" / "lit"
 
 @pytest.mark.parametrize("key", sorted(SPYRE_PASSES))
 def test_name_equals_key(key):
-    assert SPYRE_PASSES[key]().name == key
+    assert get_all_passes()[key]().name == key
+
+
+STAGES = ("frontend", "bundle", "schedule", "spatial")
 
 
 @pytest.mark.parametrize("key", sorted(SPYRE_PASSES))
 def test_one_module_per_pass(key):
-    cls = SPYRE_PASSES[key]()
-    assert cls.__module__ == "spyre_mlir.passes." + key.replace("-", "_")
+    cls = get_all_passes()[key]()
+    assert cls.__module__.startswith("spyre_mlir.passes.") and cls.__module__.endswith("." + key.replace("-", "_"))
+    stage = cls.__module__.split(".")[2]
+    assert stage in STAGES, f"{key}: module {cls.__module__} is not in a stage folder {STAGES}"
     assert cls.__doc__ and type(cls).__doc__, f"{key} needs a docstring"
     module_doc = __import__(cls.__module__, fromlist=["_"]).__doc__
     assert "Before" in module_doc and "After" in module_doc, f"{key}: docstring needs a before/after example"
@@ -33,7 +38,8 @@ def test_one_module_per_pass(key):
 
 @pytest.mark.parametrize("key", sorted(SPYRE_PASSES))
 def test_pass_has_its_lit_test(key):
-    lit_file = LIT / "passes" / f"{key}.mlir"
+    stage = SPYRE_PASSES[key].split(".")[2]
+    lit_file = LIT / "passes" / stage / f"{key}.mlir"
     assert lit_file.is_file(), f"missing {lit_file}"
     assert key in lit_file.read_text().split("RUN:", 1)[1].splitlines()[0]
 

@@ -205,7 +205,7 @@ func.func @k(%p: index, %q: index) {
 
 
 def test_alias_analysis_from_address_ranges():
-    from spyre_mlir.passes.ktdp_extract_compute_groups import _may_alias, _view_of
+    from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
 
     module = spyre_mlir.parse(ALIAS)
     tiles = {op.results[0].name_hint: op.results[0] for op in module.walk() if op.name == "ktdp.construct_access_tile"}

@@ -137,7 +137,7 @@ def test_a_single_result_tile_id_on_a_2x2_grid_is_the_linear_id(order):
 
 
 def test_the_linear_id_follows_grid_py():
-    from spyre_mlir.grid import linear_id
+    from spyre_mlir.analysis.grid import linear_id
 
     module = spyre_mlir.parse(LINEAR_ID)
     spyre_mlir.PassManager.parse("spatial-tile").run(module)

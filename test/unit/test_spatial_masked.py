@@ -23,7 +23,7 @@ from spyre_mlir.dialects import spatial
 from spyre_mlir.interpreter import InterpreterOptions
 from spyre_mlir.interpreter.ops_spatial import MASKED_ATTR as RUN_MASKED_ATTR
 from spyre_mlir.interpreter.ops_spatial import simulate
-from spyre_mlir.passes.spatial_tile import MASKED_ATTR, _may_run_outside
+from spyre_mlir.passes.spatial.spatial_tile import MASKED_ATTR, _may_run_outside
 
 f32 = np.float32
 

@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 import spyre_mlir
 from spyre_mlir.dialects.spatial import BufferOp, EngineOp, ProgramOp, SemaphoreOp, SignalOp, WaitOp
 from spyre_mlir.ir import print_ir
-from spyre_mlir.passes.spatial_size_buffers import LX_USED_ATTR
-from spyre_mlir.passes.spatial_verify import verify_program
+from spyre_mlir.passes.spatial.spatial_size_buffers import LX_USED_ATTR
+from spyre_mlir.passes.spatial.spatial_verify import verify_program
 
 LATE = "spatial-size-buffers,spatial-synthesize-handshakes,spatial-verify"
 
@@ -463,11 +463,11 @@ def test_a_loop_invariant_local_verifies_and_runs():
     np.testing.assert_allclose(out["z"], x + np.float32(1.5), rtol=1e-6)
 
 
-# Two sites and a multicast group (test/lit/passes/spatial-size-buffers-multicast.mlir):
+# Two sites and a multicast group (test/lit/passes/spatial/spatial-size-buffers-multicast.mlir):
 # reader @ldw on @s0 reads each tile of @w once, delivering it into @w0 and
 # into @w1, the buffer of receive stage @rvw on @s1; each site adds its own
 # tiles of @x.
-MULTICAST = Path(__file__).resolve().parents[1] / "lit" / "passes" / "spatial-size-buffers-multicast.mlir"
+MULTICAST = Path(__file__).resolve().parents[1] / "lit" / "passes" / "spatial" / "spatial-size-buffers-multicast.mlir"
 
 
 def test_a_multicast_group_verifies_and_runs():

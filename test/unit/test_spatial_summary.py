@@ -1,4 +1,4 @@
-"""The spatial plan summary (spyre_mlir.spatial_summary) and spyre-opt --print-plan-summary.
+"""The spatial plan summary (spyre_mlir.passes.spatial.summary) and spyre-opt --print-plan-summary.
 
 Figures are derived by hand from the programs: a 16x64xf16 tile is 2048
 bytes, a 32x64xbf16 tile 4096; a site's LX is depth x tile bytes summed.
@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, i64
 
 from spyre_mlir import ir
 from spyre_mlir.dialects.spatial import ProgramOp
-from spyre_mlir.passes.spatial_verify import SpatialVerifyPass
-from spyre_mlir.spatial_summary import plan_summaries, plan_summary
+from spyre_mlir.passes.spatial.spatial_verify import SpatialVerifyPass
+from spyre_mlir.passes.spatial.summary import plan_summaries, plan_summary
 from spyre_mlir.tools.spyre_opt import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,7 +139,7 @@ def test_spyre_opt_without_the_flag_prints_no_summary(capsys):
 
 # -- locals and HBM bytes ---------------------------------------------------------
 
-ACC = ROOT / "test/lit/passes/spatial-verify-ext.mlir"
+ACC = ROOT / "test/lit/passes/spatial/spatial-verify-ext.mlir"
 
 
 def test_locals_are_counted_apart_and_shared_bytes_once():

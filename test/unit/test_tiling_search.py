@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO
 
 import spyre_mlir
-from spyre_mlir.tiling_search import SearchError, search_tilings
+from spyre_mlir.passes.bundle.tiling_search import SearchError, search_tilings
 
 SEED = REPO / "test" / "unit" / "kernels" / "tiling" / "seed000_add_mul.mlir"
 LX = 512 * 1024  # the untiled group needs 768 KiB per core
@@ -137,7 +137,7 @@ LOOP_KERNEL = """func.func @rows(%x: index, %y: index) {
 def test_loop_transformations_are_candidates_and_apply_exactly():
     """A group with a static scf.for: coarse tiling refuses it (a typed reason), the
     loop's tile/unroll/interchange/parallelize are candidates, evaluated by running."""
-    from spyre_mlir.passes.spyre_coarse_tile import _apply_transformations
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import _apply_transformations
 
     module = spyre_mlir.parse(LOOP_KERNEL)
     spyre_mlir.PassManager.parse("ktdp-extract-compute-groups").run(module)

@@ -20,7 +20,7 @@ from spyre_mlir import ir
 from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects.ktdp import ConstructAccessTileOp, ConstructMemoryViewOp, StoreOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
-from spyre_mlir.passes.spyre_unroll_loops import SpyreUnrollLoopsPass
+from spyre_mlir.passes.bundle.spyre_unroll_loops import SpyreUnrollLoopsPass
 
 
 def unroll(module, **options):

@@ -17,7 +17,7 @@ import zipfile
 from conftest import REPO
 
 PACKAGE_DIRS = {"spyre_mlir": "spyre_mlir", "dialects": "spyre_mlir.dialects", "passes": "spyre_mlir.passes",
-                "tools": "spyre_mlir.tools", "interpreter": "spyre_mlir.interpreter"}
+                "tools": "spyre_mlir.tools", "interpreter": "spyre_mlir.interpreter", "analysis": "spyre_mlir.analysis"}
 
 
 def source_modules() -> list[str]:

@@ -22,7 +22,7 @@
 // NPY: 6
 
 // A single-result tile id on a grid of two dims is the linear tile id: grid
-// dim 0 varies fastest by default (spyre_mlir.grid), --grid-order row-major
+// dim 0 varies fastest by default (spyre_mlir.analysis.grid), --grid-order row-major
 // makes the last dim fastest.
 // RUN: %spyre-run %s --func linear --arg out=zeros:2x4xi32 --print-outputs | %FileCheck %s --check-prefix=COL
 // COL: out: 2x4 int32

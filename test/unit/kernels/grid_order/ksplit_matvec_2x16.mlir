@@ -1,6 +1,6 @@
 // A k-split matrix-vector product on grid [2, 16] (32 tiles), written for
 // linear tile ids with grid dim 0 varying fastest (the default,
-// spyre_mlir.grid; KTDP-SEMANTICS §1): tile (nb, kb) has linear id
+// spyre_mlir.analysis.grid; KTDP-SEMANTICS §1): tile (nb, kb) has linear id
 // kb * 2 + nb. Same structure as ktir-cpu's sdpa_pv_ksplit.mlir (an output
 // split over grid dim 0, the contraction over grid dim 1, partials folded by
 // inter_tile_reduce in strided groups), our own kernel and sizes.

@@ -1,5 +1,5 @@
 // A single-result ktdp.get_compute_tile_id on a multi-dimensional grid is the
-// linear tile id (KTDP-SEMANTICS §1; spyre_mlir.grid), in the run's grid order.
+// linear tile id (KTDP-SEMANTICS §1; spyre_mlir.analysis.grid), in the run's grid order.
 //
 //   @linear_id(out: i32[2, 3])
 //     out[a, b] == the linear id of tile (a, b):

@@ -1,6 +1,6 @@
 // An RMSNorm whose hidden dimension is split over two tiles, on grid [2, 2],
 // written for linear tile ids with grid dim 0 varying fastest (the default,
-// spyre_mlir.grid; KTDP-SEMANTICS §1): tile (col, row) has linear id
+// spyre_mlir.analysis.grid; KTDP-SEMANTICS §1): tile (col, row) has linear id
 // pid = row * 2 + col. Same structure as ktir-cpu's rmsnorm_4core_2x2.mlir,
 // our own kernel and sizes.
 //

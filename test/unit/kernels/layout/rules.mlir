@@ -3,7 +3,7 @@
 //   #stick2: [M, N] -> [N/64, M, 64]   phys_src = [1, 0, 1], phys_op = [1, 0, 2], phys_arg = [64, 0, 64]
 //   #stick1: [N]    -> [N/64, 64]      phys_src = [0, 0],    phys_op = [1, 2],    phys_arg = [64, 64]
 // Expected results are stated per kernel as NumPy expressions of the logical
-// (host) arrays; the test passes the device arrays (spyre_mlir.layout.to_device).
+// (host) arrays; the test passes the device arrays (spyre_mlir.analysis.layout.to_device).
 
 #x2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 31 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #v1  = affine_set<(d0) : (d0 >= 0, -d0 + 127 >= 0)>

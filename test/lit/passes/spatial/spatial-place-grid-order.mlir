@@ -2,7 +2,7 @@
 // RUN: %spyre-opt %s -p 'spatial-tile,spatial-place{cores=2 grid-order=row-major}' | %FileCheck %s --check-prefix=ROW
 // RUN: not %spyre-opt %s -p 'spatial-tile,spatial-place{grid-order=rows}' 2>&1 | %FileCheck %s --check-prefix=ORDER
 
-// spatial-place numbers blocks by their linear tile id (spyre_mlir.grid, the
+// spatial-place numbers blocks by their linear tile id (spyre_mlir.analysis.grid, the
 // one definition): grid dim 0 varies fastest by default, so on grid [2, 2]
 // block (1, 0) is block 1 and (0, 1) is block 2; with 2 cores, core 0 runs
 // blocks 0 and 2, i.e. (0, 0) and (0, 1). Row-major numbering (the option)

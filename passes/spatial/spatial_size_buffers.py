@@ -94,8 +94,8 @@ from spyre_mlir.dialects.spatial import (
     StageOp,
     StoreStepOp,
 )
-from spyre_mlir.passes.spyre_plan_scratchpad import ALIGNMENT, _align
-from spyre_mlir.spatial_phases import advance, programs_in
+from spyre_mlir.passes.bundle.spyre_plan_scratchpad import ALIGNMENT, _align
+from spyre_mlir.passes.spatial.phases import advance, programs_in
 
 LX_USED_ATTR = "spatial.lx_bytes_used"
 """Program attribute: the peak LX bytes of each site's buffers, {site = bytes}."""

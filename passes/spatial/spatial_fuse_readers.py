@@ -39,7 +39,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from spyre_mlir.dialects import spatial
-from spyre_mlir.spatial_phases import advance, programs_in
+from spyre_mlir.passes.spatial.phases import advance, programs_in
 
 
 def _path(step: Operation) -> tuple:

@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %S/../../unit/kernels/spatial/hbm_chain.mlir -p 'spatial-tile' | %FileCheck %s
-// RUN: %spyre-opt %S/../../unit/kernels/spatial/hbm_chain.mlir --pipeline ktir-to-spatial | %FileCheck %s --check-prefix=VERIFIED
+// RUN: %spyre-opt %S/../../../unit/kernels/spatial/hbm_chain.mlir -p 'spatial-tile' | %FileCheck %s
+// RUN: %spyre-opt %S/../../../unit/kernels/spatial/hbm_chain.mlir --pipeline ktir-to-spatial | %FileCheck %s --check-prefix=VERIFIED
 
 // A load of what the kernel stored: the load engine runs ahead of the store
 // engine, so each (store, load) pair of one tensor gets a semaphore

@@ -60,7 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
-from spyre_mlir.affine import box_bounds, permutation_of
+from spyre_mlir.analysis.affine import box_bounds, permutation_of
 from spyre_mlir.dialects.ktdf import (
     CreateTokenOp,
     DataTransferOp,
@@ -174,7 +174,7 @@ class Builder:
             return None
         # All loads run before all stores: a load must not read what a store of
         # the same block writes before it.
-        from spyre_mlir.passes.ktdp_extract_compute_groups import _may_alias, _view_of
+        from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
 
         order = list(block.ops)
         for load in loads:

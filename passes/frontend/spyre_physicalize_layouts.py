@@ -1,7 +1,7 @@
 """spyre-physicalize-layouts: marked views become physical views, tiles and types.
 
 A `spyre.tensor_layout` marker says where a memory view's elements sit on the
-device (`spyre_mlir.layout`). This pass rewrites the kernel onto the physical
+device (`spyre_mlir.analysis.layout`). This pass rewrites the kernel onto the physical
 shapes: the marked view becomes a view of the physical tensor (contiguous,
 `layout.physical_shape(sizes)`), its access tiles take physical anchors
 (`divsi`/`remsi` of the logical ones), sets, orders and shapes, and loads
@@ -84,7 +84,8 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.affine import box_bounds, format_set, permutation_of, projected_dims
+from spyre_mlir.analysis.affine import box_bounds, format_set, permutation_of, projected_dims
+from spyre_mlir.analysis.layout import Axis, Layout, LayoutError
 from spyre_mlir.diagnostics import error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -95,7 +96,6 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
 from spyre_mlir.ir import fill_locations, upstream_op
-from spyre_mlir.layout import Axis, Layout, LayoutError
 from spyre_mlir.traits import is_elementwise
 
 
@@ -1398,7 +1398,7 @@ def _record_host_layouts(physicalizer: Physicalizer) -> None:
     """Each pointer parameter that was a marked view's base keeps the layout and
     logical shape as `spyre.host_layout` (for `spyre-run --host-layout`)."""
     try:
-        from spyre_mlir.layout import HOST_LAYOUT_ATTR, host_layout_attr
+        from spyre_mlir.analysis.layout import HOST_LAYOUT_ATTR, host_layout_attr
     except ImportError:  # the interpreter side is not there yet
         return
     from xdsl.dialects.builtin import DictionaryAttr

@@ -54,7 +54,7 @@ from spyre_mlir.dialects.spatial import (
     TileType,
 )
 
-CERTIFICATE_ATTR = "spatial.certificate"  # as passes/spatial_verify.py
+CERTIFICATE_ATTR = "spatial.certificate"  # as passes/spatial/spatial_verify.py
 
 
 @dataclass(frozen=True)

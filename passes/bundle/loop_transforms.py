@@ -4,7 +4,7 @@ and parallelize (`scf.for` -> `scf.forall`, when proven legal).
 Each transformation is a frozen dataclass naming its loop by a stable path,
 `(function name, index of the loop in iteration_domains(function))`, so the
 same decision applies to any clone or re-parse of a module. Each proves its
-own preconditions from the analysis views (`spyre_mlir.loop_analysis`):
+own preconditions from the analysis views (`spyre_mlir.analysis.loop_analysis`):
 
     t = Tile(("kernel", 0), 4)
     refusal = t.check(module)          # None, or a Refusal (kind, message)
@@ -29,8 +29,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.interpreter.core import walk_ops
-from spyre_mlir.loop_analysis import (
+from spyre_mlir.analysis.loop_analysis import (
     LoopDomain,
     Verdict,
     accesses,
@@ -39,6 +38,7 @@ from spyre_mlir.loop_analysis import (
     interchange_dependence,
     iteration_domains,
 )
+from spyre_mlir.interpreter.core import walk_ops
 
 __all__ = [
     "MAX_FACTOR",

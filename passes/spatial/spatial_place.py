@@ -3,7 +3,7 @@
 After `spatial-tile` every grid point of the kernel is a site of its own.
 Spyre has `cores` cores (32), each with a load, a compute and a store
 engine. This pass gives every block a core by its linear tile id (the one
-definition, `spyre_mlir.grid`: grid dim 0 varies fastest by default, so on a
+definition, `spyre_mlir.analysis.grid`: grid dim 0 varies fastest by default, so on a
 grid [2, 3] block (1, 0) is block 1 and (0, 1) block 2; `grid-order=row-major`
 numbers the last dim fastest): block i runs on core i mod `cores`. Where the grid has more blocks than
 cores, the blocks sharing a core become one site: their buffers and stages
@@ -36,10 +36,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.passes import ModulePass
 
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects import spatial
-from spyre_mlir.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
-from spyre_mlir.spatial_phases import advance, programs_in
+from spyre_mlir.passes.spatial.phases import advance, programs_in
 
 ENGINES_OF_A_CORE = ("load", "compute", "store")
 
@@ -141,7 +141,7 @@ class SpatialPlacePass(ModulePass):
     """Cores of the machine (Spyre: 32)."""
 
     grid_order: str = DEFAULT_GRID_ORDER
-    """Linear block ids (`spyre_mlir.grid`): col-major (grid dim 0 fastest, default) or row-major."""
+    """Linear block ids (`spyre_mlir.analysis.grid`): col-major (grid dim 0 fastest, default) or row-major."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.cores < 1:

@@ -40,7 +40,7 @@ MAX_SLICES = 64
 class Candidate:
     group: str
     levels: list[tuple[int, list[int]]]  # (count, dims) outermost first; [] = untiled
-    transform: object = None  # a spyre_mlir.loop_transforms transformation, instead of a tiling
+    transform: object = None  # a spyre_mlir.passes.bundle.loop_transforms transformation, instead of a tiling
     status: str = "pending"  # evaluated | refused | duplicate | failed
     reason: str | None = None
     identity: str | None = None
@@ -139,9 +139,9 @@ def _divisors(n: int) -> list[int]:
 
 
 def transformation_candidates(module, group_name: str) -> list[Candidate]:
-    """The typed loop transformations (spyre_mlir.loop_transforms) of the group's scf.for loops;
+    """The typed loop transformations (spyre_mlir.passes.bundle.loop_transforms) of the group's scf.for loops;
     one refused by its own check carries the typed reason."""
-    from spyre_mlir.loop_transforms import enumerate_transformations
+    from spyre_mlir.passes.bundle.loop_transforms import enumerate_transformations
 
     out = []
     for t, refusal in enumerate_transformations(module, assume_distinct_params=True):
@@ -206,8 +206,8 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
     from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
 
     from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
-    from spyre_mlir.passes.spyre_coarse_tile import group_functions
-    from spyre_mlir.passes.spyre_emit_bundle import Emitter
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import group_functions
+    from spyre_mlir.passes.bundle.spyre_emit_bundle import Emitter
 
     kernel = Emitter(module, "", kernel_name).kernel()
     given: dict = {}
@@ -256,11 +256,11 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
 def _tiled(job: _Job):
     """The module with the candidate applied, or a refusal message."""
     import spyre_mlir
-    from spyre_mlir.passes.spyre_coarse_tile import Level, Refusal, analyze, apply_plan, group_functions
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, Refusal, analyze, apply_plan, group_functions
 
     module = spyre_mlir.parse(job.text)
     if job.transform is not None:
-        from spyre_mlir.loop_transforms import Refusal as TransformRefusal
+        from spyre_mlir.passes.bundle.loop_transforms import Refusal as TransformRefusal
 
         done = job.transform.apply(module)  # pyright: ignore[reportAttributeAccessIssue]
         if isinstance(done, TransformRefusal):
@@ -358,7 +358,7 @@ def search_tilings(
 
     import spyre_mlir
     from spyre_mlir.ir import print_ir
-    from spyre_mlir.passes.spyre_coarse_tile import (
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import (
         Level,
         NothingToTile,
         Refusal,

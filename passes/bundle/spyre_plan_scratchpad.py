@@ -69,8 +69,8 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.ir import ancestor_in
 from spyre_mlir.passes import _stage
-from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
-from spyre_mlir.passes.spyre_coarse_tile import DEFAULT_LX_BYTES, tensor_bytes
+from spyre_mlir.passes.bundle.spyre_coarse_tile import DEFAULT_LX_BYTES, tensor_bytes
+from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
 
 ALIGNMENT = 128  # bytes: one stick
 LX_OFFSET_ATTR = "spyre.lx_offset"
@@ -179,7 +179,7 @@ def _place(buf: Buffer) -> None:
     shape = list(ty.get_shape())
     uses = list(value.uses)  # before the store below becomes one
     width = tensor_bytes(TensorType(ty.get_element_type(), [1]))
-    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
+    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import _box_set
 
     box = _box_set([(0, n - 1) for n in shape])
     offset = arith.ConstantOp(IntegerAttr(buf.offset // width, IndexType()))  # in the view's elements

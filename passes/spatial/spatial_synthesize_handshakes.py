@@ -100,8 +100,8 @@ from spyre_mlir.dialects.spatial import (
     StageOp,
     WaitOp,
 )
-from spyre_mlir.passes.spatial_size_buffers import STEPS, Flow, flows
-from spyre_mlir.spatial_phases import advance, programs_in
+from spyre_mlir.passes.spatial.phases import advance, programs_in
+from spyre_mlir.passes.spatial.spatial_size_buffers import STEPS, Flow, flows
 
 NAME = "spatial-synthesize-handshakes"
 

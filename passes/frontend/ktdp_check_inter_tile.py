@@ -5,7 +5,7 @@ The cross-op rules of `ktdp.inter_tile_produce` and its delivery op
 see alone (docs/inter-tile.md §3; upstream `--ktir-check-legality`). The pass
 changes no IR: it raises a located error at the first violation, naming the
 offending set or tiles. Sets are grounded at concrete groups and tiles
-(`spyre_mlir.affine`); a set with no constant bound is skipped, unless the
+(`spyre_mlir.analysis.affine`); a set with no constant bound is skipped, unless the
 function's `grid` attribute bounds the tile ids.
 
 Checked: the future is used exactly once (U1), by a delivery op in the
@@ -16,7 +16,7 @@ required (R8a) and gives every consumer exactly one source (R8b); declared
 dependencies are producers (R3) and, for a reduce, every producer is claimed
 (R4: a consume may leave producers unclaimed, e.g. one producer's tile
 broadcast to every consumer); with a `grid`, no set names a tile outside it
-(B1). Tile ids are linear tile ids (`spyre_mlir.grid`): on a grid of several
+(B1). Tile ids are linear tile ids (`spyre_mlir.analysis.grid`): on a grid of several
 dims, which tiles a set names depends on the grid order (dim 0 fastest by
 default).
 

@@ -13,7 +13,7 @@ the kernel gets one more pointer parameter, `%hbm_scratch`, marked
 `{spyre.scratch_bytes = N}`; the runtime allocates it like any buffer (the
 interpreter does so when the caller passes nothing). Every edge has its own
 slot, and every core its own copy of all slots (at `linear core id *
-bytes per core`, the linear id of `spyre_mlir.grid`: grid dim 0 fastest),
+bytes per core`, the linear id of `spyre_mlir.analysis.grid`: grid dim 0 fastest),
 so cores never share scratch. With `chain-in-lx=true`
 (targets that chain computes in LX) the pass changes nothing.
 
@@ -86,6 +86,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
+from spyre_mlir.analysis.grid import linear_id
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -96,9 +97,8 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
-from spyre_mlir.grid import linear_id
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes.ktdp_extract_compute_groups import rematerializable
+from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
 
 SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
 ALIGNMENT = 64  # bytes; every slot starts on it (the runtime aligns buffers to at least this)
@@ -112,7 +112,7 @@ shape-only ops from the value to that operand)."""
 
 
 def _box(shape) -> AffineSetAttr:
-    from spyre_mlir.passes.spyre_physicalize_layouts import _box_set
+    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import _box_set
 
     return _box_set([(0, e - 1) for e in shape])
 
@@ -206,7 +206,7 @@ class RoundTrips:
         shape-only ops count (the chain is replayed on the new load), and so
         do scalar reads (`tensor.extract`), which otherwise would tie an early
         group to a late one."""
-        from spyre_mlir.passes.ktdp_extract_compute_groups import _may_alias, _view_of
+        from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
 
         for load in [op for op in self.kernel.walk() if isinstance(op, LoadOp)]:
             block = load.parent_block()
@@ -262,7 +262,7 @@ class RoundTrips:
 
     def _core_offset(self, at: InsertPoint, dims: list[int]) -> SSAValue:
         """`linear core id * bytes per core`, built before `at`; the linear id is
-        `spyre_mlir.grid`'s in the default order (grid dim 0 fastest)."""
+        `spyre_mlir.analysis.grid`'s in the default order (grid dim 0 fastest)."""
         ops: list[Operation] = []
         if len(dims) == 1 and dims[0] == 1:
             c = arith.ConstantOp(IntegerAttr(0, IndexType()))

@@ -19,7 +19,7 @@ it; see docs/loop-analysis.md):
   two pointer parameters not known to be distinct buffers, an address
   term whose value is not known statically all give PROOF_NOT_ESTABLISHED.
 
-    from spyre_mlir.loop_analysis import iteration_domains, accesses, dependence
+    from spyre_mlir.analysis.loop_analysis import iteration_domains, accesses, dependence
     loops = iteration_domains(kernel)
     acc = accesses(kernel)
     verdict, why = dependence(acc[0], acc[1], loops[0], assume_distinct_params=True)
@@ -46,7 +46,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.traits import IsTerminator, MemoryEffectKind, RecursiveMemoryEffect, get_effects
 
-from spyre_mlir.affine import bounding_box, box_bounds
+from spyre_mlir.analysis.affine import bounding_box, box_bounds
 from spyre_mlir.dialects.ktdp import (
     DYNAMIC_INDEX,
     ConstructAccessTileOp,
@@ -57,7 +57,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre_loop import LoopOp as SpyreLoopOp
 from spyre_mlir.interpreter.core import walk_ops
-from spyre_mlir.passes.ktdp_extract_compute_groups import _element_bytes, _is_scratch
+from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _element_bytes, _is_scratch
 
 __all__ = [
     "ABSOLUTE",

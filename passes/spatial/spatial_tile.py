@@ -109,7 +109,8 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from spyre_mlir.affine import box_bounds, permutation_of
+from spyre_mlir.analysis.affine import box_bounds, permutation_of
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 from spyre_mlir.diagnostics import error, warning
 from spyre_mlir.dialects import spatial
 from spyre_mlir.dialects.ktdp import (
@@ -120,7 +121,6 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 
 SPECIALIZE_ATTR = "spyre.specialize"
 """Kernel attribute: the scalar arguments a spatial program is specialized for."""
@@ -300,7 +300,7 @@ class Site:
         if isinstance(owner, GetComputeTileIdOp):
             i = list(owner.results).index(value)
             if len(owner.results) == 1 and len(self.coords) > 1:
-                # one result on a multi-dimensional grid: the linear tile id (spyre_mlir/grid.py)
+                # one result on a multi-dimensional grid: the linear tile id (analysis/grid.py)
                 result = AffineExpr.constant(linear_id(self.coords, self.grid, self.grid_order))
             elif i >= len(self.coords):
                 raise error(owner, f"spatial-tile: asks for tile coordinate {i} of a grid of rank {len(self.coords)}")
@@ -1191,7 +1191,7 @@ class SpatialTilePass(ModulePass):
 
     grid_order: str = DEFAULT_GRID_ORDER
     """How a single-result `ktdp.get_compute_tile_id` linearizes a multi-dimensional grid
-    (`spyre_mlir/grid.py`): "col-major" (grid dim 0 fastest) or "row-major"."""
+    (`analysis/grid.py`): "col-major" (grid dim 0 fastest) or "row-major"."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.grid_order not in GRID_ORDERS:

@@ -88,7 +88,7 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.affine import box_bounds, permutation_of, projected_dims
+from spyre_mlir.analysis.affine import box_bounds, permutation_of, projected_dims
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
     DYNAMIC_INDEX,
@@ -723,7 +723,7 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
 
 def _apply_transformations(module: ModuleOp, transforms: list) -> None:
     """Apply the chosen loop transformations (each returns a new module) and take the result in place."""
-    from spyre_mlir.loop_transforms import Refusal as TransformRefusal
+    from spyre_mlir.passes.bundle.loop_transforms import Refusal as TransformRefusal
 
     current = module
     for t in transforms:
@@ -824,10 +824,10 @@ class SpyreCoarseTilePass(ModulePass):
             holder.attributes.pop(DIMS_ATTR, None)
 
     def _search(self, module: ModuleOp):
-        """The tiling search over the groups (spyre_mlir.tiling_search); its table on stderr, JSON at search-report."""
+        """The tiling search over the groups (spyre_mlir.passes.bundle.tiling_search); its table on stderr, JSON at search-report."""
         import sys
 
-        from spyre_mlir.tiling_search import ENGINES, SearchError, search_tilings
+        from spyre_mlir.passes.bundle.tiling_search import ENGINES, SearchError, search_tilings
 
         if self.engine not in ENGINES:
             raise error(module, f"spyre-coarse-tile: engine must be one of {', '.join(ENGINES)}, got '{self.engine}'")

@@ -6,7 +6,7 @@
 // RUN: diff %t.before %t.after
 
 // Each core's scratch copy is at `linear core id * bytes per core`, the linear
-// id of spyre_mlir.grid in the default order (grid dim 0 varies fastest): on
+// id of spyre_mlir.analysis.grid in the default order (grid dim 0 varies fastest): on
 // grid [2, 3], tile (t0, t1) is core t1 * 2 + t0.
 // CHECK-LABEL: func.func @chain2d(%x: index, %out: index, %hbm_scratch: index {spyre.scratch_bytes = 3072 : i64}) attributes {grid = [2 : i64, 3 : i64]} {
 // CHECK-NEXT:    %[[T0:.*]], %[[T1:.*]] = ktdp.get_compute_tile_id : index, index

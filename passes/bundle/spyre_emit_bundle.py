@@ -81,8 +81,8 @@ from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
 from spyre_mlir.passes import _stage
-from spyre_mlir.passes.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
-from spyre_mlir.passes.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
+from spyre_mlir.passes.bundle.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
+from spyre_mlir.passes.bundle.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
 CORE_SPLIT_ATTR = "spyre.core_split"

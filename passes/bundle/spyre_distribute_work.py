@@ -37,7 +37,7 @@ from xdsl.passes import ModulePass
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import ConstructAccessTileOp, GetComputeTileIdOp, StoreOp
 from spyre_mlir.passes import _stage
-from spyre_mlir.passes.spyre_emit_bundle import CORE_SPLIT_ATTR
+from spyre_mlir.passes.bundle.spyre_emit_bundle import CORE_SPLIT_ATTR
 
 DEFAULT_CORES = 32
 

@@ -1,7 +1,7 @@
 // RUN: %spyre-opt %s --split-input-file -p spatial-verify --verify-diagnostics
 
 // Broken choreographies with locals and multicast (the program of
-// test/lit/passes/spatial-verify-ext.mlir): each refused with a located error
+// test/lit/passes/spatial/spatial-verify-ext.mlir): each refused with a located error
 // naming the stage and the buffer.
 
 // A local read before anything wrote it: the accumulator's initialization

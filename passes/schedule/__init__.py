@@ -1,0 +1,1 @@
+"""The schedule back end: KTDF load/compute/store pipelines."""

@@ -1,0 +1,1 @@
+"""The spatial back end: tile, place, fuse readers, size buffers, synthesize handshakes, verify."""
