@@ -41,6 +41,40 @@ from spyre_mlir.analysis.layout import Layout, LayoutError
 PHYS_OPS = {0: "identity", 1: "floordiv", 2: "mod"}
 
 
+# ---------------------------------------------------------------------------
+# The discardable `spyre.*` attributes passes leave for later passes, the
+# interpreter and the tools. Each is declared here once; code names it by
+# these constants, never by its string (test/unit/test_architecture.py).
+# ---------------------------------------------------------------------------
+
+COMPUTE_GROUP_ATTR = "spyre.compute_group"
+"""Unit attribute on a `func.func` outlined by `ktdp-extract-compute-groups`: the function is one compute group."""
+SLICES_ATTR = "spyre.slices"
+"""Coarse-tiling hint on a group or op: slices per dim (`spyre-coarse-tile`)."""
+DIMS_ATTR = "spyre.dims"
+"""Coarse-tiling hint: which dims the slices apply to (`spyre-coarse-tile`)."""
+SEARCH_ARGS_ATTR = "spyre.search_args"
+"""Scalar arguments the tiling search runs a kernel's candidates with."""
+LX_OFFSET_ATTR = "spyre.lx_offset"
+"""Byte offset in LX of an intermediate placed by `spyre-plan-scratchpad`."""
+PEAK_LX_BYTES_ATTR = "spyre.peak_lx_bytes"
+"""On a group: its LX high-water mark (`spyre-plan-scratchpad`; marks the group as planned)."""
+LX_SPILLED_ATTR = "spyre.lx_spilled"
+"""On a compute whose intermediate did not fit LX (`spyre-plan-scratchpad`)."""
+CORE_SPLIT_ATTR = "spyre.core_split"
+"""On a group: how its work splits across cores (`spyre-distribute-work`)."""
+SCRATCH_BYTES_ATTR = "spyre.scratch_bytes"
+"""On a kernel: HBM scratch bytes per core for its round trips (`ktdp-hbm-roundtrip`; the interpreter allocates it)."""
+KERNEL_ATTR = "spyre.kernel"
+"""On the emitted bundle's function (`spyre-emit-bundle`)."""
+SPECIALIZE_ATTR = "spyre.specialize"
+"""Scalar values a kernel is specialized for (`spatial-tile{scalars=...}`)."""
+HOST_LAYOUT_ATTR = "spyre.host_layout"
+"""On a kernel argument: the layout the host hands it in (spyre_mlir.analysis.layout)."""
+TARGET_ATTR = "spyre.target"
+"""On a module: facts that override the default target (spyre_mlir.target)."""
+
+
 @irdl_op_definition
 class TensorLayoutOp(IRDLOperation):
     """Physical layout of a memory view (see module docstring)."""

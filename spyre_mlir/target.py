@@ -42,8 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-TARGET_ATTR = "spyre.target"
-"""The module attribute that overrides facts of the default target (a dictionary)."""
+from spyre_mlir.dialects.spyre import TARGET_ATTR
 
 
 class TargetError(ValueError):
