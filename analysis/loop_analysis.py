@@ -56,8 +56,8 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.dialects.spyre_loop import LoopOp as SpyreLoopOp
-from spyre_mlir.interpreter.core import walk_ops
 from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _element_bytes, _is_scratch
+from spyre_mlir.walk import walk_ops
 
 __all__ = [
     "ABSOLUTE",

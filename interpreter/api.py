@@ -43,7 +43,7 @@ from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, RuntimeArgType
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
-from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of, nesting_depth, walk_ops
+from spyre_mlir.interpreter.core import CompiledFunction, Program, functions_of
 from spyre_mlir.interpreter.cost import CostCounter, CostEstimate, CostModel
 from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
@@ -61,6 +61,7 @@ from spyre_mlir.interpreter.runtime import (
     normalize_grid,
 )
 from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
+from spyre_mlir.walk import nesting_depth, walk_ops
 
 DEEP_NESTING = 40
 """Region nesting beyond which a kernel is decoded and run on a deep stack

@@ -26,7 +26,7 @@ divergence costs extra NumPy calls, never wrong results. With
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -40,6 +40,7 @@ from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.lanes import broadcast_lanes, take_lanes
 from spyre_mlir.interpreter.memory import format_bytes
+from spyre_mlir.walk import capture_summaries, walk_ops, walk_ops_post
 
 T = TypeVar("T")
 Step = Callable[[list], None]
@@ -206,84 +207,6 @@ def resource_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
         return error(op, f"'{op.name if op else '?'}' ran out of memory (lower InterpreterOptions.memory_limit so "
                          "that such allocations are refused before they are made)")
     return error(op, "the kernel nests regions or calls too deeply for the interpreter")
-
-
-def walk_ops(root: Operation | Region | Block) -> Iterator[Operation]:
-    """Every op under `root` (and `root` itself if an op), in pre-order, without
-    recursion (xDSL's recursive `walk` costs O(depth) per op on deep nests)."""
-    if isinstance(root, Operation):
-        stack: list = [iter((root,))]
-    elif isinstance(root, Region):
-        stack = [iter(root.blocks)]
-    else:
-        stack = [iter((root,))]
-    while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-            continue
-        if isinstance(item, Block):
-            stack.append(iter(item.ops))
-            continue
-        yield item
-        if item.regions:
-            stack.append(iter([b for r in item.regions for b in r.blocks]))
-
-
-def walk_ops_post(root: Region) -> Iterator[Operation]:
-    """Every op of `root` in post-order (nested ops before the op holding them), without recursion."""
-    stack: list[tuple[Operation | None, Iterator]] = [(None, iter(root.blocks))]
-    while stack:
-        owner, it = stack[-1]
-        item = next(it, None)
-        if item is None:
-            stack.pop()
-            if owner is not None:
-                yield owner
-            continue
-        if isinstance(item, Block):
-            stack.append((None, iter(item.ops)))
-        elif item.regions:
-            stack.append((item, iter([b for r in item.regions for b in r.blocks])))
-        else:
-            yield item
-
-
-def nesting_depth(root: Operation) -> int:
-    """Deepest nesting of regions under `root`, without recursion."""
-    deepest = 0
-    stack = [(root, 0)]
-    while stack:
-        op, depth = stack.pop()
-        deepest = max(deepest, depth)
-        for region in op.regions:
-            for block in region.blocks:
-                stack.extend((inner, depth + 1) for inner in block.ops)
-    return deepest
-
-
-def capture_summaries(root: Region, memo: dict[int, dict[SSAValue, None]] | None = None) -> dict[int, dict]:
-    """For `root` and every region under it (by `id`): the values used in it and
-    defined outside it, in first-use order. Bottom-up, linear in the IR's size."""
-    memo = {} if memo is None else memo
-
-    def summarize(region: Region) -> None:
-        used: dict[SSAValue, None] = {}
-        defined: set[SSAValue] = set()
-        for block in region.blocks:
-            defined.update(block.args)
-            for inner in block.ops:
-                defined.update(inner.results)
-                used.update(dict.fromkeys(inner.operands))
-                for nested in inner.regions:
-                    used.update(memo[id(nested)])
-        memo[id(region)] = {v: None for v in used if v not in defined}
-
-    for op in walk_ops_post(root):
-        for region in op.regions:
-            summarize(region)
-    summarize(root)
-    return memo
 
 
 def functions_of(module: ModuleOp) -> dict[str, func.FuncOp]:

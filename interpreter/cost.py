@@ -656,7 +656,7 @@ class CostModel:
     def _combiner_ops(self, module) -> set[int]:
         """Ids of the ops inside inter-tile reduce combiners of `module` (found once, linearly)."""
         if self._combiners is None:
-            from spyre_mlir.interpreter.core import walk_ops
+            from spyre_mlir.walk import walk_ops
 
             found: set[int] = set()
             for op in walk_ops(module):

@@ -23,9 +23,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
-from spyre_mlir.interpreter.core import capture_summaries
 from spyre_mlir.interpreter.dtypes import element_format
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.walk import capture_summaries
 
 
 @dataclass

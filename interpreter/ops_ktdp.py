@@ -30,7 +30,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre import TensorLayoutOp
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles, walk_ops
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, handles
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
@@ -46,6 +46,7 @@ from spyre_mlir.interpreter.views import (
     store,
     view_geometry,
 )
+from spyre_mlir.walk import walk_ops
 
 
 @handles(GetComputeTileIdOp, varying=always_varying)

@@ -34,9 +34,10 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from spyre_mlir.analysis.affine import projected_dims
 from spyre_mlir.interpreter.affine_eval import compile_map
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, walk_ops
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.dtypes import ElementFormat
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.walk import walk_ops
 
 COMBINERS: dict[str, np.ufunc] = {
     "arith.addf": np.add,

@@ -25,10 +25,11 @@ from xdsl.ir import Operation
 
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error, location_of
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
-from spyre_mlir.interpreter.core import FunctionCompiler, Step, functions_of, handles, walk_ops
+from spyre_mlir.interpreter.core import FunctionCompiler, Step, functions_of, handles
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
+from spyre_mlir.walk import walk_ops
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
 """The `"format"` of the SDSC files this interpreter reads."""

@@ -38,7 +38,7 @@ from spyre_mlir.analysis.loop_analysis import (
     interchange_dependence,
     iteration_domains,
 )
-from spyre_mlir.interpreter.core import walk_ops
+from spyre_mlir.walk import walk_ops
 
 __all__ = [
     "MAX_FACTOR",

@@ -56,9 +56,9 @@ from xdsl.rewriter import InsertPoint
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spyre_loop import LoopOp
-from spyre_mlir.interpreter.core import walk_ops, walk_ops_post
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.passes import _stage
+from spyre_mlir.walk import walk_ops, walk_ops_post
 
 
 def _enclosing_loop(op: Operation) -> LoopOp | None:

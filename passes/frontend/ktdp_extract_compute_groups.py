@@ -82,8 +82,8 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.interpreter.core import walk_ops
 from spyre_mlir.ir import fill_locations
+from spyre_mlir.walk import walk_ops
 
 SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math", "scf", "spyre", "tensor"}
 """Dialects whose ops a group may hold (what the interpreter and the later stages know)."""
@@ -131,7 +131,7 @@ class Extractor:
     def _summarize(self, kernel: func.FuncOp) -> None:
         """Per region, the values it captures; per op, the loads and stores in it
         (itself included). Computed before anything moves."""
-        from spyre_mlir.interpreter.core import capture_summaries, walk_ops_post
+        from spyre_mlir.walk import capture_summaries, walk_ops_post
 
         capture_summaries(kernel.body, self.captures)
         for op in walk_ops_post(kernel.body):

@@ -107,8 +107,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
 from spyre_mlir.diagnostics import remark
-from spyre_mlir.interpreter.core import walk_ops_post
 from spyre_mlir.ir import fill_locations, upstream_op
+from spyre_mlir.walk import walk_ops_post
 
 # arith.cmpi predicates (MLIR's numbering).
 _EQ, _NE, _SLT, _SLE, _SGT, _SGE, _ULT, _ULE, _UGT, _UGE = range(10)
