@@ -4,7 +4,7 @@ A collective is a reduction over the core axis within groups, never a
 per-core message loop. Everything about the sets is static: while decoding,
 the groups, producers, consumers and dependency sets are grounded on the
 grid into tables indexed by linear core id (after the legality checks of
-`ktdp-check-inter-tile`, bounded by the grid being run). At run time:
+`spyre_mlir.analysis.inter_tile`, bounded by the grid being run). At run time:
 
 - `ktdp.inter_tile_produce` runs its region on the producer lanes of the
   frame only, with `%gid` bound, and keeps their partials in a `Future`
@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import AffineSetAttr
 from xdsl.ir import Operation
 
 from spyre_mlir.analysis.affine import format_set
+from spyre_mlir.analysis.inter_tile import check_delivery, check_produce
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
@@ -48,7 +49,6 @@ from spyre_mlir.dialects.ktdp import (
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, value_name
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.lanes import LaneContext
-from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_delivery, check_produce
 
 
 @dataclass

@@ -2,23 +2,13 @@
 
 The cross-op rules of `ktdp.inter_tile_produce` and its delivery op
 (`ktdp.inter_tile_reduce` / `ktdp.inter_tile_consume`) that no op verifier can
-see alone (docs/inter-tile.md §3; upstream `--ktir-check-legality`). The pass
-changes no IR: it raises a located error at the first violation, naming the
-offending set or tiles. Sets are grounded at concrete groups and tiles
-(`spyre_mlir.analysis.affine`); a set with no constant bound is skipped, unless the
-function's `grid` attribute bounds the tile ids.
-
-Checked: the future is used exactly once (U1), by a delivery op in the
-produce's block (U2); consumer sets of distinct groups disjoint (R1b); for a
-reduce, consumers are producers (R13) and either all of them or one (R14); for
-a consume with several producers, a `producer_dependency_per_consumer` set is
-required (R8a) and gives every consumer exactly one source (R8b); declared
-dependencies are producers (R3) and, for a reduce, every producer is claimed
-(R4: a consume may leave producers unclaimed, e.g. one producer's tile
-broadcast to every consumer); with a `grid`, no set names a tile outside it
-(B1). Tile ids are linear tile ids (`spyre_mlir.analysis.grid`): on a grid of several
-dims, which tiles a set names depends on the grid order (dim 0 fastest by
-default).
+see alone (docs/inter-tile.md §3; upstream `--ktir-check-legality`). The rules
+are the analysis `spyre_mlir.analysis.inter_tile` (which lists them); the pass
+asks it for every inter-tile op of the module, tile ids bounded by each
+function's `grid` attribute. It changes no IR: it raises a located error at
+the first violation, naming the offending set or tiles. Tile ids are linear
+tile ids (`spyre_mlir.analysis.grid`): on a grid of several dims, which tiles
+a set names depends on the grid order (dim 0 fastest by default).
 
 Before (rejected, R14: a reduce to a strict subset of several tiles):
 
@@ -38,159 +28,17 @@ A legal kernel is printed unchanged.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import AffineSetAttr, ArrayAttr, IntegerAttr, ModuleOp
-from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from spyre_mlir.diagnostics import error
-from spyre_mlir.dialects.ktdp import (
-    InterTileConsumeOp,
-    InterTileProduceOp,
-    InterTileReduceOp,
-    TileFutureType,
-    enumerate_groups,
-    enumerate_tiles,
-)
+from spyre_mlir.analysis.inter_tile import check_delivery, check_inter_tile, check_produce
 
-
-def _tiles(ts: list[int]) -> str:
-    return ", ".join(map(str, ts))
-
-
-def _grid_size(op: Operation) -> int | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, FuncOp):
-        parent = parent.parent_op()
-    if parent is None:
-        return None
-    grid = parent.attributes.get("grid")
-    if isinstance(grid, ArrayAttr) and all(isinstance(d, IntegerAttr) for d in grid.data):
-        return math.prod(d.value.data for d in grid.data)  # pyright: ignore[reportAttributeAccessIssue]
-    return None
-
-
-def _check_in_grid(op: Operation, tiles: AffineSetAttr, name: str, groups: list[int], ncores: int | None) -> None:
-    if ncores is None:
-        return
-    for g in groups:
-        ts = enumerate_tiles(tiles, (g,))
-        outside = [t for t in ts or () if t >= ncores]
-        if outside:
-            raise error(op, f"{name} for group {g} names tiles {_tiles(outside)}, outside the grid of {ncores} tiles")
-
-
-def check_produce(op: InterTileProduceOp, ncores: int | None = None) -> None:
-    """The rules of one produce (U1, B1); tile ids are bounded by `ncores`
-    (default: the enclosing function's `grid` attribute)."""
-    uses = len(list(op.future.uses))
-    if uses != 1:
-        raise error(op, f"future result must have exactly one use, has {uses}")
-    future = op.future.type
-    assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
-    groups = enumerate_groups(future.groups)
-    if groups is not None:
-        ncores = _grid_size(op) if ncores is None else ncores
-        _check_in_grid(op, op.producer_tiles_per_group, "producer_tiles_per_group", groups, ncores)
-
-
-def check_delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int | None = None) -> None:
-    """The rules of one delivery op (U2, R1b, R13, R14, R8a, R8b, R3, R4, B1);
-    tile ids are bounded by `ncores` (default: the function's `grid` attribute)."""
-    what = op.name
-    produce = op.future.owner
-    if not isinstance(produce, InterTileProduceOp) or produce.parent_block() is not op.parent_block():
-        raise error(op, f"the future of {what} must be the result of a ktdp.inter_tile_produce in the same block")
-    future = op.future.type
-    assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
-    groups = enumerate_groups(future.groups)
-    if groups is None:
-        return
-    ncores = _grid_size(op) if ncores is None else ncores
-    consumers_set = op.consumer_tiles_per_group
-    dep = op.producer_dependency_per_consumer
-    _check_in_grid(op, consumers_set, "consumer_tiles_per_group", groups, ncores)
-    owner: dict[int, int] = {}
-    for g in groups:
-        for t in enumerate_tiles(consumers_set, (g,), ncores) or ():
-            if t in owner:
-                raise error(
-                    op, f"consumer_tiles_per_group for groups {owner[t]} and {g} are not disjoint: tile {t} is in both"
-                )
-            owner[t] = g
-    for g in groups:
-        producers = enumerate_tiles(produce.producer_tiles_per_group, (g,), ncores)
-        consumers = enumerate_tiles(consumers_set, (g,), ncores)
-        if producers is None or consumers is None:
-            continue
-        if isinstance(op, InterTileReduceOp):
-            outsiders = [c for c in consumers if c not in producers]
-            if outsiders:
-                raise error(
-                    op,
-                    f"consumer_tiles_per_group for group {g} is not a subset of producer_tiles_per_group: "
-                    f"tiles {_tiles(outsiders)} consume but do not produce",
-                )
-            if consumers != producers and len(consumers) > 1:
-                raise error(
-                    op,
-                    f"consumer_tiles_per_group for group {g} is a strict subset of producer_tiles_per_group "
-                    "with more than one tile (reduce-to-subset is unsupported; only all-reduce and reduce-to-one "
-                    "are supported)",
-                )
-        if dep is None:
-            if isinstance(op, InterTileConsumeOp) and consumers:
-                if len(producers) > 1:
-                    raise error(
-                        op,
-                        f"producer_tiles_per_group for group {g} has {len(producers)} producers, so "
-                        "producer_dependency_per_consumer is required to name each consumer tile's single source",
-                    )
-                if not producers:
-                    raise error(
-                        op,
-                        f"consumer tile {consumers[0]} in group {g} depends on 0 producers; inter_tile_consume "
-                        "delivers one contribution per consumer tile, so exactly one is required",
-                    )
-            continue
-        sources: dict[int, list[int] | None] = {}
-        for c in consumers:
-            syms = (c,) if dep.data.num_symbols == 1 else (c, g)
-            sources[c] = enumerate_tiles(dep, syms, ncores)
-        if isinstance(op, InterTileConsumeOp):
-            for c, d in sources.items():
-                if d is not None and len(d) != 1:
-                    listed = f": tiles {_tiles(d)}" if d else ""
-                    raise error(
-                        op,
-                        f"consumer tile {c} in group {g} depends on {len(d)} producers; inter_tile_consume "
-                        f"delivers one contribution per consumer tile, so exactly one is required{listed}",
-                    )
-        for c, d in sources.items():
-            for p in d or ():
-                if p not in producers:
-                    raise error(
-                        op,
-                        f"producer_dependency_per_consumer for consumer {c} group {g} references producer tile {p} "
-                        "which is not in producer_tiles_per_group",
-                    )
-        # R4 is a rule of reduce only (KTDP-SEMANTICS §8, upstream's legality
-        # pass): a consume may leave producers unclaimed, e.g. one producer's
-        # tile broadcast to every consumer.
-        if isinstance(op, InterTileReduceOp) and all(d is not None for d in sources.values()):
-            claimed = {p for d in sources.values() for p in d or ()}
-            for p in producers:
-                if p not in claimed:
-                    raise error(
-                        op,
-                        f"producer_dependency_per_consumer for group {g} does not cover producer tile {p} "
-                        "(no consumer has it as a dependency)",
-                    )
+# Importable from here until the interpreter asks the analysis.
+__all__ = ["KtdpCheckInterTilePass", "check_delivery", "check_inter_tile", "check_produce"]
 
 
 @dataclass(frozen=True)
@@ -202,12 +50,3 @@ class KtdpCheckInterTilePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_inter_tile(op)
-
-
-def check_inter_tile(module: ModuleOp) -> None:
-    """Every inter-tile op of `module`, tile ids bounded by each function's `grid`."""
-    for inner in module.walk():
-        if isinstance(inner, InterTileProduceOp):
-            check_produce(inner)
-        elif isinstance(inner, InterTileReduceOp | InterTileConsumeOp):
-            check_delivery(inner)
