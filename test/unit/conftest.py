@@ -1,12 +1,19 @@
-"""Shared fixtures: the corpus of real KTIR beside the repo (skipped when absent)."""
+"""Shared fixtures: the corpus of real KTIR beside the repo (skipped when absent);
+the fuzzer and the kernel generator (`test/fuzz/spyre_fuzz`, not in the
+installed package) on the path; `find_iree_opt`, upstream MLIR for parity tests."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "test" / "fuzz"))
+
+from spyre_fuzz import find_iree_opt  # noqa: F401 - the tests compare with upstream MLIR through it
+
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "ktir"
 CORPUS_INTER_TILE = SHARED / "corpus" / "ktir-inter-tile"

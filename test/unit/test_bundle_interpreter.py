@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import find_iree_opt
 
 import spyre_mlir
 from spyre_mlir import ir
@@ -26,7 +27,6 @@ from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 from spyre_mlir.interpreter.core import registered_class
 from spyre_mlir.tools import spyre_run
-from spyre_mlir.tools.fuzz import find_iree_opt
 
 ROWS, COLS = 8, 128  # the whole tensor
 TILES = 2  # loop iterations

@@ -1,4 +1,4 @@
-"""Deterministic fuzzing with `spyre_mlir.tools.fuzz` (README, "Fuzzing").
+"""Deterministic fuzzing with `spyre_fuzz` (test/fuzz/spyre_fuzz; README, "Fuzzing").
 
 A few hundred seeded mutations of the seed kernels (the corpus when
 ../shared is present, test/unit/kernels, examples) go through parse+verify,
@@ -12,10 +12,10 @@ The per-input timeout only catches hangs: it is generous (a loaded machine is
 slow, not hung), and no test here asserts how fast anything runs (speed is
 measured in benchmarks/).
 
-A failure names the input: `python -m spyre_mlir.tools.fuzz --seed SEED
---show N` prints it, `--replay FILE` reruns a file with the traceback, and
-`python -m spyre_mlir.tools.fuzz --seed SEED --count COUNT --out DIR`
-writes reduced examples of every finding.
+A failure names the input: `PYTHONPATH=test/fuzz python -m spyre_fuzz --seed
+SEED --show N` prints it, `--replay FILE` reruns a file with the traceback,
+and `python -m spyre_fuzz --seed SEED --count COUNT --out DIR` writes reduced
+examples of every finding.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import spyre_fuzz as fuzz
 from conftest import REPO, corpus_files
-
-from spyre_mlir.tools import fuzz
 
 SEED = 20261201
 COUNT = 300
@@ -39,8 +38,8 @@ TIMEOUT = 120.0  # hang detection, not a speed requirement
 BIN = Path(sys.executable).parent
 
 
-# The seeds of this checkout, named explicitly: the installed fuzzer may live
-# outside it (a non-editable install).
+# The seeds of this checkout, named explicitly: the fuzzer may run from a copy
+# outside it (see the tests at the end).
 SEED_PATHS = corpus_files() + sorted((REPO / "test" / "unit" / "kernels").glob("*.mlir")) + sorted(
     (REPO / "examples").glob("*.mlir")
 )
@@ -63,7 +62,7 @@ def _explain(report: fuzz.FuzzReport, categories: tuple[str, ...]) -> str:
         inputs = ", ".join(str(x.input.index) for x in f.results[:10])
         lines.append(f"[{f.category} in {f.stage}] x{len(f.results)}: {f.first_line()}")
         lines.append(f"    inputs {inputs}; first from {r.input.seed}: {'; '.join(r.input.mutations)}")
-        lines.append(f"    see: python -m spyre_mlir.tools.fuzz --seed {SEED} --show {r.input.index}")
+        lines.append(f"    see: PYTHONPATH=test/fuzz python -m spyre_fuzz --seed {SEED} --show {r.input.index}")
     return "\n".join(lines)
 
 
@@ -165,33 +164,35 @@ def test_cli_prints_no_traceback(campaign: fuzz.FuzzReport, tmp_path: Path):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """The package laid out as a wheel installs it (test_wheel.PACKAGE_DIRS), outside the checkout."""
+    """The package laid out as a wheel installs it (test_wheel.PACKAGE_DIRS), and beside it a
+    copy of the fuzzer, outside the checkout."""
     import shutil
 
     from test_wheel import PACKAGE_DIRS
 
     site = tmp_path_factory.mktemp("site")
+    ignore = shutil.ignore_patterns("__pycache__")
     for folder, package in PACKAGE_DIRS.items():
-        shutil.copytree(REPO / folder, site.joinpath(*package.split(".")),
-                        ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        shutil.copytree(REPO / folder, site.joinpath(*package.split(".")), ignore=ignore, dirs_exist_ok=True)
+    shutil.copytree(Path(fuzz.__file__).parent, site / "spyre_fuzz", ignore=ignore)
     return site
 
 
 def _fuzz_outside(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
-    return subprocess.run([sys.executable, "-m", "spyre_mlir.tools.fuzz", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "spyre_fuzz", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=600)
 
 
 def test_outside_a_checkout_without_seeds_is_a_usage_error(installed: Path, tmp_path: Path):
-    where = subprocess.run([sys.executable, "-c", "import spyre_mlir.tools.fuzz as f; print(f.__file__)"],
+    where = subprocess.run([sys.executable, "-c", "import spyre_fuzz as f; print(f.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(installed)}, timeout=300)
     assert where.stdout.strip().startswith(str(installed)), where.stderr  # the copy, not the checkout
     for args in (["--count", "5"], ["--list-seeds"], ["--show", "3"]):
         proc = _fuzz_outside(installed, tmp_path, *args)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
-        assert proc.stderr.startswith("usage: python -m spyre_mlir.tools.fuzz")
+        assert proc.stderr.startswith("usage: python -m spyre_fuzz")
         assert "error: no seed kernels" in proc.stderr and "--seeds FILE_OR_DIR" in proc.stderr
     proc = _fuzz_outside(installed, tmp_path, "--seeds", str(tmp_path / "nope"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

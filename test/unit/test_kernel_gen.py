@@ -1,17 +1,18 @@
-"""The random valid-kernel generator (tools/kernel_gen.py): a fixed sample of
+"""The random valid-kernel generator (test/fuzz/spyre_fuzz/kernel_gen.py): a fixed sample of
 kernels runs in the interpreter equal to its NumPy oracle (a mismatch is a
 bug of the generator), and kernel N of a seed is the same whatever else is
 generated. The back ends are not asserted clean here: the generator's
-findings are reported by `python -m spyre_mlir.tools.kernel_gen`."""
+findings are reported by `python -m spyre_fuzz.kernel_gen`."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
-
-from spyre_mlir.tools import kernel_gen
+from conftest import REPO
+from spyre_fuzz import kernel_gen
 
 SEED = 7
 SAMPLE = range(12)
@@ -90,9 +91,10 @@ def test_generation_is_deterministic():
 
 
 def test_show_is_deterministic():
-    cmd = [sys.executable, "-m", "spyre_mlir.tools.kernel_gen", "--seed", str(SEED), "--show", "3"]
-    first = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    second = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cmd = [sys.executable, "-m", "spyre_fuzz.kernel_gen", "--seed", str(SEED), "--show", "3"]
+    env = {**os.environ, "PYTHONPATH": "test/fuzz"}  # as the README runs it, from the repository root
+    first = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO, env=env).stdout
+    second = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO, env=env).stdout
     assert first == second
     assert "func.func @gen_7_3" in first
     assert first.startswith(kernel_gen.generate(SEED, 3).text)

@@ -3,12 +3,15 @@
 Subpackages are top-level folders mapped into `spyre_mlir` by pyproject.toml;
 one forgotten there would silently vanish from the wheel (an editable install
 would not notice). Build the wheel, then import every module of the tree from
-it alone, in a fresh interpreter outside the checkout.
+it alone, in a fresh interpreter outside the checkout. The fuzzer and the
+kernel generator (`test/fuzz/spyre_fuzz`) run from a checkout: the wheel holds
+neither, and no module of it imports them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +34,13 @@ def source_modules() -> list[str]:
     return names
 
 
+def test_no_module_of_the_package_imports_the_fuzzer():
+    imports = re.compile(r"^\s*(?:from|import)\s+(?:spyre_fuzz|spyre_mlir\.tools\.(?:fuzz|kernel_gen))\b", re.M)
+    offenders = [str(path.relative_to(REPO)) for folder in PACKAGE_DIRS for path in sorted((REPO / folder).rglob("*.py"))
+                 if imports.search(path.read_text())]
+    assert not offenders, f"the installed package must not import test/fuzz: {offenders}"
+
+
 def test_every_module_is_in_the_wheel_and_imports_from_it(tmp_path):
     # Build from a copy: setuptools reuses a checkout's stale build/ folder.
     source = tmp_path / "source"
@@ -45,6 +55,8 @@ def test_every_module_is_in_the_wheel_and_imports_from_it(tmp_path):
     unpacked = tmp_path / "site"
     with zipfile.ZipFile(wheel) as z:
         z.extractall(unpacked)
+        fuzzer = [name for name in z.namelist() if "fuzz" in name or "kernel_gen" in name]
+    assert not fuzzer, f"the fuzzer is in the wheel: {fuzzer}"
     modules = source_modules()
     script = (
         "import importlib, json, sys\n"

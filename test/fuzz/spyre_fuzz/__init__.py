@@ -1,7 +1,10 @@
 """A deterministic fuzzer for spyre-mlir: seeded mutations of real kernels.
+It is not part of the installed package: run it from a checkout, with
+`test/fuzz` on the path (from the repository root):
 
-    python -m spyre_mlir.tools.fuzz --count 3000 --seed 0 --out /tmp/fuzz-findings --json /tmp/fuzz.json
-    python -m spyre_mlir.tools.fuzz --replay /tmp/fuzz-findings/internal/001-....mlir
+    export PYTHONPATH=test/fuzz
+    python -m spyre_fuzz --count 3000 --seed 0 --out /tmp/fuzz-findings --json /tmp/fuzz.json
+    python -m spyre_fuzz --replay /tmp/fuzz-findings/internal/001-....mlir
 
 Seeds are the KTIR corpus (`../shared/corpus/ktir`, when present), our test
 kernels (`test/unit/kernels`) and `examples/`, each whole and, for files with
@@ -96,7 +99,7 @@ def _checkout() -> Path:
     """The source checkout whose kernels seed the fuzzer by default: the one
     this module lives in, else the current directory (an installed package
     holds no test kernels)."""
-    here = Path(__file__).resolve().parents[1]
+    here = Path(__file__).resolve().parents[3]  # test/fuzz/spyre_fuzz/
     for root in (here, Path.cwd()):
         if (root / "test" / "unit" / "kernels").is_dir():
             return root
@@ -1086,7 +1089,7 @@ def interpret_plans(module) -> list[dict]:
     from xdsl.ir import BlockArgument
 
     from spyre_mlir.dialects.ktdp import RuntimeArgType
-    from spyre_mlir.interpreter.core import walk_ops  # not recursive: inputs nest thousands deep
+    from spyre_mlir.walk import walk_ops  # not recursive: inputs nest thousands deep
 
     plans = []
     called = {c.callee.root_reference.data for c in walk_ops(module) if isinstance(c, func.CallOp)}
@@ -1446,6 +1449,9 @@ class _Worker:
             return ""
 
 
+_FUZZER = "spyre_fuzz/"  # in the frames of the fuzzer's own code
+
+
 def _stack_site(dump: str) -> tuple[str | None, list[str]]:
     """From a faulthandler dump: the innermost frame of ours (or xDSL's), and the deepest stack."""
     threads = re.split(r"\n(?=(?:Current thread|Thread) 0x)", dump)
@@ -1459,13 +1465,13 @@ def _stack_site(dump: str) -> tuple[str | None, list[str]]:
             elif "/site-packages/" in path:
                 path = path.split("/site-packages/", 1)[1]
             rendered.append(f"{path}:{line} in {fn}")
-        if any("tools/fuzz.py" in r and "_worker_main" in r for r in rendered) and len(rendered) > len(best):
+        if any(_FUZZER in r and "_worker_main" in r for r in rendered) and len(rendered) > len(best):
             best = rendered
         elif not best and len(rendered) > len(best):
             best = rendered
     cut = next((i for i, r in enumerate(best) if "_worker_main" in r), len(best))
     best = best[:cut]
-    deep = [r for r in best if not r.startswith("tools/fuzz.py") and "/threading.py" not in r]
+    deep = [r for r in best if _FUZZER not in r and "/threading.py" not in r]
     frames = [r for r in best if "/threading.py" not in r]
     site = next((r for r in deep if not r.startswith(("xdsl/", "numpy/")) and "/python3." not in r), None)
     return site or (deep[0] if deep else None), frames[:12]
@@ -2215,7 +2221,7 @@ def _write_examples(report: FuzzReport, pool: Pool, iree_exe: str | None, stages
                 f"input: #{r.input.index} of fuzz seed {cfg.seed}, from seed kernel {r.input.seed}",
                 *(f"mutation: {m}" for m in r.input.mutations),
                 f"reduced: {len(data.splitlines())} -> {len(reduced.splitlines())} lines",
-                f"replay: python -m spyre_mlir.tools.fuzz --replay {path}",
+                f"replay: python -m spyre_fuzz --replay {path}",
                 "",
                 json.dumps(_describe_result(r), indent=2, default=str),
             ]
@@ -2279,7 +2285,7 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m spyre_mlir.tools.fuzz",
+        prog="python -m spyre_fuzz",
         description="Seeded mutation fuzzing of spyre-mlir (parse+verify, default pipeline, interpreter; "
         "upstream-only inputs also against iree-opt).",
         epilog="Exit code: 0 when there is no internal error, hang, crash or iree-opt disagreement; 1 otherwise.",
@@ -2370,7 +2376,3 @@ def _main(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_json(), indent=2, default=str) + "\n")
     return 1 if report.bad() else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,8 @@
 """Random valid KTIR kernels with a NumPy oracle by construction, run through
-every back end (`python -m spyre_mlir.tools.kernel_gen`).
+every back end (`PYTHONPATH=test/fuzz python -m spyre_fuzz.kernel_gen`, from
+the repository root).
 
-Where `tools/fuzz.py` mutates seed kernels into mostly *invalid* input, this
+Where the fuzzer (`python -m spyre_fuzz`) mutates seed kernels into mostly *invalid* input, this
 generator builds *valid* kernels from parts and, while it writes the MLIR,
 builds the same computation in NumPy: every kernel comes with the outputs it
 must produce. Kernel *N* of seed *S* is the same whatever the count
@@ -1203,7 +1204,7 @@ _PARSED: dict = {}
 
 def _parsed(k: Kernel):
     """A fresh copy of the kernel's module (parsed and verified once per kernel)."""
-    from spyre_mlir.tools import fuzz
+    import spyre_fuzz as fuzz
 
     key = (k.seed, k.index)
     if key not in _PARSED:
@@ -1214,7 +1215,7 @@ def _parsed(k: Kernel):
 
 def _pass_manager(spec: str):
     """The pipeline's pass manager, its passes built once per process (as the fuzzer does)."""
-    from spyre_mlir.tools import fuzz
+    import spyre_fuzz as fuzz
 
     return fuzz.pass_manager(spec, pipeline=True)
 
@@ -1361,7 +1362,7 @@ def report(results: list[dict], seed: int, configs, file=sys.stdout) -> dict:
     print(f"\ndistinct findings: {len(findings)}", file=file)
     for f in sorted(findings.values(), key=lambda f: (f["category"], f["config"], -f["count"])):
         print(f"- [{f['category']}] {f['config']}: {f['message']}\n    {f['count']} kernel(s), e.g. {f['kernels']}; "
-              f"reproduce: python -m spyre_mlir.tools.kernel_gen --seed {seed} --show {f['first']} "
+              f"reproduce: python -m spyre_fuzz.kernel_gen --seed {seed} --show {f['first']} "
               f"--run '{f['config']}'", file=file)
     print("\nmost frequent refusals:", file=file)
     for m, n in refusals.most_common(10):
@@ -1375,7 +1376,7 @@ def report(results: list[dict], seed: int, configs, file=sys.stdout) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m spyre_mlir.tools.kernel_gen", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m spyre_fuzz.kernel_gen", description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--start", type=int, default=0, help="first kernel index")

@@ -1,0 +1,7 @@
+"""`python -m spyre_fuzz` (with `test/fuzz` on `PYTHONPATH`): the fuzzer's command line."""
+
+import sys
+
+from spyre_fuzz import main
+
+sys.exit(main())
