@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "fuzz"))
 
-from spyre_fuzz import find_iree_opt  # noqa: F401 - the tests compare with upstream MLIR through it
+from spyre_fuzz.upstream import find_iree_opt  # noqa: F401 - the tests compare with upstream MLIR through it
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "ktir"

@@ -27,8 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import spyre_fuzz as fuzz
 from conftest import REPO, corpus_files
+from spyre_fuzz import stages
+from spyre_fuzz.campaign import FuzzConfig, run
+from spyre_fuzz.corpus import load_seeds
+from spyre_fuzz.mutate import generate
+from spyre_fuzz.report import FuzzReport, InputResult
 
 SEED = 20261201
 COUNT = 300
@@ -43,17 +47,17 @@ BIN = Path(sys.executable).parent
 SEED_PATHS = corpus_files() + sorted((REPO / "test" / "unit" / "kernels").glob("*.mlir")) + sorted(
     (REPO / "examples").glob("*.mlir")
 )
-SEEDS = fuzz.load_seeds(SEED_PATHS)
+SEEDS = load_seeds(SEED_PATHS)
 
 
 @pytest.fixture(scope="module")
-def campaign() -> fuzz.FuzzReport:
-    config = fuzz.FuzzConfig(count=COUNT, seed=SEED, timeout=TIMEOUT, jobs=JOBS, progress=False, minimize=False,
+def campaign() -> FuzzReport:
+    config = FuzzConfig(count=COUNT, seed=SEED, timeout=TIMEOUT, jobs=JOBS, progress=False, minimize=False,
                              seed_paths=SEED_PATHS)
-    return fuzz.run(config)
+    return run(config)
 
 
-def _explain(report: fuzz.FuzzReport, categories: tuple[str, ...]) -> str:
+def _explain(report: FuzzReport, categories: tuple[str, ...]) -> str:
     lines = []
     for f in report.findings:
         if f.category not in categories:
@@ -67,36 +71,36 @@ def _explain(report: fuzz.FuzzReport, categories: tuple[str, ...]) -> str:
 
 
 def test_generation_is_deterministic():
-    a = fuzz.generate(20, SEED, SEEDS)
-    b = fuzz.generate(5, SEED, SEEDS, start=15)
+    a = generate(20, SEED, SEEDS)
+    b = generate(5, SEED, SEEDS, start=15)
     assert [x.data for x in a[15:]] == [x.data for x in b]
-    assert [x.data for x in a] == [x.data for x in fuzz.generate(20, SEED, SEEDS)]
+    assert [x.data for x in a] == [x.data for x in generate(20, SEED, SEEDS)]
     assert len({x.data for x in a}) > len(a) // 2  # varied (two mutations may happen to agree)
 
 
-def test_every_input_ran(campaign: fuzz.FuzzReport):
+def test_every_input_ran(campaign: FuzzReport):
     assert len(campaign.results) == COUNT
     assert all("parse" in r.stages for r in campaign.results)
     # Some mutants must survive parsing, or the pipeline and interpreter go untested.
     assert campaign.stage_counts()["interpret"]["accepted"] > 0
 
 
-def test_no_internal_errors(campaign: fuzz.FuzzReport):
+def test_no_internal_errors(campaign: FuzzReport):
     internal = campaign.counts()["internal"]
     assert internal == 0, f"{internal} inputs end in an internal error:\n" + _explain(campaign, ("internal",))
 
 
-def test_no_hangs(campaign: fuzz.FuzzReport):
+def test_no_hangs(campaign: FuzzReport):
     hangs = campaign.counts()["hang"]
     assert hangs == 0, f"{hangs} inputs do not finish in {TIMEOUT:g} s (a hang):\n" + _explain(campaign, ("hang",))
 
 
-def test_no_crashes(campaign: fuzz.FuzzReport):
+def test_no_crashes(campaign: FuzzReport):
     crashes = campaign.counts()["crash"]
     assert crashes == 0, f"{crashes} inputs kill the process:\n" + _explain(campaign, ("crash",))
 
 
-def test_same_verdict_as_iree_opt(campaign: fuzz.FuzzReport):
+def test_same_verdict_as_iree_opt(campaign: FuzzReport):
     if campaign.iree_exe is None:
         pytest.skip("iree-opt not installed")
     counts = campaign.iree_counts()
@@ -107,7 +111,7 @@ def test_same_verdict_as_iree_opt(campaign: fuzz.FuzzReport):
     )
 
 
-def _cli_sample(report: fuzz.FuzzReport) -> list[fuzz.InputResult]:
+def _cli_sample(report: FuzzReport) -> list[InputResult]:
     """Half inputs that parse (spyre-run gets arguments for them), half that do not; never a known hang."""
     usable = [r for r in report.results if r.category != "hang"]
     parsed = [r for r in usable if r.stages["parse"]["category"] == "accepted"]
@@ -118,7 +122,7 @@ def _cli_sample(report: fuzz.FuzzReport) -> list[fuzz.InputResult]:
     return pick
 
 
-def test_cli_prints_no_traceback(campaign: fuzz.FuzzReport, tmp_path: Path):
+def test_cli_prints_no_traceback(campaign: FuzzReport, tmp_path: Path):
     """Every sampled input through `spyre-opt --pipeline default`; through `spyre-run` (with the
     fuzzer's arguments) the ones that parse and a third of the others (its own reading of bad text)."""
     sample = _cli_sample(campaign)
@@ -129,15 +133,15 @@ def test_cli_prints_no_traceback(campaign: fuzz.FuzzReport, tmp_path: Path):
         path = tmp_path / f"input-{r.input.index}.mlir"
         path.write_bytes(r.input.data)
         commands.append((r, [str(BIN / "spyre-opt"), str(path), "--pipeline", "default", "-o", os.devnull]))
-        run = [str(BIN / "spyre-run"), str(path), "--timeout", str(int(TIMEOUT))]
+        spyre_run = [str(BIN / "spyre-run"), str(path), "--timeout", str(int(TIMEOUT))]
         cli = r.stages.get("cli")
         if cli:
-            run += ["--func", cli["func"]] + [f"--arg={a}" for a in cli["args"]]
+            spyre_run += ["--func", cli["func"]] + [f"--arg={a}" for a in cli["args"]]
         elif r.stages["parse"]["category"] != "accepted":
             rejected += 1
             if rejected % 3:
                 continue
-        commands.append((r, run))
+        commands.append((r, spyre_run))
 
     def execute(item):
         r, cmd = item
@@ -174,7 +178,7 @@ def installed(tmp_path_factory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__")
     for folder, package in PACKAGE_DIRS.items():
         shutil.copytree(REPO / folder, site.joinpath(*package.split(".")), ignore=ignore, dirs_exist_ok=True)
-    shutil.copytree(Path(fuzz.__file__).parent, site / "spyre_fuzz", ignore=ignore)
+    shutil.copytree(Path(stages.__file__).parent, site / "spyre_fuzz", ignore=ignore)
     return site
 
 
@@ -233,7 +237,7 @@ def _count_parses_and_interpreters(monkeypatch) -> tuple[list, list]:
 
     parses: list = []
     modules: list = []
-    parse_text = fuzz.parse_text
+    parse_text = stages.parse_text
     init = Interpreter.__init__
 
     def counting_parse(text):
@@ -244,17 +248,17 @@ def _count_parses_and_interpreters(monkeypatch) -> tuple[list, list]:
         modules.append(source)
         init(self, source, options)
 
-    monkeypatch.setattr(fuzz, "parse_text", counting_parse)
+    monkeypatch.setattr(stages, "parse_text", counting_parse)
     monkeypatch.setattr(Interpreter, "__init__", counting_init)
     return parses, modules
 
 
 def test_spatial_stage_parses_once_and_reuses_the_source_run(monkeypatch):
     text = _seed_text(RAGGED)
-    alone = fuzz.spatial_check(text)  # parses and runs everything itself
+    alone = stages.spatial_check(text)  # parses and runs everything itself
     assert alone == {"category": "accepted", "checked": 1}
     parses, modules = _count_parses_and_interpreters(monkeypatch)
-    result = fuzz.evaluate(text.encode(), stages=("parse", "interpret", "spatial"))
+    result = stages.evaluate(text.encode(), stages=("parse", "interpret", "spatial"))
     assert result["interpret"]["category"] == "accepted"
     assert result["spatial"] == alone
     assert parses == [text]  # the parse stage only
@@ -268,12 +272,12 @@ def test_spatial_stage_after_the_pipeline_runs_the_source_itself(monkeypatch):
     # The interpret stage ran the pipeline's output, not the source: the spatial stage runs the source.
     text = _seed_text("kernels/grid2d.mlir@tile_ids")
     parses, modules = _count_parses_and_interpreters(monkeypatch)
-    result = fuzz.evaluate(text.encode(), stages=("parse", "pipeline", "interpret", "spatial"))
+    result = stages.evaluate(text.encode(), stages=("parse", "pipeline", "interpret", "spatial"))
     assert result["pipeline"]["category"] == result["interpret"]["category"] == "accepted"
     assert parses.count(text) == 1  # the parse stage; the pipeline stage parses its printed output
     assert len(modules) == 3  # interpret (the pipeline's output); spatial: the source, the program
     assert modules[1] is not modules[0] and not [op for op in modules[1].walk() if op.name.startswith("spatial.")]
-    assert result["spatial"] == fuzz.spatial_check(text) == {"category": "accepted", "checked": 1}
+    assert result["spatial"] == stages.spatial_check(text) == {"category": "accepted", "checked": 1}
 
 
 def test_spatial_check_compares_with_the_reused_run():
@@ -282,17 +286,17 @@ def test_spatial_check_compares_with_the_reused_run():
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
     text = _seed_text(RAGGED)
-    source = fuzz.parse_text(text)
-    plans = fuzz.interpret_plans(source)
-    assert fuzz.spatial_options(plans[0]) == plans[0]["options"]
+    source = stages.parse_text(text)
+    plans = stages.interpret_plans(source)
+    assert stages.spatial_options(plans[0]) == plans[0]["options"]
     ran = Interpreter(source, InterpreterOptions(**plans[0]["options"])).run(plans[0]["func"], dict(plans[0]["args"]))
-    plans = fuzz.interpret_plans(source)  # fresh arguments
+    plans = stages.interpret_plans(source)  # fresh arguments
     wrong = {key: np.asarray(value) + 1 for key, value in ran.items()}
     with pytest.raises(AssertionError, match="disagrees with its source"):
-        fuzz.spatial_check(text, source, {"plans": plans, "runs": {0: (True, wrong)}})
+        stages.spatial_check(text, source, {"plans": plans, "runs": {0: (True, wrong)}})
     # A source that failed to run: nothing to compare.
-    failed = fuzz.spatial_check(text, source, {"plans": plans, "runs": {0: (False, RuntimeError("no"))}})
+    failed = stages.spatial_check(text, source, {"plans": plans, "runs": {0: (False, RuntimeError("no"))}})
     assert failed == {"category": "accepted", "checked": 0}
     # The source module is left as parsed: each lowering ran on a clone.
-    assert fuzz.spatial_check(text, source) == {"category": "accepted", "checked": 1}
+    assert stages.spatial_check(text, source) == {"category": "accepted", "checked": 1}
     assert not [op for op in source.walk() if op.name.startswith("spatial.")]

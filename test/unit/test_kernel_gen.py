@@ -1,4 +1,4 @@
-"""The random valid-kernel generator (test/fuzz/spyre_fuzz/kernel_gen.py): a fixed sample of
+"""The random valid-kernel generator (test/fuzz/spyre_fuzz/kernel_gen/): a fixed sample of
 kernels runs in the interpreter equal to its NumPy oracle (a mismatch is a
 bug of the generator), and kernel N of a seed is the same whatever else is
 generated. The back ends are not asserted clean here: the generator's
@@ -12,7 +12,8 @@ import sys
 
 import pytest
 from conftest import REPO
-from spyre_fuzz import kernel_gen
+from spyre_fuzz.kernel_gen.generator import generate
+from spyre_fuzz.kernel_gen.run import run_source
 
 SEED = 7
 SAMPLE = range(12)
@@ -20,8 +21,8 @@ SAMPLE = range(12)
 
 @pytest.mark.parametrize("index", SAMPLE)
 def test_source_matches_oracle(index):
-    k = kernel_gen.generate(SEED, index)
-    raw, err = kernel_gen.run_source(k)
+    k = generate(SEED, index)
+    raw, err = run_source(k)
     assert err is None, f"{err}\n{k.text}"
     assert raw is not None and set(raw) == set(k.outputs())
 
@@ -29,7 +30,7 @@ def test_source_matches_oracle(index):
 def test_sample_varies():
     feats = set()
     for i in range(40):
-        feats.update(kernel_gen.generate(SEED, i).features)
+        feats.update(generate(SEED, i).features)
     for f in ("f16", "f32", "grid=none", "matmul", "scf.for", "markers"):
         assert f in feats, f
 
@@ -42,7 +43,7 @@ NEW_FEATURES = ("linalg.transpose", "linalg.transpose(input)", "tensor.extract",
 def _sample_features(n=150):
     feats = set()
     for i in range(n):
-        feats.update(kernel_gen.generate(SEED, i).features)
+        feats.update(generate(SEED, i).features)
     return feats
 
 
@@ -54,7 +55,7 @@ def test_sample_has_the_wider_features():
 
 def _first(pred, n=150):
     for i in range(n):
-        k = kernel_gen.generate(SEED, i)
+        k = generate(SEED, i)
         if pred(k):
             return k
     raise AssertionError("no such kernel in the sample")
@@ -67,7 +68,7 @@ def test_tail_kernel_is_masked():
     from spyre_mlir.interpreter import InterpreterOptions
 
     k = _first(lambda k: k.masked and k.params[0].view == "row" and not k.markers)
-    raw, err = kernel_gen.run_source(k)
+    raw, err = run_source(k)
     assert err is None, f"{err}\n{k.text}"
     with pytest.raises(Exception):
         spyre_mlir.interpret(k.text, k.name, options=InterpreterOptions(mask_out_of_bounds=False), **k.args())
@@ -76,14 +77,14 @@ def test_tail_kernel_is_masked():
 @pytest.mark.parametrize("feature", ["scf.if", "view(", "stick=32", "linalg.transpose(input)", "linalg.reduce(max, dim0)"])
 def test_feature_kernel_matches_oracle(feature):
     k = _first(lambda k: any(feature in f for f in k.features))
-    raw, err = kernel_gen.run_source(k)
+    raw, err = run_source(k)
     assert err is None, f"{err}\n{k.text}"
 
 
 def test_generation_is_deterministic():
-    a = kernel_gen.generate(SEED, 5)
-    kernel_gen.generate(SEED, 4)
-    b = kernel_gen.generate(SEED, 5)
+    a = generate(SEED, 5)
+    generate(SEED, 4)
+    b = generate(SEED, 5)
     assert a.text == b.text
     for name in a.inputs:
         assert (a.inputs[name] == b.inputs[name]).all()
@@ -97,4 +98,4 @@ def test_show_is_deterministic():
     second = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO, env=env).stdout
     assert first == second
     assert "func.func @gen_7_3" in first
-    assert first.startswith(kernel_gen.generate(SEED, 3).text)
+    assert first.startswith(generate(SEED, 3).text)

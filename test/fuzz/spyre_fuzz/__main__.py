@@ -2,6 +2,6 @@
 
 import sys
 
-from spyre_fuzz import main
+from spyre_fuzz.cli import main
 
 sys.exit(main())
