@@ -21,7 +21,6 @@ def replay(path: str, stages: Sequence[str] = STAGES, iree: bool = True, timeout
     import faulthandler
     import traceback
 
-
     data = Path(path).read_bytes()
 
     def report(event, stage, outcome):

@@ -12,9 +12,10 @@ from spyre_fuzz.corpus import REPO
 
 STAGES = ("parse", "pipeline", "interpret", "spatial")
 CATEGORIES = ("accepted", "located", "unlocated", "internal", "hang", "crash")
+"""A stage's outcome, from the best to the worst (an input's outcome is its worst stage's)."""
 BAD = ("internal", "hang", "crash")
+"""The outcomes that are bugs."""
 SEVERITY = {c: i for i, c in enumerate(CATEGORIES)}
-
 
 PIPELINE = (
     "ktdp-normalize-memory-space,spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,"
@@ -43,9 +44,7 @@ def _frames(tb, keep: int = 10) -> tuple[list[str], int]:
     """The innermost `keep` frames (paths shortened), and the stack depth."""
     import traceback
 
-    out = []
-    for fs in traceback.extract_tb(tb):
-        out.append(f"{short_path(fs.filename)}:{fs.lineno} in {fs.name}")
+    out = [f"{short_path(fs.filename)}:{fs.lineno} in {fs.name}" for fs in traceback.extract_tb(tb)]
     return out[-keep:], len(out)
 
 

@@ -16,6 +16,8 @@ _SPLIT_OUT = "// spyre-fuzz-split-output"
 
 
 def find_iree_opt() -> str | None:
+    """Upstream MLIR's `iree-opt`: beside this Python (the iree-base-compiler wheel), else on
+    PATH; None when there is none (the parity checks are then skipped)."""
     beside = Path(sys.executable).with_name("iree-opt")
     if beside.exists():
         return str(beside)
