@@ -1822,6 +1822,9 @@ DECLARATIONS: tuple[type[Operation], ...] = (
 )
 """The ops a `spatial.program` holds."""
 
+STEPS: tuple[type[Operation], ...] = (LoadStepOp, StoreStepOp, ComputeStepOp, RecvStepOp)
+"""The steps of a stage, one op per stage kind (what a stage's engine runs to move or compute one tile)."""
+
 CHOREOGRAPHY: tuple[type[Operation], ...] = (
     LoopOp,
     WaitOp,

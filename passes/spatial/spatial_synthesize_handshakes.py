@@ -28,7 +28,7 @@ has a wait or a signal (at it), except on the semaphores spatial-tile makes
 to order a store before a later load of the same tensor (`hbm_order`); a `spatial.recv_step` (a multicast tile is
 delivered by the reader's load step, not received by a step of its own);
 a FIFO buffer without exactly one producer stage and one consumer stage,
-both stepped by some engine (at the buffer; spatial_size_buffers.flows).
+both stepped by some engine (at the buffer; `spyre_mlir.analysis.flows`).
 
 Before:
 
@@ -88,9 +88,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from spyre_mlir.analysis.flows import Flow, flows
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spatial import (
     HBM_ORDER_ATTR,
+    STEPS,
     EngineOp,
     MulticastOp,
     ProgramOp,
@@ -101,7 +103,6 @@ from spyre_mlir.dialects.spatial import (
     WaitOp,
 )
 from spyre_mlir.passes.spatial.phases import advance, programs_in
-from spyre_mlir.passes.spatial.spatial_size_buffers import STEPS, Flow, flows
 
 NAME = "spatial-synthesize-handshakes"
 
