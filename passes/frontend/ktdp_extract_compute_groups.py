@@ -13,8 +13,10 @@ block's terminator needs is returned. A loop whose body holds groups but
 that exchanges no values with other members stays in the kernel, and its
 body is extracted in turn (groups inside `scf.for` nests).
 
-Each group becomes `func.func @local_schedule_N` inside `module
-@local_schedule_N`; the kernel's module keeps a private declaration and
+Each group becomes `func.func @local_schedule_N`, marked with the unit
+attribute `spyre.compute_group` (`COMPUTE_GROUP_ATTR`: what the later stages
+recognise a group by), inside `module @local_schedule_N`; the kernel's
+module keeps a private declaration and
 calls the groups in order, each at the place of its last member. The calls keep
 every pair of memory accesses that may alias (one of them a store) in their
 original order — an author-written HBM round trip (a store to a view and a
@@ -52,7 +54,9 @@ After:
       func.func private @local_schedule_0(index, index)
     }
     module @local_schedule_0 {
-      func.func @local_schedule_0(%x: index, %y: index) { <views, tiles, load, exp, store> }
+      func.func @local_schedule_0(%x: index, %y: index) attributes {spyre.compute_group} {
+        <views, tiles, load, exp, store>
+      }
     }
 """
 
@@ -69,6 +73,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -82,6 +87,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.dialects.spyre import COMPUTE_GROUP_ATTR
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.walk import walk_ops
 
@@ -347,6 +353,7 @@ class Extractor:
         definition = func.FuncOp(name, ftype, Region(body))
         if "grid" in kernel.attributes:
             definition.attributes["grid"] = kernel.attributes["grid"]
+        definition.attributes[COMPUTE_GROUP_ATTR] = UnitAttr()
         declaration = func.FuncOp.external(name, [p.type for p in params], [r.type for r in escaping])
         call.location = last.location
         definition.location = declaration.location = kernel.location

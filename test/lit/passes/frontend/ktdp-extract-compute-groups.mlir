@@ -10,7 +10,7 @@
 // CHECK-NEXT:    func.return
 // CHECK:       func.func private @local_schedule_0() -> ()
 // CHECK:       builtin.module @local_schedule_0 {
-// CHECK-NEXT:    func.func @local_schedule_0() attributes {grid = [2 : i64, 2 : i64]} {
+// CHECK-NEXT:    func.func @local_schedule_0() attributes {grid = [2 : i64, 2 : i64], spyre.compute_group} {
 // CHECK-DAG:       %[[A:.*]] = ktdp.construct_memory_view %{{.*}}, sizes: [96, 64]
 // CHECK-DAG:       %[[ID:.*]] = ktdp.get_compute_tile_id : index
 // CHECK-DAG:       %[[ROW:.*]] = arith.muli %[[ID]], %{{.*}} : index
@@ -95,7 +95,7 @@ func.func @sqrt_exp(%x: index, %s: index, %out: index) {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.call @[[ACC:local_schedule_[0-9]+]](%x, %sum) : (index, index) -> ()
 // CHECK:       builtin.module @[[ROW]] {
-// CHECK-NEXT:    func.func @[[ROW]](%x: index, %i: index, %out: index) {
+// CHECK-NEXT:    func.func @[[ROW]](%x: index, %i: index, %out: index) attributes {spyre.compute_group} {
 // CHECK:       builtin.module @[[ACC]] {
 // CHECK:         scf.for {{.*}} iter_args
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 31 >= 0)>
