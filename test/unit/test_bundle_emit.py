@@ -66,7 +66,7 @@ def bundle_sources():
 
 @pytest.mark.parametrize("path, name", bundle_sources())
 def test_bundle_is_read_by_upstream_mlir(path, name, tmp_path):
-    from spyre_mlir.tools.fuzz import find_iree_opt
+    from conftest import find_iree_opt
 
     iree_opt = find_iree_opt()
     if iree_opt is None:

@@ -243,7 +243,7 @@ def test_corpus_bundle_equals_source(path, options, tmp_path):
 
 
 def test_bundle_parses_in_real_mlir(tmp_path):
-    from spyre_mlir.tools.fuzz import find_iree_opt
+    from conftest import find_iree_opt
 
     iree_opt = find_iree_opt()
     if iree_opt is None:
