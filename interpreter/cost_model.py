@@ -401,6 +401,19 @@ class OpCosts:
         self.unpriced.add(name)
         return None
 
+    def static_cycles(self, ops: Iterable[Operation]) -> float:
+        """The cycles of one execution of `ops` that the rules price without running them (static
+        shapes); an op whose cost depends on run-time shapes counts nothing here."""
+        total = 0.0
+        for op in ops:
+            try:
+                charge = self.rule(None, op)
+            except Exception:  # noqa: BLE001 - a shape only known at run time: not priced statically
+                charge = None
+            if charge is not None and not callable(charge.cycles) and charge.cycles:
+                total += float(charge.cycles)
+        return total
+
     def _combiner(self, fc, op: Operation, charge: Charge) -> None:
         """The combiner of an inter-tile reduce: each consumer applies it once per
         producer of its group but the first (ktir-cpu's ring: group size - 1 folds),
@@ -559,6 +572,12 @@ def stick_bytes(shape: Sequence[int], itemsize: int, stick: int) -> float:
     shape = tuple(shape) or (1,)
     row = shape[-1] * itemsize
     return float(math.prod(shape[:-1]) * _round_up(row, stick))
+
+
+def tile_move_cycles(shape: Sequence[int], itemsize: int, config: HardwareConfig, sites: int) -> float:
+    """Cycles of moving a tile of `shape` between HBM and one of `sites` sites (or cores) sharing
+    the chip's bandwidth: its bytes in whole sticks per row (`stick_bytes`) over one site's share."""
+    return stick_bytes(shape, itemsize, config.stick_bytes) / config.hbm_bytes_per_cycle_per_core(sites)
 
 
 def _round_up(nbytes: float, stick: int) -> float:

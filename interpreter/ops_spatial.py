@@ -108,7 +108,7 @@ store steps write (a tile's bytes per step, of a masked step only its
 elements inside the tensor; a multicast load once). With
 the cost model on (`InterpreterOptions.cost_model`, which `simulate` turns
 on), it also simulates cycles: each engine has its own clock; a step takes
-the cost model's cycles (interpreter/cost.py) from the engine's clock on:
+the cost model's cycles (interpreter/cost_model.py) from the engine's clock on:
 a load or store step its tile's HBM bytes (whole sticks per row) over the
 HBM bandwidth of one core when the program's sites share the chip's
 (`HardwareConfig.hbm_bytes_per_cycle_per_core(sites)`), a compute step what
@@ -134,7 +134,6 @@ import math
 import os
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -153,7 +152,20 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def
 
+from spyre_mlir.analysis import trace as chrome
 from spyre_mlir.analysis.affine import compile_map, format_map
+from spyre_mlir.analysis.engines import (
+    Access,
+    Deadlock,
+    Engine,
+    Fifo,
+    FifoOverflow,
+    FifoUnderflow,
+    Signal,
+    Simulator,
+    Wait,
+)
+from spyre_mlir.analysis.engines import Step as EngineStep
 from spyre_mlir.diagnostics import DiagnosticError, error, location_of
 from spyre_mlir.dialects.spatial import (
     MASKED_ATTR,
@@ -180,7 +192,7 @@ from spyre_mlir.dialects.spatial import (
     default_origin,
 )
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, not_executable
-from spyre_mlir.interpreter.cost import HardwareConfig, stick_bytes
+from spyre_mlir.interpreter.cost_model import HardwareConfig, tile_move_cycles
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError
 
@@ -394,23 +406,20 @@ class SpatialRunStats:
         tid: dict[tuple[str, str], int] = {}
         meta: list[dict] = []
         for site, i in pid.items():
-            meta.append({"name": "process_name", "ph": "M", "pid": i, "tid": 0, "args": {"name": f"site @{site}"}})
-            meta.append({"name": "process_sort_index", "ph": "M", "pid": i, "tid": 0, "args": {"sort_index": i}})
+            meta += chrome.process(i, f"site @{site}")
         for site, engine in self.engines:
             t = tid[(site, engine)] = sum(1 for s, _ in tid if s == site)
-            meta.append({"name": "thread_name", "ph": "M", "pid": pid[site], "tid": t, "args": {"name": engine}})
-            meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid[site], "tid": t, "args": {"sort_index": t}})
+            meta += chrome.thread(pid[site], t, engine)
         events = [
-            {
-                "name": f"{e.step} @{e.stage}",
-                "cat": e.step,
-                "ph": "X",
-                "ts": hw.microseconds(e.start),
-                "dur": hw.microseconds(e.end - e.start),
-                "pid": pid[e.site],
-                "tid": tid[(e.site, e.engine)],
-                "args": {"stage": e.stage, "indices": list(e.indices), "start_cycles": e.start, "end_cycles": e.end},
-            }
+            chrome.span(
+                f"{e.step} @{e.stage}",
+                e.step,
+                hw.microseconds(e.start),
+                hw.microseconds(e.end - e.start),
+                pid[e.site],
+                tid[(e.site, e.engine)],
+                {"stage": e.stage, "indices": list(e.indices), "start_cycles": e.start, "end_cycles": e.end},
+            )
             for e in self.events
         ]
         other = {
@@ -422,12 +431,10 @@ class SpatialRunStats:
             "hbm_read_bytes": self.hbm_read_bytes,
             "hbm_written_bytes": self.hbm_written_bytes,
         }
-        return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+        return chrome.document(meta, events, other)
 
     def write_trace(self, path: str | os.PathLike) -> None:
-        from spyre_mlir.interpreter.cost import _write_json
-
-        _write_json(path, self.trace(), compact=True)
+        chrome.write_json(path, self.trace(), compact=True)
 
 
 _RAN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -516,25 +523,6 @@ class _Move:
     explicit: bool  # the stage's own `origin` (else the tile grid)
     cycles: float  # the cost model's cycles of one step (HBM bytes over the site's bandwidth)
     masked: bool = False  # the stage's `masked`: elements outside the tensor load 0 and are not stored
-
-
-@dataclass
-class _Ring:
-    """Run-time fill state of one buffer: slot s full or free; `head` is the oldest full slot.
-    A local buffer uses slot 0 only, `written` once anything wrote it."""
-
-    depth: int
-    full: list[bool] = field(default_factory=list)
-    head: int = 0
-    count: int = 0
-    written: bool = False
-
-    def __post_init__(self) -> None:
-        self.full = [False] * self.depth
-
-    @property
-    def tail(self) -> int:
-        return (self.head + self.count) % self.depth
 
 
 def _name(ref) -> str:
@@ -631,6 +619,17 @@ class _Plan:
             self.receivers.setdefault(_name(group.reader), []).extend(
                 (stage, self.buffers[stage.output_names[0]]) for stage in by_group.get(group.sym_name.data, [])
             )
+        # What a step of each stage takes and fills, in the order the run does (engine simulator FIFOs).
+        self.sides: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        for name, stage in self.stages.items():
+            kind = stage.kind_name
+            if kind == "load":
+                receive = tuple(b.name for _, b in self.receivers.get(name, ()))
+                self.sides[name] = ((), (self.moves[name].buffer.name, *receive))
+            elif kind == "store":
+                self.sides[name] = ((self.moves[name].buffer.name,), ())
+            elif kind == "compute":
+                self.sides[name] = (tuple(stage.input_names), tuple(stage.output_names))
         # Compute bodies, decoded as functions of the program's function table.
         self.bodies: dict[str, object] = {}
         for name, stage in self.stages.items():
@@ -655,7 +654,7 @@ class _Plan:
         hw = self.hardware
         if hw is None:
             return 0.0
-        return stick_bytes(shape, itemsize, hw.stick_bytes) / hw.hbm_bytes_per_cycle_per_core(len(self.sites))
+        return tile_move_cycles(shape, itemsize, hw, len(self.sites))
 
     def _decode_body(self, fc: FunctionCompiler, stage: StageOp):
         name = stage.sym_name.data
@@ -711,34 +710,18 @@ def _number(value, fmt: ElementFormat) -> str:
     return str(int(value))
 
 
-class _Clock:
-    """One engine's simulated clock and its place in the program."""
-
-    def __init__(self, engine: EngineOp):
-        self.engine = engine
-        self.site = _name(engine.site)
-        self.name = engine.engine.data
-        self.now = 0.0
-
-
 class _Run:
-    """The state of one run of a program: semaphores, rings, LX of each site, clocks."""
+    """The state of one run of a program: the LX of each site, the tensors, the trips; the engines,
+    semaphores and buffer rings are a data-mode `Simulator` (analysis/engines.py)."""
 
     def __init__(self, plan: _Plan, frame: list, runtime):
         self.plan = plan
         self.frame = frame
         self.runtime = runtime
-        # A semaphore's units in arrival order, run-length encoded: [stamp, count], and its value.
-        self.units: dict[str, deque[list]] = {
-            name: deque([[0.0, init]]) if init else deque() for name, init in plan.semaphores.items()
-        }
-        self.semaphores = dict(plan.semaphores)
-        self.rings = {name: _Ring(b.depth) for name, b in plan.buffers.items()}
         self.lx: dict[str, np.ndarray] = {}
         for site, nbytes in plan.lx_bytes.items():
             runtime.budget.reserve(nbytes, f"the LX buffers of site @{site}")
             self.lx[site] = np.zeros(nbytes, np.uint8)
-        self.progress = 0  # ops executed: a round without any is a deadlock
         self.tensor_views: dict[str, np.ndarray] = {}
         self.trip_counts: dict[str, int] = {}
         self.cost = runtime.cost  # the run's CostCounter, when the cost model is on
@@ -889,56 +872,15 @@ class _Run:
         lo = buf.offset + index * buf.tile_bytes
         return self.lx[buf.site][lo : lo + buf.tile_bytes].view(buf.fmt.storage).reshape(buf.shape)
 
-    def take(self, buf: _Buffer, op: Operation, stage: StageOp) -> np.ndarray:
-        """The oldest full slot's tile (a copy); the slot is freed. A local: its tile, kept."""
-        ring = self.rings[buf.name]
-        if buf.local:
-            if not ring.written:
-                raise error(
-                    op,
-                    f"buffer underflow: {stage.kind_name} stage @{stage.sym_name.data} reads local buffer "
-                    f"@{buf.name}, which was never written",
-                    (buf.op, f"buffer @{buf.name} is declared here"),
-                )
-            return self.slot(buf, 0).copy()
-        if ring.count == 0:
-            raise error(
-                op,
-                f"buffer underflow: {stage.kind_name} stage @{stage.sym_name.data} reads buffer @{buf.name}, "
-                f"none of whose {buf.depth} slot(s) is full",
-                (buf.op, f"buffer @{buf.name} is declared here"),
-            )
-        tile = self.slot(buf, ring.head).copy()
-        ring.full[ring.head] = False
-        ring.head = (ring.head + 1) % ring.depth
-        ring.count -= 1
-        return tile
-
-    def put(self, buf: _Buffer, tile: np.ndarray, op: Operation, stage: StageOp, via: str = "") -> None:
-        """`tile` (stored elements of the buffer) into the next slot, which becomes full. A local:
-        overwritten. `via`: how the tile came (a multicast delivery), for the overflow message."""
-        ring = self.rings[buf.name]
-        if buf.local:
-            self.slot(buf, 0)[...] = tile
-            ring.written = True
-            return
-        if ring.count == ring.depth:
-            raise error(
-                op,
-                f"buffer overflow: {stage.kind_name} stage @{stage.sym_name.data}{via} writes buffer @{buf.name}, "
-                f"all {buf.depth} slot(s) of which are full",
-                (buf.op, f"buffer @{buf.name} is declared here"),
-            )
-        self.slot(buf, ring.tail)[...] = tile
-        ring.full[ring.tail] = True
-        ring.count += 1
-
     # -- engines --
 
-    def engine(self, clock: _Clock):
-        yield from self.block(clock.engine.body.block, {}, clock)
+    def program(self, engine: EngineOp):
+        """The engine's choreography as the simulator's instructions; a step's tag is (its op, its
+        indices: the iteration numbers of its enclosing loops, None when one is another value)."""
+        yield from self.block(engine.body.block, {})
 
-    def block(self, block: Block, env: dict, clock: _Clock):
+    def block(self, block: Block, env: dict):
+        plan = self.plan
         for op in block.ops:
             if isinstance(op, LoopOp):
                 trip = op.trip_name
@@ -948,45 +890,21 @@ class _Run:
                     lower = int(op.lower.value.data)
                     upper = lower + self.trip_counts[trip]
                 for k in range(lower, upper):
-                    self.progress += 1
                     env[op.iteration] = k
-                    yield from self.block(op.body.block, env, clock)
+                    yield from self.block(op.body.block, env)
             elif isinstance(op, WaitOp):
-                sem, count = _name(op.semaphore), int(op.count.value.data)
-                while self.semaphores[sem] < count:
-                    yield op
-                self.semaphores[sem] -= count
-                clock.now = max(clock.now, self.acquire(sem, count))
-                self.progress += 1
+                yield Wait(_name(op.semaphore), int(op.count.value.data), op)
             elif isinstance(op, SignalOp):
-                sem, count = _name(op.semaphore), int(op.count.value.data)
-                self.semaphores[sem] += count
-                units = self.units[sem]
-                if units and units[-1][0] == clock.now:
-                    units[-1][1] += count
-                else:
-                    units.append([clock.now, count])
-                self.progress += 1
+                yield Signal(_name(op.semaphore), int(op.count.value.data), op)
             else:
-                self.step(op, env, clock)
-                self.progress += 1
+                indices = tuple(env[v] for v in op.operands) if all(v in env for v in op.operands) else None
+                takes, fills = plan.sides.get(_name(op.stage), ((), ()))  # pyright: ignore[reportAttributeAccessIssue]
+                yield EngineStep(_name(op.stage), takes=takes, fills=fills, tag=(op, indices))  # pyright: ignore
 
-    def acquire(self, sem: str, count: int) -> float:
-        """Take the `count` oldest units of `sem`: the stamp of the last one."""
-        units = self.units[sem]
-        stamp = 0.0
-        while count:
-            head = units[0]
-            taken = min(head[1], count)
-            head[1] -= taken
-            count -= taken
-            stamp = head[0]
-            if not head[1]:
-                units.popleft()
-        return stamp
-
-    def step(self, op: Operation, env: dict, clock: _Clock) -> None:
+    def step(self, engine: Engine, step: EngineStep, access: Access) -> float:
+        """Do one step (module docstring, "Engines"): its cycles (0 without the cost model)."""
         plan = self.plan
+        op, indices = step.tag  # pyright: ignore[reportGeneralTypeIssues]
         if isinstance(op, RecvStepOp):
             raise error(
                 op,
@@ -996,13 +914,10 @@ class _Run:
         assert isinstance(op, LoadStepOp | StoreStepOp | ComputeStepOp)
         stage = plan.stages[_name(op.stage)]
         name = stage.sym_name.data
-        indices = []
-        for value in op.indices:
-            if value not in env:
-                raise error(op, "a step's indices must be iteration numbers of enclosing spatial.loop ops")
-            indices.append(env[value])
-        stats = self.stats
-        start = clock.now
+        if indices is None:
+            raise error(op, "a step's indices must be iteration numbers of enclosing spatial.loop ops")
+        indices = list(indices)
+        self.stats.steps += 1
         if isinstance(op, LoadStepOp):
             move = plan.moves[name]
             window, inner = self.tile_window(move, indices, op, name)
@@ -1013,38 +928,32 @@ class _Run:
             else:  # masked: the elements outside the tensor are 0
                 tile = np.zeros(buf.shape, buf.fmt.storage)
                 tile[inner] = moved
-            self.put(buf, tile, op, stage)
-            for receiver, rbuf in plan.receivers.get(name, ()):
-                via = f" (multicast to receive stage @{receiver.sym_name.data})"
-                self.put(rbuf, _convert(tile, buf.fmt, rbuf.fmt), op, stage, via)
-            stats.hbm_read_bytes += moved.size * tensor.fmt.itemsize
+            self.slot(buf, access.fill(0))[...] = tile
+            for position, (_, rbuf) in enumerate(plan.receivers.get(name, ()), 1):
+                self.slot(rbuf, access.fill(position))[...] = _convert(tile, buf.fmt, rbuf.fmt)
+            self.stats.hbm_read_bytes += moved.size * tensor.fmt.itemsize
             cycles = move.cycles if inner is None else plan.move_cycles(moved.shape, tensor.fmt.itemsize)
             self.charge("load_step", cycles)
-            clock.now += cycles
-        elif isinstance(op, StoreStepOp):
+            return cycles
+        if isinstance(op, StoreStepOp):
             move = plan.moves[name]
             window, inner = self.tile_window(move, indices, op, name)
             buf, tensor = move.buffer, move.tensor
-            tile = self.take(buf, op, stage)
+            tile = self.slot(buf, access.take(0)).copy()
             if inner is not None:  # masked: the elements outside the tensor are not stored
                 tile = tile[inner]
             self.tensor(tensor.op.sym_name.data, op, write=True)[window] = _convert(tile, buf.fmt, tensor.fmt)
-            stats.hbm_written_bytes += tile.size * tensor.fmt.itemsize
+            self.stats.hbm_written_bytes += tile.size * tensor.fmt.itemsize
             cycles = move.cycles if inner is None else plan.move_cycles(tile.shape, tensor.fmt.itemsize)
             self.charge("store_step", cycles)
-            clock.now += cycles
-        else:
-            clock.now += self.compute(op, stage, indices)
-        stats.steps += 1
-        if self.cost is not None:
-            step = op.name.split(".", 1)[1]
-            stats.events.append(SpatialEvent(clock.site, clock.name, step, name, start, clock.now, tuple(indices)))
+            return cycles
+        return self.compute(op, stage, indices, access)
 
     def charge(self, kind: str, cycles: float) -> None:
         if self.cost is not None:
             self.cost.charge(self.rows[kind], self.frame[0], cycles)
 
-    def compute(self, op: ComputeStepOp, stage: StageOp, indices: list[int]) -> float:
+    def compute(self, op: ComputeStepOp, stage: StageOp, indices: list[int], access: Access) -> float:
         """Run the stage's body on its input tiles and the step's indices; the cycles the
         cost model charged its ops (0 without the cost model)."""
         plan = self.plan
@@ -1052,8 +961,8 @@ class _Run:
         compiled, formats = plan.bodies[name]  # pyright: ignore[reportGeneralTypeIssues]
         ins = [plan.buffers[b] for b in stage.input_names]
         args: list = []
-        for buf, fmt in zip(ins, formats):
-            tile = self.take(buf, op, stage)
+        for position, (buf, fmt) in enumerate(zip(ins, formats)):
+            tile = self.slot(buf, access.take(position)).copy()
             value = np.asarray(buf.fmt.from_storage(tile)).astype(fmt.compute)
             if fmt.round is not None:
                 value = fmt.round(value)
@@ -1072,7 +981,7 @@ class _Run:
         outs = [plan.buffers[b] for b in stage.output_names]
         if len(results) != len(outs):
             raise error(op, f"compute stage @{name} yields {len(results)} tiles for {len(outs)} output buffers")
-        for buf, value in zip(outs, results):
+        for position, (buf, value) in enumerate(zip(outs, results)):
             value = np.asarray(value)
             if value.shape != buf.shape:
                 raise error(
@@ -1081,7 +990,7 @@ class _Run:
             value = value.astype(buf.fmt.compute)
             if buf.fmt.round is not None:
                 value = buf.fmt.round(value)
-            self.put(buf, np.asarray(buf.fmt.to_storage(value)).astype(buf.fmt.storage), op, stage)
+            self.slot(buf, access.fill(position))[...] = np.asarray(buf.fmt.to_storage(value)).astype(buf.fmt.storage)
         return cycles
 
     # -- the scheduler --
@@ -1089,46 +998,83 @@ class _Run:
     def run(self) -> SpatialRunStats:
         self.check_scalars()
         self.read_trips()
-        clocks = [_Clock(engine) for engine in self.plan.engines]
-        active = [(clock, self.engine(clock)) for clock in clocks]
-        blocked: dict[int, WaitOp] = {}
+        plan = self.plan
         deadline = self.runtime.deadline
-        while active:
-            before = self.progress
-            finished = False
-            still = []
-            for clock, coroutine in active:
-                wait = next(coroutine, None)
-                if wait is None:
-                    finished = True
-                    blocked.pop(id(clock), None)
-                    continue
-                blocked[id(clock)] = wait
-                still.append((clock, coroutine))
-            active = still
-            if active and not finished and self.progress == before:
-                self.deadlock([(clock.engine, blocked[id(clock)]) for clock, _ in active])
+
+        def check() -> None:
             if deadline is not None and time.monotonic() > deadline:
-                raise error(self.plan.program, self.runtime.timed_out("running this program").message)
+                raise error(plan.program, self.runtime.timed_out("running this program").message)
+
+        sim = Simulator(
+            plan.semaphores,
+            {name: Fifo(b.depth, b.local) for name, b in plan.buffers.items()},
+            perform=self.step,
+            record=self.cost is not None,
+            check=check,
+        )
+        for engine in plan.engines:
+            sim.add_engine(engine, self.program(engine))
+        try:
+            sim.run()
+        except Deadlock as exc:
+            self.deadlock(exc)
+        except (FifoOverflow, FifoUnderflow) as exc:
+            self.fifo_error(exc)
         stats = self.stats
         if self.cost is not None:
-            stats.engine_cycles = {f"{c.site}.{c.name}": c.now for c in clocks}
-            stats.cycles = max((c.now for c in clocks), default=0.0)
+            stats.events = [
+                SpatialEvent(
+                    _name(e.engine.name.site),  # pyright: ignore[reportAttributeAccessIssue]
+                    e.engine.name.engine.data,  # pyright: ignore[reportAttributeAccessIssue]
+                    e.step.tag[0].name.split(".", 1)[1],  # pyright: ignore[reportIndexIssue]
+                    e.step.key,  # pyright: ignore[reportArgumentType]
+                    e.start,
+                    e.end,
+                    e.step.tag[1],  # pyright: ignore[reportIndexIssue]
+                )
+                for e in sim.events or ()
+            ]
+            stats.engine_cycles = {f"{_name(e.name.site)}.{e.name.engine.data}": e.clock for e in sim.engines}
+            stats.cycles = max((e.clock for e in sim.engines), default=0.0)
         return stats
 
-    def deadlock(self, waiting: list[tuple[EngineOp, WaitOp]]) -> None:
-        def what(engine: EngineOp, wait: WaitOp) -> str:
-            sem = _name(wait.semaphore)
-            return f"{engine.describe()} (wait @{sem} >= {int(wait.count.value.data)}, value {self.semaphores[sem]})"
+    def deadlock(self, exc: Deadlock) -> None:
+        """The simulator's deadlock as a located error at the first blocked wait, with notes at the others."""
+        waiting = [(e.name, w.tag, value) for e, w, value in exc.blocked]
 
-        engine, wait = waiting[0]
-        sem = _name(wait.semaphore)
+        def what(engine: EngineOp, wait: WaitOp, value: int) -> str:
+            return f"{engine.describe()} (wait @{_name(wait.semaphore)} >= {int(wait.count.value.data)}, value {value})"
+
+        engine, wait, value = waiting[0]
         raise error(
-            wait,
-            f"deadlock: {engine.describe()} waits for semaphore @{sem} >= {int(wait.count.value.data)}, "
-            f"but its value is {self.semaphores[sem]} and no engine can progress; blocked engines: "
-            + "; ".join(what(e, w) for e, w in waiting),
-            *((w, f"{e.describe()} is blocked here") for e, w in waiting[1:]),
+            wait,  # pyright: ignore[reportArgumentType]
+            f"deadlock: {engine.describe()} waits for semaphore @{_name(wait.semaphore)} >= "  # pyright: ignore
+            f"{int(wait.count.value.data)}, but its value is {value} and no engine can progress; "  # pyright: ignore
+            "blocked engines: " + "; ".join(what(e, w, v) for e, w, v in waiting),  # pyright: ignore
+            *((w, f"{e.describe()} is blocked here") for e, w, _ in waiting[1:]),  # pyright: ignore
+        )
+
+    def fifo_error(self, exc: FifoOverflow | FifoUnderflow) -> None:
+        """The simulator's overflow or underflow of a buffer as a located error at the step."""
+        op = exc.step.tag[0]  # pyright: ignore[reportIndexIssue]
+        stage = self.plan.stages[exc.step.key]  # pyright: ignore[reportArgumentType]
+        buf = self.plan.buffers[exc.fifo]  # pyright: ignore[reportArgumentType]
+        who = f"{stage.kind_name} stage @{stage.sym_name.data}"
+        declared = (buf.op, f"buffer @{buf.name} is declared here")
+        if isinstance(exc, FifoUnderflow):
+            if buf.local:
+                raise error(op, f"buffer underflow: {who} reads local buffer @{buf.name}, which was never written",
+                            declared)
+            raise error(op, f"buffer underflow: {who} reads buffer @{buf.name}, none of whose {buf.depth} slot(s) is "
+                        "full", declared)
+        via = ""
+        if stage.kind_name == "load" and exc.position:  # a multicast delivery
+            receiver = self.plan.receivers[stage.sym_name.data][exc.position - 1][0]
+            via = f" (multicast to receive stage @{receiver.sym_name.data})"
+        raise error(
+            op,
+            f"buffer overflow: {who}{via} writes buffer @{buf.name}, all {buf.depth} slot(s) of which are full",
+            declared,
         )
 
 

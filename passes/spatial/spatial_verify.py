@@ -81,7 +81,7 @@ A module without a `spatial.program` is left as it is.
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -90,6 +90,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
+from spyre_mlir.analysis.engines import Deadlock, Fifo, FifoOverflow, FifoUnderflow, Signal, Simulator, Step, Wait
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spatial import (
     PHASE_ATTR,
@@ -109,15 +110,13 @@ from spyre_mlir.dialects.spatial import (
     StoreStepOp,
     WaitOp,
 )
+from spyre_mlir.interpreter.cost_model import HardwareConfig, OpCosts, tile_move_cycles
 
 CERTIFICATE_ATTR = "spatial.certificate"
 MAX_STEPS = 10_000_000
 """Choreography steps (waits, signals, stage steps, loops unrolled) a program may take to be simulated."""
 
 _ACCEPTED = ("synthesized", "verified")
-
-# Instructions of a flattened choreography.
-_WAIT, _SIGNAL, _STEP, _LOOP, _END = range(5)
 
 
 def _sym(attr) -> str:
@@ -140,66 +139,34 @@ def _static_steps(ops) -> int:
     return total
 
 
-class _Engine:
-    """One engine's program counter over its flattened choreography."""
-
-    def __init__(self, op: EngineOp, code: list[tuple]):
-        self.op = op
-        self.code = code
-        self.pc = 0
-        self.trips: list[int] = []  # remaining iterations of the enclosing loops, innermost last
-        self.steps = 0
-        self.clock = 0.0  # simulated cycles (see _step_cycles)
-
-    def settle(self) -> None:
-        """Run the loop bookkeeping up to the next real op (or the end)."""
-        code = self.code
-        while self.pc < len(code):
-            instr = code[self.pc]
-            if instr[0] == _LOOP:
-                if instr[1] <= 0:
-                    self.pc = instr[2] + 1
-                else:
-                    self.trips.append(instr[1])
-                    self.pc += 1
-            elif instr[0] == _END:
-                self.trips[-1] -= 1
-                if self.trips[-1] > 0:
-                    self.pc = instr[1] + 1
-                else:
-                    self.trips.pop()
-                    self.pc += 1
-            else:
-                return
-
-    @property
-    def done(self) -> bool:
-        return self.pc >= len(self.code)
-
-
-def _flatten(ops, sems: dict[str, int], stages: dict[str, int], code: list[tuple]) -> None:
+def _compile(ops, instructions: dict[int, object]) -> list:
+    """A choreography as the engine simulator's instructions (`instructions`: by op id), a loop as
+    (iterations, its body); a loop run to a trip is taken at its greatest count."""
+    code: list = []
     for op in ops:
         if isinstance(op, LoopOp):
-            lower, upper = op.bounds  # a loop run to a trip: at its greatest count
-            start = len(code)
-            code.append([_LOOP, upper - lower, -1])
-            _flatten(op.body.block.ops, sems, stages, code)
-            code[start][2] = len(code)
-            code.append((_END, start))
-        elif isinstance(op, WaitOp):
-            code.append((_WAIT, sems[_sym(op.semaphore)], int(op.count.value.data), op))
-        elif isinstance(op, SignalOp):
-            code.append((_SIGNAL, sems[_sym(op.semaphore)], int(op.count.value.data), op))
+            lower, upper = op.bounds
+            code.append((max(upper - lower, 0), _compile(op.body.block.ops, instructions)))
         elif isinstance(op, RecvStepOp):
             raise error(
                 op,
                 f"spatial-verify: recv_step @{_sym(op.stage)} does not run: the tiles of a multicast group are "
                 "delivered into its receive stages' buffers at its reader's load_step (a recv_step is a marker)",
             )
-        elif isinstance(op, LoadStepOp | ComputeStepOp | StoreStepOp):
-            code.append((_STEP, stages[_sym(op.stage)], 0, op))
+        elif isinstance(op, WaitOp | SignalOp | LoadStepOp | ComputeStepOp | StoreStepOp):
+            code.append(instructions[id(op)])
         else:  # refused by the dialect's verifier
             raise error(op, f"spatial-verify: '{op.name}' is not a choreography op")
+    return code
+
+
+def _unroll(code: list) -> Iterator:
+    for item in code:
+        if type(item) is tuple:
+            for _ in range(item[0]):
+                yield from _unroll(item[1])
+        else:
+            yield item
 
 
 def _dict(entries: list[tuple[str, int]]) -> DictionaryAttr:
@@ -220,7 +187,6 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
     stage_ops = [op for op in program.of_kind(StageOp) if isinstance(op, StageOp)]
     engine_ops = [op for op in program.of_kind(EngineOp) if isinstance(op, EngineOp)]
 
-    sem_index = {op.sym_name.data: i for i, op in enumerate(sem_ops)}
     buf_index = {op.sym_name.data: i for i, op in enumerate(buf_ops)}
     stage_index = {op.sym_name.data: i for i, op in enumerate(stage_ops)}
     local = [op.is_local for op in buf_ops]
@@ -272,109 +238,67 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
             f"{MAX_STEPS} (too large to simulate); {_who(biggest)} alone takes {n}",
         )
 
-    codes: list[list[tuple]] = []
+    # Each op as an instruction of the engine simulator: a step takes its locals then its FIFO
+    # inputs (a local: read, never freed), then fills its FIFO outputs then its locals (set).
+    name = [op.sym_name.data for op in buf_ops]
+    instructions: dict[int, object] = {}
     for e in engine_ops:
-        code: list[tuple] = []
-        _flatten(e.body.block.ops, sem_index, stage_index, code)
-        codes.append([tuple(c) for c in code])
-    depth = [op.depth_value for op in buf_ops]
+        for op in e.body.walk():
+            if isinstance(op, WaitOp):
+                instructions[id(op)] = Wait(_sym(op.semaphore), int(op.count.value.data), op)
+            elif isinstance(op, SignalOp):
+                instructions[id(op)] = Signal(_sym(op.semaphore), int(op.count.value.data), op)
+            elif isinstance(op, LoadStepOp | ComputeStepOp | StoreStepOp) and _sym(op.stage) in stage_index:
+                s = stage_index[_sym(op.stage)]
+                instructions[id(op)] = Step(
+                    s,
+                    cost[s],
+                    tuple(name[b] for b in reads[s] + takes[s]),
+                    tuple(name[b] for b, _ in fills[s]) + tuple(name[b] for b in writes[s]),
+                    tag=op,
+                )
+    codes = [_compile(e.body.block.ops, instructions) for e in engine_ops]
 
-    def simulate(eager: bool) -> tuple[list[_Engine], list[int], int, int]:
+    def simulate(eager: bool) -> tuple[Simulator, list[int]]:
         """One schedule: each engine runs one op per round (lock step), or as many as
         it can before it blocks (eager: a producer fills as far as its semaphores let
-        it before its consumer drains, the fullest its buffers get)."""
-        engines = [_Engine(e, code) for e, code in zip(engine_ops, codes)]
-        value = [int(op.init.value.data) for op in sem_ops]
-        # Clocks: each unit of a semaphore carries the clock of the engine that signalled it
-        # (0 for its initial value); a wait moves its engine's clock to the last unit it takes.
-        stamps = [deque([0.0] * max(v, 0)) for v in value]
-        full = [0] * len(buf_ops)
-        peak = [0] * len(buf_ops)
-        written = [False] * len(buf_ops)  # locals
-        runs = [0] * len(stage_ops)
-        hbm_read = hbm_written = 0
-        for eng in engines:
-            eng.settle()
-        live = [eng for eng in engines if not eng.done]
-        while live:
-            progressed = False
-            for eng in live:
-                while not eng.done:
-                    instr = eng.code[eng.pc]
-                    kind = instr[0]
-                    if kind == _WAIT:
-                        if value[instr[1]] < instr[2]:
-                            break
-                        value[instr[1]] -= instr[2]
-                        taken = stamps[instr[1]]
-                        for _ in range(min(instr[2], len(taken))):
-                            eng.clock = max(eng.clock, taken.popleft())
-                    elif kind == _SIGNAL:
-                        value[instr[1]] += instr[2]
-                        stamps[instr[1]].extend([eng.clock] * instr[2])
-                    else:  # _STEP
-                        s = instr[1]
-                        eng.clock += cost[s]
-                        step_op = instr[3]
-                        st = stage_ops[s]
-                        for b in reads[s]:
-                            if not written[b]:
-                                raise error(
-                                    step_op,
-                                    f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
-                                    f"reads local buffer @{buf_ops[b].sym_name.data}, which was never written "
-                                    f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                                )
-                        for b in takes[s]:
-                            if full[b] == 0:
-                                raise error(
-                                    step_op,
-                                    f"spatial-verify: underflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
-                                    f"reads buffer @{buf_ops[b].sym_name.data}, which holds no full slot "
-                                    f"(run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                                )
-                            full[b] -= 1
-                        for b, by in fills[s]:
-                            if full[b] >= depth[b]:
-                                via = "" if by == s else f" of receive stage @{stage_ops[by].sym_name.data}"
-                                raise error(
-                                    step_op,
-                                    f"spatial-verify: overflow: {_step_name(step_op)} of stage @{st.sym_name.data} "
-                                    f"writes buffer @{buf_ops[b].sym_name.data}{via}, whose {depth[b]} slot(s) are "
-                                    f"all full (run {runs[s] + 1} of the stage, on {_who(eng.op)})",
-                                )
-                            full[b] += 1
-                            if full[b] > peak[b]:
-                                peak[b] = full[b]
-                            if by != s:
-                                runs[by] += 1  # a delivery is a run of the receive stage
-                        for b in writes[s]:
-                            written[b] = True
-                        hbm_read += hbm[s][0]
-                        hbm_written += hbm[s][1]
-                        runs[s] += 1
-                    progressed = True
-                    eng.steps += 1
-                    eng.pc += 1
-                    eng.settle()
-                    if not eager:
-                        break
-            if not progressed:
-                _deadlock(program, live, sem_ops, value)
-            live = [eng for eng in live if not eng.done]
+        it before its consumer drains, the fullest its buffers get); with the runs of
+        each stage (a delivery to a receive stage is a run of it)."""
+        sim = Simulator(
+            {op.sym_name.data: int(op.init.value.data) for op in sem_ops},
+            {op.sym_name.data: Fifo(op.depth_value, op.is_local) for op in buf_ops},
+        )
+        for e, code in zip(engine_ops, codes):
+            sim.add_engine(e, _unroll(code))
+        try:
+            sim.run(eager)
+        except Deadlock as exc:
+            _deadlock(exc)
+        except (FifoOverflow, FifoUnderflow) as exc:
+            _fifo_error(exc, stage_ops, buf_ops, fills)
+        runs = [sim.runs.get(s, 0) for s in range(len(stage_ops))]
+        for s, filled in enumerate(fills):
+            for _, by in filled:
+                if by != s:
+                    runs[by] += sim.runs.get(s, 0)
+        full = [sim.fifos[n].count if not is_local else 0 for n, is_local in zip(name, local)]
         _check_counts(program, stage_ops, stage_index, buf_ops, buf_index, runs, full)
-        return engines, peak, hbm_read, hbm_written
+        return sim, runs
 
-    engines, peak, hbm_read, hbm_written = simulate(eager=False)
+    sim, runs = simulate(eager=False)
     simulate(eager=True)
 
-    steps = sum(eng.steps for eng in engines)
-    cycles = max((eng.clock for eng in engines), default=0.0)
+    hbm_read = sum(r * h[0] for r, h in zip(runs, hbm))
+    hbm_written = sum(r * h[1] for r, h in zip(runs, hbm))
+    engines = sim.engines
+    peak = [sim.fifos[n].peak for n in name]
+    steps = sum(eng.executed for eng in engines)
+    cycles = sim.clock
     return DictionaryAttr(
         {
             "cycles": IntegerAttr(round(cycles), i64),
             "steps": IntegerAttr(steps, i64),
-            "engines": _dict([(f"{_sym(eng.op.site)}.{eng.op.engine.data}", eng.steps) for eng in engines]),
+            "engines": _dict([(f"{_sym(eng.name.site)}.{eng.name.engine.data}", eng.executed) for eng in engines]),
             "max_full": _dict([(op.sym_name.data, p) for op, p, is_local in zip(buf_ops, peak, local) if not is_local]),
             "hbm_read_bytes": IntegerAttr(hbm_read, i64),
             "hbm_written_bytes": IntegerAttr(hbm_written, i64),
@@ -383,16 +307,13 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
 
 
 def _step_cycles(program: ProgramOp, stage_ops: list[StageOp], buf_ops: list[BufferOp]) -> list[float]:
-    """The cost model's cycles of one step of each stage (interpreter/cost.py, default
+    """The cost model's cycles of one step of each stage (interpreter/cost_model.py, default
     hardware), as the interpreter charges them: a load or store step its tile's HBM
     bytes (whole sticks) over one core's share of the HBM bandwidth, a compute step
     the ops of its body (static tile shapes; an op the model cannot price statically
     costs nothing here), a receive step nothing (its tile arrives with the reader's)."""
-    from spyre_mlir.interpreter.cost import HardwareConfig, OpCosts, stick_bytes
-
     hw = HardwareConfig()
     sites = max(1, len(program.of_kind(SiteOp)))
-    per_core = hw.hbm_bytes_per_cycle_per_core(sites)
     rules = OpCosts(hw, sites)
     buffers = {b.sym_name.data: b for b in buf_ops}
     out: list[float] = []
@@ -400,18 +321,13 @@ def _step_cycles(program: ProgramOp, stage_ops: list[StageOp], buf_ops: list[Buf
         kind = st.kind_name
         if kind in ("load", "store"):
             buf = buffers.get(st.output_names[0] if kind == "load" else st.input_names[0])
-            itemsize = buf.tile.bytes // max(1, math.prod(buf.tile.get_shape())) if buf is not None else 0
-            out.append(stick_bytes(buf.tile.get_shape(), itemsize, hw.stick_bytes) / per_core if buf else 0.0)
+            if buf is None:
+                out.append(0.0)
+                continue
+            itemsize = buf.tile.bytes // max(1, math.prod(buf.tile.get_shape()))
+            out.append(tile_move_cycles(buf.tile.get_shape(), itemsize, hw, sites))
         elif kind == "compute" and st.body is not None and st.body.blocks:
-            total = 0.0
-            for op in st.body.block.ops:
-                try:
-                    charge = rules.rule(None, op)
-                except Exception:  # noqa: BLE001 - a shape only known at run time: not priced statically
-                    charge = None
-                if charge is not None and not callable(charge.cycles) and charge.cycles:
-                    total += float(charge.cycles)
-            out.append(total)
+            out.append(rules.static_cycles(st.body.block.ops))
         else:
             out.append(0.0)
     return out
@@ -421,19 +337,40 @@ def _step_name(op: Operation) -> str:
     return op.name.split(".", 1)[1]
 
 
-def _deadlock(program: ProgramOp, live: list[_Engine], sem_ops: list[SemaphoreOp], value: list[int]) -> None:
-    blocked = []
-    for eng in live:
-        _, sem, want, op = eng.code[eng.pc]
-        blocked.append((eng, sem, want, op))
-    eng, sem, want, op = blocked[0]
-    others = "; ".join(
-        f"{_who(e.op)} waits on @{sem_ops[s].sym_name.data} >= {w} (value {value[s]})" for e, s, w, _ in blocked
-    )
+def _deadlock(exc: Deadlock) -> None:
+    """The simulator's deadlock as a located error at the first blocked wait."""
+    first, wait, value = exc.blocked[0]
+    others = "; ".join(f"{_who(e.name)} waits on @{w.semaphore} >= {w.count} (value {v})" for e, w, v in exc.blocked)
     raise error(
-        op,
-        f"spatial-verify: deadlock: no engine can progress; semaphore @{sem_ops[sem].sym_name.data} is "
-        f"{value[sem]}, this wait wants {want}; blocked: {others}",
+        wait.tag,  # pyright: ignore[reportArgumentType]
+        f"spatial-verify: deadlock: no engine can progress; semaphore @{wait.semaphore} is "
+        f"{value}, this wait wants {wait.count}; blocked: {others}",
+    )
+
+
+def _fifo_error(
+    exc: FifoOverflow | FifoUnderflow, stage_ops: list[StageOp], buf_ops: list[BufferOp], fills: list[list[tuple[int, int]]]
+) -> None:
+    """The simulator's overflow or underflow as a located error at the step."""
+    step_op = exc.step.tag
+    s = exc.step.key
+    st = stage_ops[s]  # pyright: ignore[reportArgumentType]
+    buf = next(b for b in buf_ops if b.sym_name.data == exc.fifo)
+    where = f"(run {exc.run + 1} of the stage, on {_who(exc.engine.name)})"  # pyright: ignore[reportArgumentType]
+    what = f"{_step_name(step_op)} of stage @{st.sym_name.data}"  # pyright: ignore[reportArgumentType]
+    if isinstance(exc, FifoUnderflow):
+        state = "which was never written" if buf.is_local else "which holds no full slot"
+        local = "local " if buf.is_local else ""
+        raise error(
+            step_op,  # pyright: ignore[reportArgumentType]
+            f"spatial-verify: underflow: {what} reads {local}buffer @{exc.fifo}, {state} {where}",
+        )
+    by = fills[s][exc.position][1]  # pyright: ignore[reportCallIssue, reportArgumentType]
+    via = "" if by == s else f" of receive stage @{stage_ops[by].sym_name.data}"
+    raise error(
+        step_op,  # pyright: ignore[reportArgumentType]
+        f"spatial-verify: overflow: {what} writes buffer @{exc.fifo}{via}, whose {buf.depth_value} slot(s) are all "
+        f"full {where}",
     )
 
 
