@@ -71,7 +71,6 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    AffineSetAttr,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     IndexType,
@@ -83,12 +82,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, IndexOp, MatmulOp, ReduceOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSet, AffineSymExpr
-from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.analysis.affine import box_bounds, permutation_of, projected_dims
+from spyre_mlir.analysis.boxes import extent_set
+from spyre_mlir.analysis.liveness import live_ranges, peak_bytes, value_bytes
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
     DYNAMIC_INDEX,
@@ -98,15 +98,13 @@ from spyre_mlir.dialects.ktdp import (
     LoadOp,
     StoreOp,
 )
+from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, DIMS_ATTR, PEAK_LX_BYTES_ATTR, SLICES_ATTR
 from spyre_mlir.dialects.spyre_loop import LoopOp
-from spyre_mlir.ir import ancestor_in, fill_locations, replace_module_body
-from spyre_mlir.passes import _stage
+from spyre_mlir.ir import fill_locations, replace_module_body
+from spyre_mlir.passes._stage import group_functions as group_functions  # re-exported: tiling_search asks here
+from spyre_mlir.passes._stage import require_before, require_groups
+from spyre_mlir.target import Target, target_of
 from spyre_mlir.traits import is_elementwise
-
-SLICES_ATTR = "spyre.slices"
-DIMS_ATTR = "spyre.dims"
-DEFAULT_LX_BYTES = 2 * 1024 * 1024
-GROUP_PREFIX = "local_schedule_"
 
 
 class Refusal(Exception):
@@ -139,11 +137,6 @@ class Request:
 
 # --------------------------------------------------------------------------
 # Which groups, which hints
-
-
-def group_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The outlined compute groups (`module @local_schedule_N { func.func @local_schedule_N }`)."""
-    return _stage.group_functions(module)
 
 
 def _callers(module: ModuleOp) -> dict[str, func.FuncOp]:
@@ -503,48 +496,26 @@ def _check_access(op: Operation) -> None:
 # The rewrite
 
 
-def working_set(group: func.FuncOp, plan: Plan | None) -> int:
+def working_set(group: func.FuncOp, plan: Plan | None, target: Target | None = None) -> int:
     """Per-core peak bytes of live tensors of `group` once `plan` tiles it (None: untiled)."""
     if plan is None:
-        return _working_set(group)
+        return _working_set(group, target)
     scale: dict[SSAValue, int] = {}
     for value, dims in plan.tiled.items():
         scale[value] = 1
         for level in plan.levels:
             if any(d in dims.values() for d in level.dims):
                 scale[value] *= level.count
-    return _working_set(group, scale)
+    return _working_set(group, target, scale)
 
 
-def _working_set(group: func.FuncOp, scale: dict[SSAValue, int] | None = None) -> int:
-    """Peak bytes of tensors live at once in the group (def to last use, block order)."""
-    ops = _group_ops(group)
-    position = {op: i for i, op in enumerate(ops)}
-    events: list[tuple[int, int]] = []
-    for i, op in enumerate(ops):
-        for r in op.results:
-            if not isinstance(r.type, TensorType):
-                continue
-            last = max((position.get(ancestor_in(u.operation, group.body.block), i) for u in r.uses), default=i)
-            size = tensor_bytes(r.type) // (scale or {}).get(r, 1)
-            events.append((i, size))
-            events.append((last + 1, -size))
-    peak = live = 0
-    for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
-        live += delta
-        peak = max(peak, live)
-    return peak
-
-
-def tensor_bytes(ty: Attribute) -> int:
-    """Bytes of a static tensor (sub-byte elements round up per element)."""
-    assert isinstance(ty, TensorType)
-    elem = ty.get_element_type()
-    width = getattr(getattr(elem, "width", None), "data", None) or getattr(elem, "bitwidth", None) or 64
-    count = 1
-    for n in ty.get_shape():
-        count *= max(n, 0)
-    return count * max(1, int(width) // 8)
+def _working_set(group: func.FuncOp, target: Target | None = None, scale: dict[SSAValue, int] | None = None) -> int:
+    """Peak bytes of tensors live at once in the group's block (def to last use), a tiled value
+    divided by its number of tiles."""
+    target = target or target_of(group)
+    scale = scale or {}
+    ranges = live_ranges(group.body.block, lambda v: value_bytes(v, target) // scale.get(v, 1))
+    return peak_bytes(ranges.values())
 
 
 def apply_plan(plan: Plan) -> LoopOp:
@@ -629,22 +600,6 @@ def _constant_anchor(tile_op: ConstructAccessTileOp) -> list[int] | None:
     return list(amap.eval(values[: amap.num_dims], values[amap.num_dims :]))
 
 
-def _view_set(sizes: Sequence[int | SSAValue]) -> AffineSetAttr:
-    """The box `0 <= d_k < size_k`; a dynamic size is the next symbol (symbols bind the dynamic sizes in order)."""
-    constraints = []
-    symbols = 0
-    for k, s in enumerate(sizes):
-        d = AffineDimExpr(k)
-        if isinstance(s, int):
-            bound: AffineExpr = AffineConstantExpr(s - 1)
-        else:
-            bound = AffineSymExpr(symbols) - 1
-            symbols += 1
-        constraints.append(AffineConstraintExpr(AffineConstraintKind.ge, d, AffineConstantExpr(0)))
-        constraints.append(AffineConstraintExpr(AffineConstraintKind.ge, bound - d, AffineConstantExpr(0)))
-    return AffineSetAttr(AffineSet(len(sizes), symbols, tuple(constraints)))
-
-
 def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]) -> None:
     tile_op = op.access_tile.owner  # pyright: ignore[reportAttributeAccessIssue]
     assert isinstance(tile_op, ConstructAccessTileOp)
@@ -699,7 +654,7 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
         base.result,
         new_sizes,
         strides,
-        _view_set(new_sizes),
+        extent_set(new_sizes),
         view.memory_space,
         MemRefType(memref.get_element_type(), [s if isinstance(s, int) else DYNAMIC_INDEX for s in new_sizes]),
     )
@@ -710,7 +665,7 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
         new_view.result,
         tile_op.base_map.data,
         list(tile_op.indices),
-        _view_set(new_box),
+        extent_set(new_box),
         tile_op.access_tile_order.data,
         AccessTileType(new_box, old_type.element_type if hasattr(old_type, "element_type") else None),  # pyright: ignore[reportAttributeAccessIssue]
     )
@@ -734,25 +689,25 @@ def _apply_transformations(module: ModuleOp, transforms: list) -> None:
     replace_module_body(module, current)
 
 
-def _auto_levels(group: func.FuncOp, lx_bytes: int) -> list[Level] | None:
+def _auto_levels(group: func.FuncOp, lx_bytes: int, target: Target) -> list[Level] | None:
     """The fewest slices of dim 0 whose tiles fit LX, or None when the group fits untiled."""
-    if _working_set(group) <= lx_bytes:
+    if _working_set(group, target) <= lx_bytes:
         return None
     try:
         plan = analyze(group, [Level(1, [0])])
     except NothingToTile:
         return None
     except Refusal as refusal:
-        remark(refusal.op, f"the group's working set exceeds LX ({_working_set(group)} > {lx_bytes} bytes) but dim 0 cannot be tiled: {refusal.message}")
+        remark(refusal.op, f"the group's working set exceeds LX ({_working_set(group, target)} > {lx_bytes} bytes) but dim 0 cannot be tiled: {refusal.message}")
         return None
     extent = plan.extents[0]
     scaled = {v: 1 for v in plan.tiled}
     for k in range(2, extent + 1):
         if extent % k:
             continue
-        if _working_set(group, {v: k for v in scaled}) <= lx_bytes:
+        if _working_set(group, target, {v: k for v in scaled}) <= lx_bytes:
             return [Level(k, [0])]
-    remark(group, f"the group's working set ({_working_set(group)} bytes) does not fit LX ({lx_bytes} bytes) even in tiles of one row")
+    remark(group, f"the group's working set ({_working_set(group, target)} bytes) does not fit LX ({lx_bytes} bytes) even in tiles of one row")
     return None
 
 
@@ -763,26 +718,31 @@ class SpyreCoarseTilePass(ModulePass):
     name = "spyre-coarse-tile"
 
     slices: int | None = None
-    lx_bytes: int = DEFAULT_LX_BYTES
+    lx_bytes: int | None = None
+    """LX bytes of a core: a group's working set must fit it (unset: the target's `lx_bytes`)."""
     auto_tile: bool = False
-    cores: int = 32
+    cores: int | None = None
+    """Cores the tiling search evaluates candidates on (unset: the target's `cores`)."""
     engine: str = "inprocess"
     jobs: int = 0
     max_evaluations: int = 16
     search_report: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = target_of(op)
+        lx_bytes = target.lx_bytes if self.lx_bytes is None else self.lx_bytes
+        cores = target.cores if self.cores is None else self.cores
         if self.slices is not None and self.slices <= 0:
             raise error(op, f"spyre-coarse-tile: slices must be positive, got {self.slices}")
-        if self.lx_bytes <= 0:
-            raise error(op, f"spyre-coarse-tile: lx-bytes must be positive, got {self.lx_bytes}")
-        groups = _stage.require_groups(op, self.name)
-        _stage.require_before(
-            groups, self.name, "spyre-plan-scratchpad", "spyre.peak_lx_bytes",
+        if lx_bytes <= 0:
+            raise error(op, f"spyre-coarse-tile: lx-bytes must be positive, got {lx_bytes}")
+        groups = require_groups(op, self.name)
+        require_before(
+            groups, self.name, "spyre-plan-scratchpad", PEAK_LX_BYTES_ATTR,
             "its intermediates are LX buffers at fixed offsets, which one tile's loop would not cover",
         )
-        _stage.require_before(
-            groups, self.name, "spyre-distribute-work", "spyre.core_split", "its core split is recorded for the untiled group"
+        require_before(
+            groups, self.name, "spyre-distribute-work", CORE_SPLIT_ATTR, "its core split is recorded for the untiled group"
         )
         if not groups:
             hinted = next((o for o in op.walk() if SLICES_ATTR in o.attributes), None)
@@ -790,7 +750,7 @@ class SpyreCoarseTilePass(ModulePass):
                 raise error(hinted, f"pass '{self.name}' needs extracted compute groups: run 'ktdp-extract-compute-groups' first")
             return
         callers = _callers(op)
-        searched = self._search(op) if self.auto_tile else None
+        searched = self._search(op, lx_bytes, cores) if self.auto_tile else None
         transforms: list = []  # loop transformations the search chose
         plans: list[Plan] = []
         for group in groups:
@@ -798,12 +758,12 @@ class SpyreCoarseTilePass(ModulePass):
             if request is None and searched is not None:
                 found = searched.best.get(group.sym_name.data)
                 if found is None:
-                    remark(group, f"auto-tile: no candidate of group @{group.sym_name.data} fits LX ({self.lx_bytes} bytes); left untiled")
+                    remark(group, f"auto-tile: no candidate of group @{group.sym_name.data} fits LX ({lx_bytes} bytes); left untiled")
                 elif found.transform is not None:
                     transforms.append(found.transform)
                 levels = [Level(count, list(dims)) for count, dims in (found.levels if found else [])]
             else:
-                levels = request.levels if request is not None else _auto_levels(group, self.lx_bytes)
+                levels = request.levels if request is not None else _auto_levels(group, lx_bytes, target)
             if not levels:
                 continue
             try:
@@ -823,7 +783,7 @@ class SpyreCoarseTilePass(ModulePass):
             holder.attributes.pop(SLICES_ATTR, None)
             holder.attributes.pop(DIMS_ATTR, None)
 
-    def _search(self, module: ModuleOp):
+    def _search(self, module: ModuleOp, lx_bytes: int, cores: int):
         """The tiling search over the groups (spyre_mlir.passes.bundle.tiling_search); its table on stderr, JSON at search-report."""
         import sys
 
@@ -832,7 +792,7 @@ class SpyreCoarseTilePass(ModulePass):
         if self.engine not in ENGINES:
             raise error(module, f"spyre-coarse-tile: engine must be one of {', '.join(ENGINES)}, got '{self.engine}'")
         try:
-            report = search_tilings(module, self.lx_bytes, self.cores, self.engine, self.jobs, max_evaluations=self.max_evaluations)
+            report = search_tilings(module, lx_bytes, cores, self.engine, self.jobs, max_evaluations=self.max_evaluations)
         except SearchError as exc:
             raise error(module, f"spyre-coarse-tile: {exc}") from None
         print(report.table(), file=sys.stderr)

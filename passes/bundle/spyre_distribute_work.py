@@ -17,10 +17,10 @@ Before:
 After: the group gets `spyre.core_split = {cores = 32, dims = [1], per_core = [16, 16, 64],
 per_iteration = [16, 512, 64]}`: 32 cores, the core id moves the stores
 along dim 1 of the iteration space, each core computes a [16, 16, 64]
-tile of a [16, 512, 64] iteration. `cores` (default 32) is the machine's
-core count: a kernel whose grid asks for more cores than that is refused
-with a located error; a grid of fewer leaves cores idle, which the record
-shows.
+tile of a [16, 512, 64] iteration. `cores` (default: the target's) is the
+machine's core count: a kernel whose grid asks for more cores than that is
+refused with a located error; a grid of fewer leaves cores idle, which the
+record shows.
 """
 
 from __future__ import annotations
@@ -36,10 +36,9 @@ from xdsl.passes import ModulePass
 
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import ConstructAccessTileOp, GetComputeTileIdOp, StoreOp
-from spyre_mlir.passes import _stage
-from spyre_mlir.passes.bundle.spyre_emit_bundle import CORE_SPLIT_ATTR
-
-DEFAULT_CORES = 32
+from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR
+from spyre_mlir.passes._stage import require_groups
+from spyre_mlir.target import target_of
 
 
 def _grid(group: func.FuncOp) -> list[int]:
@@ -120,11 +119,13 @@ class SpyreDistributeWorkPass(ModulePass):
 
     name = "spyre-distribute-work"
 
-    cores: int = DEFAULT_CORES
+    cores: int | None = None
+    """Cores of the machine (unset: the target's `cores`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.cores <= 0:
-            raise error(op, f"spyre-distribute-work: cores must be positive, got {self.cores}")
-        for group in _stage.require_groups(op, self.name):
-            split = core_split(group, self.cores)
+        cores = target_of(op).cores if self.cores is None else self.cores
+        if cores <= 0:
+            raise error(op, f"spyre-distribute-work: cores must be positive, got {cores}")
+        for group in require_groups(op, self.name):
+            split = core_split(group, cores)
             group.attributes[CORE_SPLIT_ATTR] = DictionaryAttr({k: _attr(v) for k, v in split.items()})

@@ -78,18 +78,23 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
+from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, KERNEL_ATTR, LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
-from spyre_mlir.passes import _stage
-from spyre_mlir.passes.bundle.spyre_coarse_tile import GROUP_PREFIX, tensor_bytes
-from spyre_mlir.passes.bundle.spyre_plan_scratchpad import LX_OFFSET_ATTR, PEAK_ATTR, SPILLED_ATTR
+from spyre_mlir.passes._stage import is_group, require_groups
+from spyre_mlir.target import Target, TargetError, target_of
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
-CORE_SPLIT_ATTR = "spyre.core_split"
 
 
-def _element_bytes(memref: MemRefType) -> int:
-    return tensor_bytes(TensorType(memref.get_element_type(), [1]))
+def _element_bytes(view: Operation, target: Target) -> int:
+    """Bytes of an element of the memref `view` (a view op) makes; a located error without a width."""
+    memref = view.results[0].type
+    assert isinstance(memref, MemRefType)
+    try:
+        return target.element_bytes(memref.get_element_type())
+    except TargetError as exc:
+        raise error(view, f"cannot address {memref}: {exc}") from None
 
 
 @dataclass
@@ -141,12 +146,12 @@ def _global_view_bases(value: SSAValue) -> bool:
     return True
 
 
-def _view_width(value: SSAValue) -> int:
-    widths = {_element_bytes(u.operation.result.type) for u in value.uses}  # pyright: ignore[reportAttributeAccessIssue]
+def _view_width(value: SSAValue, target: Target) -> int:
+    widths = {_element_bytes(u.operation, target) for u in value.uses}
     return widths.pop() if len(widths) == 1 else 0
 
 
-def _plan(group: func.FuncOp) -> Dispatch:
+def _plan(group: func.FuncOp, target: Target) -> Dispatch:
     loops, body = _nest(group)
     d = Dispatch(group, loops, body)
     ivs = {loop.iteration: k for k, loop in enumerate(loops)}
@@ -159,10 +164,10 @@ def _plan(group: func.FuncOp) -> Dispatch:
             and op.parent_block() is body
             and all(v in ivs or v in params for v in op.operands)
             and _global_view_bases(op.result)
-            and _view_width(op.result)
+            and _view_width(op.result, target)
         ):
             base = op.operands[-1].name_hint or "addr"
-            arg = Argument(_unique(f"{base}_tile", d.arguments), "hbm_address", op, _view_width(op.result))
+            arg = Argument(_unique(f"{base}_tile", d.arguments), "hbm_address", op, _view_width(op.result, target))
             d.arguments.append(arg)
             hoisted.add(op)
             continue
@@ -172,8 +177,8 @@ def _plan(group: func.FuncOp) -> Dispatch:
             if v in seen or not _defined_outside(v, body):
                 continue
             name = _unique(_name(v, len(d.arguments)), d.arguments)
-            if v in params and _global_view_bases(v) and _view_width(v):
-                arg = Argument(name, "hbm_address", v, _view_width(v))
+            if v in params and _global_view_bases(v) and _view_width(v, target):
+                arg = Argument(name, "hbm_address", v, _view_width(v, target))
             elif isinstance(v.type, IndexType):
                 arg = Argument(name, "index", v)
             elif isinstance(v.type, IntegerType | AnyFloat):
@@ -249,6 +254,7 @@ class Emitter:
         self.module = module
         self.kernel_name = kernel
         self.out_dir = out_dir
+        self.target = target_of(module)
         self.files: dict[str, dict] = {}
         self.count = 0
 
@@ -258,7 +264,7 @@ class Emitter:
             for op in self.module.walk()
             if isinstance(op, func.FuncOp)
             and op.body.blocks
-            and not op.sym_name.data.startswith(GROUP_PREFIX)
+            and not is_group(op)
             and (op.sym_visibility is None or op.sym_visibility.data == "public")
         ]
         if self.kernel_name is not None:
@@ -273,11 +279,11 @@ class Emitter:
         return kernels[0]
 
     def run(self) -> ModuleOp:
-        groups = {op.sym_name.data: op for op in _stage.require_groups(self.module, SpyreEmitBundlePass.name)}
+        groups = {op.sym_name.data: op for op in require_groups(self.module, SpyreEmitBundlePass.name)}
         kernel = self.kernel()
         bundle_fn = kernel.clone()
         bundle_fn.sym_name = StringAttr("sdsc_bundle")
-        bundle_fn.attributes["spyre.kernel"] = StringAttr(kernel.sym_name.data)
+        bundle_fn.attributes[KERNEL_ATTR] = StringAttr(kernel.sym_name.data)
         block = bundle_fn.body.block
         self.top = block
         self.prologue_last: Operation | None = None
@@ -327,7 +333,7 @@ class Emitter:
     # -- one dispatch ----------------------------------------------------------
 
     def dispatch(self, call: func.CallOp, group: func.FuncOp) -> None:
-        plan = _plan(group)
+        plan = _plan(group, self.target)
         mapping: dict[SSAValue, SSAValue] = dict(zip(group.body.block.args, call.arguments))
         # The loop nest.
         at_op: Operation = call
@@ -485,7 +491,7 @@ def _before(op: Operation):
 
 
 def _peak(group: func.FuncOp) -> int | None:
-    attr = group.attributes.get(PEAK_ATTR)
+    attr = group.attributes.get(PEAK_LX_BYTES_ATTR)
     return int(attr.value.data) if isinstance(attr, IntegerAttr) else None
 
 
@@ -525,7 +531,7 @@ def _allocation(value: SSAValue, plan: Dispatch) -> dict:
                 break
     if tile is None or not isinstance(tile.owner, ConstructAccessTileOp):
         owner = value.owner
-        spilled = isinstance(owner, Operation) and SPILLED_ATTR in owner.attributes
+        spilled = isinstance(owner, Operation) and LX_SPILLED_ATTR in owner.attributes
         return {"allocation": {"hbm_spill": True} if spilled else "chained"}
     view = tile.owner.base.owner
     if not isinstance(view, ConstructMemoryViewOp):

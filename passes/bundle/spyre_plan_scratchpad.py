@@ -6,8 +6,9 @@ is an intermediate: on Spyre it lives in the core's LX scratchpad between
 the two computes. This pass makes that placement explicit and executable:
 the producer stores the tensor to a `ct_local` view at a fixed byte offset
 and the consumers read it back from there. Offsets are chosen by lifetime
-(first fit over the buffers live at once, 128-byte aligned), so buffers
-whose lifetimes do not overlap share LX; inside a `spyre_loop.loop` the
+(first fit over the buffers live at once, `spyre_mlir.analysis.allocation`,
+aligned to the target's `alignment_bytes`: one stick), so buffers whose
+lifetimes do not overlap share LX; inside a `spyre_loop.loop` the
 offset does not depend on the tile number (a loop-internal buffer does not
 advance per iteration). Only the blocks of the group's loops and branches
 are planned (`CONTROL_FLOW`): what an op computes inside its own region (an
@@ -56,6 +57,9 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from spyre_mlir.analysis.allocation import Slot, align_up, allocate
+from spyre_mlir.analysis.boxes import shape_set
+from spyre_mlir.analysis.liveness import value_bytes
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -67,16 +71,11 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.dialects.spyre import LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.ir import ancestor_in
-from spyre_mlir.passes import _stage
-from spyre_mlir.passes.bundle.spyre_coarse_tile import DEFAULT_LX_BYTES, tensor_bytes
+from spyre_mlir.passes._stage import require_groups
 from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
-
-ALIGNMENT = 128  # bytes: one stick
-LX_OFFSET_ATTR = "spyre.lx_offset"
-PEAK_ATTR = "spyre.peak_lx_bytes"
-SPILLED_ATTR = "spyre.lx_spilled"  # on a compute whose intermediate did not fit
-
+from spyre_mlir.target import Target, target_of
 
 CONTROL_FLOW = frozenset({
     "scf.for", "scf.forall", "scf.if", "scf.while", "scf.index_switch", "scf.execute_region",
@@ -89,12 +88,11 @@ not an intermediate between the group's computes, and a combiner must stay pure.
 
 
 @dataclass
-class Buffer:
-    value: SSAValue
-    start: int  # position of the producer in its block
-    end: int  # position of the last consumer
-    size: int
-    offset: int = -1
+class Buffer(Slot):
+    """An intermediate to place: live from its producer (`start`) to its last consumer (`end`),
+    positions in its block."""
+
+    value: SSAValue | None = None
 
 
 def _is_compute(op: Operation) -> bool:
@@ -104,8 +102,9 @@ def _is_compute(op: Operation) -> bool:
 
 
 class Planner:
-    def __init__(self, lx_bytes: int):
+    def __init__(self, lx_bytes: int, target: Target):
         self.lx_bytes = lx_bytes
+        self.target = target
         self.peak = 0
         self.spilled: list[SSAValue] = []
 
@@ -130,35 +129,30 @@ class Planner:
                 if any(isinstance(u, func.ReturnOp) for u in users):
                     continue
                 end = max(position[h] for h in holders if h is not None)
-                buffers.append(Buffer(r, i, end, tensor_bytes(r.type)))
-        live: list[Buffer] = []
-        for buf in sorted(buffers, key=lambda b: b.start):
-            live = [b for b in live if b.end >= buf.start]
-            offset = base
-            for other in sorted(live, key=lambda b: b.offset):
-                if offset + buf.size <= other.offset:
-                    break
-                offset = max(offset, _align(other.offset + other.size))
-            if offset + buf.size > self.lx_bytes:
-                remark(
-                    buf.value.owner if isinstance(buf.value.owner, Operation) else None,
-                    f"intermediate of {buf.size} bytes does not fit in LX ({self.lx_bytes} bytes, "
-                    f"{offset - base} in use by the buffers live with it): it falls back to HBM",
-                )
-                self.spilled.append(buf.value)
-                if isinstance(buf.value.owner, Operation):
-                    buf.value.owner.attributes[SPILLED_ATTR] = UnitAttr()
-                continue
-            buf.offset = offset
-            live.append(buf)
-            self.peak = max(self.peak, offset + buf.size)
+                buffers.append(Buffer(value_bytes(r, self.target), i, end, value=r))
+        # By lifetime: a buffer shares bytes with those not live with it.
+        buffers.sort(key=lambda b: b.start)
+        done = allocate(buffers, self.target.alignment_bytes, capacity=self.lx_bytes, base=base)
+        for slot, offset in done.overflow:
+            assert isinstance(slot, Buffer) and slot.value is not None
+            owner = slot.value.owner
+            remark(
+                owner if isinstance(owner, Operation) else None,
+                f"intermediate of {slot.size} bytes does not fit in LX ({self.lx_bytes} bytes, "
+                f"{offset - base} in use by the buffers live with it): it falls back to HBM",
+            )
+            self.spilled.append(slot.value)
+            if isinstance(owner, Operation):
+                owner.attributes[LX_SPILLED_ATTR] = UnitAttr()
+        self.peak = max(self.peak, done.peak)
+        ends = [(b.start, b.end, b.offset + b.size) for b in buffers if b.offset is not None]
         for buf in buffers:
-            if buf.offset >= 0:
-                _place(buf)
+            if buf.offset is not None:
+                _place(buf, self.target)
         # Nested blocks (loops of the group) start above what is live around them.
-        ends = [(b.start, b.end, b.offset + b.size) for b in buffers if b.offset >= 0]
+        align = self.target.alignment_bytes
         for i, op in enumerate(list(block.ops)):
-            inner_base = max([_align(e) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
+            inner_base = max([align_up(e, align) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
             if op.name not in CONTROL_FLOW:
                 continue  # a compute's own region (a combiner, a producer, a linalg body): no intermediates
             for region in op.regions:
@@ -166,22 +160,17 @@ class Planner:
                     self.plan_block(inner, inner_base)
 
 
-def _align(n: int) -> int:
-    return -(-n // ALIGNMENT) * ALIGNMENT
-
-
-def _place(buf: Buffer) -> None:
+def _place(buf: Buffer, target: Target) -> None:
     value = buf.value
+    assert value is not None and buf.offset is not None
     producer = value.owner
     assert isinstance(producer, Operation)
     ty = value.type
     assert isinstance(ty, TensorType)
     shape = list(ty.get_shape())
     uses = list(value.uses)  # before the store below becomes one
-    width = tensor_bytes(TensorType(ty.get_element_type(), [1]))
-    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import _box_set
-
-    box = _box_set([(0, n - 1) for n in shape])
+    width = target.element_bytes(ty.get_element_type())
+    box = shape_set(shape)
     offset = arith.ConstantOp(IntegerAttr(buf.offset // width, IndexType()))  # in the view's elements
     strides = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
     view = ConstructMemoryViewOp(
@@ -209,14 +198,17 @@ class SpyrePlanScratchpadPass(ModulePass):
 
     name = "spyre-plan-scratchpad"
 
-    lx_bytes: int = DEFAULT_LX_BYTES
+    lx_bytes: int | None = None
+    """LX bytes of a core (unset: the target's `lx_bytes`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.lx_bytes <= 0:
-            raise error(op, f"spyre-plan-scratchpad: lx-bytes must be positive, got {self.lx_bytes}")
-        for group in _stage.require_groups(op, self.name):
-            if PEAK_ATTR in group.attributes:
+        target = target_of(op)
+        lx_bytes = target.lx_bytes if self.lx_bytes is None else self.lx_bytes
+        if lx_bytes <= 0:
+            raise error(op, f"spyre-plan-scratchpad: lx-bytes must be positive, got {lx_bytes}")
+        for group in require_groups(op, self.name):
+            if PEAK_LX_BYTES_ATTR in group.attributes:
                 continue  # planned already
-            planner = Planner(self.lx_bytes)
+            planner = Planner(lx_bytes, target)
             planner.plan_block(group.body.block, 0)
-            group.attributes[PEAK_ATTR] = IntegerAttr(planner.peak, i64)
+            group.attributes[PEAK_LX_BYTES_ATTR] = IntegerAttr(planner.peak, i64)

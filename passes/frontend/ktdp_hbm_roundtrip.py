@@ -12,10 +12,11 @@ Scratch placement is explicit and cannot overlap the kernel's own buffers:
 the kernel gets one more pointer parameter, `%hbm_scratch`, marked
 `{spyre.scratch_bytes = N}`; the runtime allocates it like any buffer (the
 interpreter does so when the caller passes nothing). Every edge has its own
-slot, and every core its own copy of all slots (at `linear core id *
-bytes per core`, the linear id of `spyre_mlir.analysis.grid`: grid dim 0 fastest),
-so cores never share scratch. With `chain-in-lx=true`
-(targets that chain computes in LX) the pass changes nothing.
+slot, starting on the target's `alignment_bytes` (spyre_mlir.analysis.allocation),
+and every core its own copy of all slots (at `linear core id * bytes per
+core`, the linear id of `spyre_mlir.analysis.grid`: grid dim 0 fastest), so
+cores never share scratch. With `chain-in-lx=true` (targets that chain
+computes in LX) the pass changes nothing.
 
 A tile loaded once and used by several computes is loaded again for each,
 unless a store in between may write it.
@@ -70,7 +71,6 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import (
-    AffineSetAttr,
     ArrayAttr,
     DictionaryAttr,
     IndexType,
@@ -86,7 +86,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
+from spyre_mlir.analysis.allocation import Slot, allocate
+from spyre_mlir.analysis.boxes import shape_set
 from spyre_mlir.analysis.grid import linear_id
+from spyre_mlir.analysis.liveness import value_bytes
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -97,11 +100,11 @@ from spyre_mlir.dialects.ktdp import (
     MemorySpaceAttr,
     StoreOp,
 )
+from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
+from spyre_mlir.target import Target, target_of
 
-SCRATCH_ATTR = "spyre.scratch_bytes"  # the interpreter reads it (interpreter/api.py)
-ALIGNMENT = 64  # bytes; every slot starts on it (the runtime aligns buffers to at least this)
 SHAPE_ONLY = (tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.ReshapeOp, tensor.CastOp)
 """Ops that relabel a tensor's shape and move no data: part of the edge they sit on
 (followed through their source, operand #0)."""
@@ -111,26 +114,12 @@ Use = tuple[Operation, SSAValue, tuple[Operation, ...]]
 shape-only ops from the value to that operand)."""
 
 
-def _box(shape) -> AffineSetAttr:
-    from spyre_mlir.passes.frontend.spyre_physicalize_layouts import _box_set
-
-    return _box_set([(0, e - 1) for e in shape])
-
-
-def _element_bytes(elem) -> int:
-    if isinstance(elem, IndexType):
-        return 8
-    width = getattr(getattr(elem, "width", None), "data", None) or getattr(elem, "bitwidth", None)
-    if width is None:
-        raise ValueError(f"no byte width for {elem}")
-    return max(1, int(width) // 8)
-
-
 class RoundTrips:
     """The compute→compute edges of one kernel and their scratch slots."""
 
-    def __init__(self, kernel: func.FuncOp):
+    def __init__(self, kernel: func.FuncOp, target: Target):
         self.kernel = kernel
+        self.target = target
         self.remat: set[Operation] = set()
         self.edges: list[tuple[SSAValue, list[Use]]] = []  # (value, computes reading it)
         self.slot: dict[SSAValue, int] = {}  # value -> byte offset in a core's scratch
@@ -192,12 +181,13 @@ class RoundTrips:
                     if any(d < 0 for d in shape):
                         raise error(op, "cannot route a dynamically shaped tensor through HBM scratch")
                     self.edges.append((r, consumers))
-        for value, _ in self.edges:
-            ty = value.type
-            assert isinstance(ty, TensorType)
-            nbytes = math.prod(ty.get_shape()) * _element_bytes(ty.get_element_type())
-            self.slot[value] = self.per_core
-            self.per_core += -(-nbytes // ALIGNMENT) * ALIGNMENT
+        # Every slot its own bytes: all are live at once.
+        slots = [Slot(value_bytes(value, self.target)) for value, _ in self.edges]
+        peak = allocate(slots, self.target.alignment_bytes, conflicts=lambda a, b: True).peak
+        for (value, _), slot in zip(self.edges, slots):
+            assert slot.offset is not None
+            self.slot[value] = slot.offset
+        self.per_core = self.target.align(peak)
 
     def split_shared_loads(self) -> None:
         """A loaded tile that several computes use is loaded again for each (a
@@ -246,7 +236,7 @@ class RoundTrips:
         cores = math.prod(dims)
         total = self.per_core * cores
         attrs = list(self.kernel.arg_attrs.data) if self.kernel.arg_attrs else [DictionaryAttr({})] * (len(block.args) - 1)
-        attrs.append(DictionaryAttr({SCRATCH_ATTR: IntegerAttr(total, i64)}))
+        attrs.append(DictionaryAttr({SCRATCH_BYTES_ATTR: IntegerAttr(total, i64)}))
         self.kernel.arg_attrs = ArrayAttr(attrs)
         inputs = list(self.kernel.function_type.inputs.data) + [IndexType()]
         self.kernel.function_type = func.FunctionType.from_lists(inputs, list(self.kernel.function_type.outputs.data))
@@ -293,14 +283,14 @@ class RoundTrips:
         ty = value.type
         assert isinstance(ty, TensorType)
         shape = list(ty.get_shape())
-        width = _element_bytes(ty.get_element_type())
+        width = self.target.element_bytes(ty.get_element_type())
         slot = arith.ConstantOp(IntegerAttr(self.slot[value], IndexType()))
         byte = arith.AddiOp(scratch_core, slot.result)
         size = arith.ConstantOp(IntegerAttr(width, IndexType()))
         base = arith.DivUIOp(byte.result, size.result)  # the view's unit: its own elements
         strides = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
         view = ConstructMemoryViewOp(
-            base.result, shape, strides, _box(shape), MemorySpaceAttr("global"), MemRefType(ty.get_element_type(), shape)
+            base.result, shape, strides, shape_set(shape), MemorySpaceAttr("global"), MemRefType(ty.get_element_type(), shape)
         )
         zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
         rank = len(shape)
@@ -308,7 +298,7 @@ class RoundTrips:
             view.result,
             AffineMap.identity(rank),
             [zero.result] * rank,
-            _box(shape),
+            shape_set(shape),
             AffineMap.identity(rank),
             AccessTileType(shape),
         )
@@ -413,8 +403,9 @@ class KtdpHbmRoundtripPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.chain_in_lx:
             return
+        target = target_of(op)
         for kernel in [k for k in op.walk() if isinstance(k, func.FuncOp) and k.body.blocks]:
-            trips = RoundTrips(kernel)
+            trips = RoundTrips(kernel, target)
             trips.find()
             trips.split_shared_loads()
             trips.rewrite()

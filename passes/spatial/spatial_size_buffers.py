@@ -14,7 +14,8 @@ moves to phase "sized":
   group's reader, which delivers every tile into the buffer of each receive
   stage of the group. A local buffer (one engine's variable) keeps depth 1.
 - Offset. Per site, first fit from byte 0 over the buffers placed before
-  (128-byte aligned, as spyre-plan-scratchpad): FIFO buffers first, in
+  (spyre_mlir.analysis.allocation, aligned to the target's
+  `alignment_bytes`, as spyre-plan-scratchpad): FIFO buffers first, in
   declaration order, then the locals by engine and first use. Bytes are
   shared only where that is provably safe: two locals of the same engine
   whose live ranges do not overlap. A local's live range runs from the
@@ -79,6 +80,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from spyre_mlir.analysis.allocation import Slot, allocate
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spatial import (
     LX_ATTR,
@@ -94,8 +96,8 @@ from spyre_mlir.dialects.spatial import (
     StageOp,
     StoreStepOp,
 )
-from spyre_mlir.passes.bundle.spyre_plan_scratchpad import ALIGNMENT, _align
 from spyre_mlir.passes.spatial.phases import advance, programs_in
+from spyre_mlir.target import target_of
 
 LX_USED_ATTR = "spatial.lx_bytes_used"
 """Program attribute: the peak LX bytes of each site's buffers, {site = bytes}."""
@@ -103,7 +105,7 @@ LX_USED_ATTR = "spatial.lx_bytes_used"
 STEPS = (LoadStepOp, ComputeStepOp, StoreStepOp, RecvStepOp)
 
 __all__ = [
-    "ALIGNMENT", "LX_USED_ATTR", "Flow", "SizePlan", "SpatialSizeBuffersPass", "first_fit", "flows", "is_local",
+    "LX_USED_ATTR", "Flow", "SizePlan", "SpatialSizeBuffersPass", "flows", "is_local",
     "plan_sizes", "size_program", "steps_by_stage",
 ]
 
@@ -264,18 +266,19 @@ def _depths(flow_of: dict[str, Flow], steps: dict[str, list[Operation]], depth: 
 
 
 @dataclass
-class _Slot:
-    buffer: BufferOp
-    size: int
-    engine: tuple[str, str] | None  # a local's engine; None: a FIFO (or an untouched local), live throughout
-    first: int = 0
-    last: int = 0
-    offset: int = -1
+class _Slot(Slot):
+    """A buffer's bytes on its site. `engine`: a local's engine, whose live range is `start` to `end`
+    in that engine's program order; None: a FIFO (or an untouched local), live throughout."""
 
-    def conflicts(self, other: _Slot) -> bool:
-        if self.engine is None or other.engine is None or self.engine != other.engine:
-            return True
-        return self.first <= other.last and other.first <= self.last
+    buffer: BufferOp | None = None
+    engine: tuple[str, str] | None = None
+
+
+def _conflicts(a: _Slot, b: _Slot) -> bool:
+    """Whether `a` and `b` may be live at once: only two locals of one engine can be shown not to be."""
+    if a.engine is None or b.engine is None or a.engine != b.engine:
+        return True
+    return a.start <= b.end and b.start <= a.end
 
 
 def _top_position(op: Operation, engine: EngineOp) -> int:
@@ -288,26 +291,9 @@ def _top_position(op: Operation, engine: EngineOp) -> int:
     return list(engine.body.block.ops).index(current)
 
 
-def first_fit(size: int, placed: Iterable[tuple[int, int]]) -> int:
-    """The lowest ALIGNMENT-aligned offset where `size` bytes overlap none of
-    the `placed` (offset, size) ranges (spyre-plan-scratchpad's rule)."""
-    offset = 0
-    for start, length in sorted(placed):
-        if offset + size <= start:
-            break
-        offset = max(offset, _align(start + length))
-    return offset
-
-
-def _place_site(slots: list[_Slot]) -> int:
-    """Offsets for the slots of one site (in the order given); the site's peak bytes."""
-    done: list[_Slot] = []
-    peak = 0
-    for slot in slots:
-        slot.offset = first_fit(slot.size, [(o.offset, o.size) for o in done if o.conflicts(slot)])
-        done.append(slot)
-        peak = max(peak, slot.offset + slot.size)
-    return peak
+def _place_site(slots: list[_Slot], alignment: int) -> int:
+    """Offsets for the slots of one site (first fit, in the order given); the site's peak bytes."""
+    return allocate(slots, alignment, conflicts=_conflicts).peak
 
 
 @dataclass
@@ -322,6 +308,7 @@ class SizePlan:
 
     def apply(self) -> None:
         for slot in self.slots:
+            assert slot.buffer is not None and slot.offset is not None
             slot.buffer.depth = IntegerAttr(self.depths[slot.buffer.sym_name.data], i64)
             slot.buffer.offset = IntegerAttr(slot.offset, i64)
         if self.lx_bytes is not None:
@@ -358,7 +345,7 @@ def plan_sizes(program: ProgramOp, depth: int = 2, lx_bytes: int | None = None) 
     for buf_name, flow in flow_of.items():
         buf = flow.buffer
         size = depths[buf_name] * buf.tile.bytes
-        slot = _Slot(buf, size, None)
+        slot = _Slot(size, buffer=buf)
         if flow.local and flow.touching:
             key = (_sym(flow.touching[0].site), flow.touching[0].engine.data)
             engine = engines.get(key)
@@ -369,16 +356,17 @@ def plan_sizes(program: ProgramOp, depth: int = 2, lx_bytes: int | None = None) 
                 if engine is not None
             ]
             if positions:
-                slot = _Slot(buf, size, key, min(positions), max(positions))
+                slot = _Slot(size, min(positions), max(positions), buffer=buf, engine=key)
         site = _sym(buf.site)
         (local if slot.engine is not None else fifo).setdefault(site, []).append(slot)
     for site in per_site:
-        ordered_locals = sorted(local.get(site, []), key=lambda s: (s.engine, s.first))  # stable: declaration order
+        ordered_locals = sorted(local.get(site, []), key=lambda s: (s.engine, s.start))  # stable: declaration order
         per_site[site] = [*fifo.get(site, []), *ordered_locals]
 
+    alignment = target_of(program).alignment_bytes
     peaks: dict[str, int] = {}
     for site, slots in per_site.items():
-        peak = _place_site(slots)
+        peak = _place_site(slots, alignment)
         if peak > budget:
             biggest = sorted(slots, key=lambda s: -s.size)
             parts = ", ".join(

@@ -15,8 +15,8 @@ from conftest import CORPUS_INTER_TILE, kernel_arguments
 
 import spyre_mlir
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, InterTileReduceOp, StoreOp
+from spyre_mlir.dialects.spyre import LX_OFFSET_ATTR
 from spyre_mlir.interpreter import InterpreterOptions
-from spyre_mlir.passes.bundle.spyre_plan_scratchpad import LX_OFFSET_ATTR
 from spyre_mlir.passes.pipelines import PIPELINES
 
 PREFIX = ",".join(

@@ -17,7 +17,7 @@
 // The option (OPT) does not override a hint.
 // CHECK-LABEL: func.func @flat(%x: index, %y: index, %out: index) {
 // CHECK-NEXT:    func.call @local_schedule_0(%x, %y, %out)
-// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) {
+// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
 // CHECK-NEXT:    ^bb0(%[[K:.*]]: index):
 // CHECK:           %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)> (%[[K]])[%x]
@@ -68,7 +68,7 @@ func.func @flat(%x: index, %y: index, %out: index) attributes {spyre.slices = 4}
 // inner step; the views shrink to [16 - (8 - 2), 64 - (32 - 16)] = [10, 48];
 // the anchors [%c8, %c0] stay.
 // CHECK-LABEL: func.func @nest(%x: index, %out: index) {
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [1] tile_sizes [16] {
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
@@ -163,14 +163,14 @@ func.func @rows(%x: index, %out: index) attributes {spyre.slices = [[8, [0]]]} {
 // CHECK-LABEL: func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
 // CHECK-NEXT:    func.call @local_schedule_0(%x, %o1)
 // CHECK-NEXT:    func.call @local_schedule_1(%y, %o2)
-// CHECK:       func.func @local_schedule_0(%x: index, %o1: index) {
+// CHECK:       func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%x]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1]
 // CHECK:           %ea = math.exp %a : tensor<4x32xf32>
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%o1]
 // CHECK:           ktdp.store %ea, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>{{$}}
-// CHECK:       func.func @local_schedule_1(%y: index, %o2: index) {
+// CHECK:       func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [1] tile_sizes [8] {
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)> (%{{.*}})[%y]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [8, 8], strides: [32, 1]
@@ -206,25 +206,25 @@ func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
 // hinted one. With lx-bytes=1024 (AUTO) the unhinted group, 2 x 1024 bytes
 // live at once, is cut into the fewest slices that fit: 2.
 // CHECK-LABEL: func.func @one_hinted(
-// CHECK:       func.func @local_schedule_0(%x: index, %o1: index) {
+// CHECK:       func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
-// CHECK:       func.func @local_schedule_1(%y: index, %o2: index) {
+// CHECK:       func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // CHECK-NOT:     spyre_loop.loop
 // CHECK:         %b = ktdp.load %{{.*}} -> tensor<8x32xf32>
 // CHECK-NEXT:    %eb = math.sqrt %b : tensor<8x32xf32>
 // CHECK-NEXT:    ktdp.store %eb, %{{.*}} : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
 // CHECK-NEXT:    func.return
 // OPT-LABEL:   func.func @one_hinted(
-// OPT:         func.func @local_schedule_0(%x: index, %o1: index) {
+// OPT:         func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // OPT-NEXT:      spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
-// OPT:         func.func @local_schedule_1(%y: index, %o2: index) {
+// OPT:         func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // OPT-NEXT:      spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 // OPT:             affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%y]
 // OPT:             %eb = math.sqrt %b : tensor<4x32xf32>
 // AUTO-LABEL:  func.func @one_hinted(
-// AUTO:        func.func @local_schedule_0(%x: index, %o1: index) {
+// AUTO:        func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // AUTO-NEXT:     spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
-// AUTO:        func.func @local_schedule_1(%y: index, %o2: index) {
+// AUTO:        func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // AUTO-NEXT:     spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -313,7 +313,7 @@ func.func @center(%x: index, %out: index) attributes {spyre.slices = 2} {
 // x (not the reduced rows). x's view keeps its 8 rows and its tiles take 16
 // columns (16 x 1 elements a step); the splat constant shrinks with them.
 // CHECK-LABEL: func.func @colsum(%x: index, %out: index) {
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [16] {
 // CHECK:           %zero = arith.constant dense<0.000000e+00> : tensor<16xf32>
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)> (%{{.*}})[%x]
@@ -333,7 +333,7 @@ builtin.module {
     func.func private @local_schedule_0(index, index) -> ()
   }
   builtin.module @local_schedule_0 {
-    func.func @local_schedule_0(%x: index, %out: index) attributes {spyre.slices = [[2, [0]]]} {
+    func.func @local_schedule_0(%x: index, %out: index) attributes {spyre.compute_group, spyre.slices = [[2, [0]]]} {
       %c0 = arith.constant 0 : index
       %zero = arith.constant dense<0.0> : tensor<32xf32>
       %xv = ktdp.construct_memory_view %x, sizes: [8, 32], strides: [32, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8x32xf32>

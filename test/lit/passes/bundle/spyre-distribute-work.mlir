@@ -16,7 +16,7 @@
 // grid asks for more cores than the machine has: a located error at the
 // kernel (the group's function carries its location).
 // CHECK-LABEL: func.func @vadd(
-// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {grid = [32 : i64], spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0 : i64], per_core = [128 : i64], per_iteration = [4096 : i64]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {grid = [32 : i64], spyre.compute_group, spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0 : i64], per_core = [128 : i64], per_iteration = [4096 : i64]}} {
 // BIG-LABEL:   func.func @vadd(
 // BIG:         spyre.core_split = {cores = 32 : i64, machine_cores = 64 : i64, dims = [0 : i64], per_core = [128 : i64], per_iteration = [4096 : i64]}
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 4095 >= 0)>
@@ -45,7 +45,7 @@ func.func @vadd(%x: index, %y: index, %out: index) attributes {grid = [32]} {
 // The same split after spyre-coarse-tile cut each core's 128 elements in 2:
 // the record is per iteration of the loop, 64 per core, 32 x 64 = 2048.
 // CHECK-LABEL: func.func @vadd_tiled(
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [32 : i64], spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0 : i64], per_core = [64 : i64], per_iteration = [2048 : i64]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [32 : i64], spyre.compute_group, spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0 : i64], per_core = [64 : i64], per_iteration = [2048 : i64]}} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [64] {
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 4095 >= 0)>
 #mine = affine_set<(d0) : (d0 >= 0, -d0 + 127 >= 0)>
@@ -70,7 +70,7 @@ func.func @vadd_tiled(%x: index, %out: index) attributes {grid = [32], spyre.sli
 // A one-core kernel that never reads its core id: one core, no dim moved by
 // it, the whole vector per core and per iteration. Fits cores=16.
 // CHECK-LABEL: func.func @single(
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [1 : i64], spyre.core_split = {cores = 1 : i64, machine_cores = 32 : i64, dims = [], per_core = [64 : i64], per_iteration = [64 : i64]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [1 : i64], spyre.compute_group, spyre.core_split = {cores = 1 : i64, machine_cores = 32 : i64, dims = [], per_core = [64 : i64], per_iteration = [64 : i64]}} {
 // BIG-LABEL:   func.func @single(
 // BIG:         spyre.core_split = {cores = 1 : i64, machine_cores = 64 : i64, dims = [], per_core = [64 : i64], per_iteration = [64 : i64]}
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>

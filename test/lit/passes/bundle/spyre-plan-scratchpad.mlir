@@ -17,7 +17,7 @@
 // it stays a value (marked spyre.lx_spilled) with a remark; s still reuses
 // offset 0; the peak is q's end, 128 + 120 = 248.
 // CHECK-LABEL: func.func @chain(
-// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.peak_lx_bytes = 376 : i64} {
+// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 376 : i64} {
 // CHECK:         %p = arith.addf %a, %b : tensor<3x20xf16>
 // CHECK-NEXT:    %[[PO:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[PV:.*]] = ktdp.construct_memory_view %[[PO]], sizes: [3, 20], strides: [20, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 2 >= 0, d1 >= 0, -d1 + 19 >= 0)>, memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<3x20xf16>
@@ -44,7 +44,7 @@
 // CHECK-NEXT:    ktdp.store %t, %ot : tensor<3x20xf16>, !ktdp.access_tile<3x20xindex>
 // CHECK-NEXT:    func.return
 // SMALL-LABEL: func.func @chain(
-// SMALL:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.peak_lx_bytes = 248 : i64} {
+// SMALL:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 248 : i64} {
 // SMALL:         spyre.lx_offset = 0 : i64
 // SMALL:         spyre.lx_offset = 128 : i64
 // SMALL:         %r = arith.subf %{{.*}}, %{{.*}} {spyre.lx_spilled} : tensor<3x20xf16>
@@ -86,7 +86,7 @@ func.func @chain(%x: index, %y: index, %out: index) {
 // functions of the tile number; the same first fit gives 0, 128, 256, 0 and
 // a peak of 256 + 40 = 296 bytes, which fits lx-bytes=300 (no remark there).
 // CHECK-LABEL: func.func @in_loop(
-// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.peak_lx_bytes = 296 : i64} {
+// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 296 : i64} {
 // CHECK-NEXT:    spyre_loop.loop count(3) tiled_dims [0] tile_sizes [1] {
 // CHECK-NEXT:    ^bb0(%[[K:.*]]: index):
 // CHECK:           %p = arith.addf %a, %b : tensor<1x20xf16>
@@ -106,7 +106,7 @@ func.func @chain(%x: index, %y: index, %out: index) {
 // CHECK:           ktdp.store %t,
 // CHECK-NEXT:    }
 // SMALL-LABEL: func.func @in_loop(
-// SMALL:       attributes {spyre.peak_lx_bytes = 296 : i64}
+// SMALL:       attributes {spyre.compute_group, spyre.peak_lx_bytes = 296 : i64}
 // SMALL-NOT:   spyre.lx_spilled
 // SMALL:       spyre.lx_offset = 256 : i64
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 2 >= 0, d1 >= 0, -d1 + 19 >= 0)>
@@ -136,7 +136,7 @@ func.func @in_loop(%x: index, %y: index, %out: index) attributes {spyre.slices =
 // 80 bytes at 0); the store copies the LX copy out to %mid. The output n is
 // consumed only by its store: no buffer.
 // CHECK-LABEL: func.func @both(
-// CHECK:       func.func @local_schedule_0(%x: index, %mid: index, %out: index) attributes {spyre.peak_lx_bytes = 80 : i64} {
+// CHECK:       func.func @local_schedule_0(%x: index, %mid: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 80 : i64} {
 // CHECK:         %e = math.exp %a : tensor<1x20xf32>
 // CHECK-NEXT:    arith.constant 0 : index
 // CHECK-NEXT:    ktdp.construct_memory_view {{.*}}memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<1x20xf32>
