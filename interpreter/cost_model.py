@@ -63,6 +63,7 @@ from xdsl.ir.affine import AffineDimExpr
 from xdsl.traits import IsTerminator
 
 from spyre_mlir.analysis.engines import Signal, Simulator, Step, Wait
+from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
 from spyre_mlir.target import SPYRE, element_bytes
 
 COMPONENTS = ("compute", "memory", "communication")
@@ -276,7 +277,7 @@ FREE = {
     "ktdp.get_compute_tile_id": "the core's own coordinates",
     "ktdp.runtime_arg_extract": "a launch-time value",
     "ktdp.inter_tile_produce": "publishes a partial; the delivery is charged the transfer",
-    "spyre.tensor_layout": "a statement about memory",
+    TensorLayoutOp.name: "a statement about memory",
     "func.call": "its callee's ops are charged",
     "sdscbundle.sdsc_execute": "runs an SDSC function, whose ops are charged",
     "spyre_interpreter.run_spatial_program": "runs a spatial.program: its compute bodies' ops are charged, its tile moves not yet",
@@ -387,7 +388,7 @@ class OpCosts:
             if name == "ktdp.inter_tile_reduce":
                 self._combiner(fc, op, charge)
             return charge
-        if name == "spyre.relayout":
+        if name == RelayoutOp.name:
             moved = self._scaled(self._raw_bytes(fc, op.operands[0]), 2.0)  # read + write
             return Charge("memory", self._scaled(moved, 1.0 / self.config.lx_bytes_per_cycle))
         if isinstance(op, ReduceOp):

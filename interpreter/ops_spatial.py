@@ -60,8 +60,10 @@ Semantics (a deterministic discrete-event simulation, no threads):
   LX is its own byte array of the program's `lx_bytes` (default 2 MiB), not
   the per-core LX of `runtime.lx` (the wrapper runs on one core whatever
   the sites).
-- Engines. Each `spatial.engine` (one per (site, engine)) is a coroutine (a
-  Python generator) over its choreography, in order:
+- Engines. Each `spatial.engine` (one per (site, engine)) is an engine of
+  the engine simulator (analysis/engines.py, in data mode: each step's work
+  is done here, on NumPy tiles in the sites' LX), running its choreography in
+  order:
   `spatial.loop %k = lo to hi` runs its body for k = lo .. hi-1;
   `spatial.loop %k = lo to trip(@t)` runs it for k = lo .. lo+n-1, n the
   trip's count (below);
@@ -115,8 +117,8 @@ HBM bandwidth of one core when the program's sites share the chip's
 the cost model charges the ops of its body for that run (measured as the
 schedule IR's stages are); a signal stamps its units with the signalling
 engine's clock; a wait takes the oldest units of its semaphore and moves
-the waiting engine's clock to the stamp of the last unit it takes (when
-that is later). The program's cycles are the largest engine clock. Load
+the waiting engine's clock to the latest stamp among the units it takes
+(when that is later). The program's cycles are the largest engine clock. Load
 and store steps are also charged to the run's cost estimate (rows
 `spatial.load_step` and `spatial.store_step`), so its sequential figure is
 every step of every engine one after another.

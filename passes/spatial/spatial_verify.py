@@ -1,8 +1,9 @@
 """spatial-verify: re-check a synthesized spatial program by simulating counts.
 
 Each `spatial.program` in phase "synthesized" (or "verified", re-checked) is
-simulated on counts only, no data: every `spatial.engine` is a program
-counter over its choreography (`spatial.loop` bounds unrolled on the fly),
+simulated on counts only, no data, by the engine simulator
+(analysis/engines.py, counts mode): every `spatial.engine` is an engine
+running its choreography (`spatial.loop` bounds unrolled on the fly),
 semaphores are counters (`wait @s >= N` blocks until the value reaches N,
 then takes N; `signal @s += N` adds N) and FIFO buffers are counts of full
 slots, bounded by their depth. A step of a load or compute stage fills one
