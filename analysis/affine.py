@@ -29,7 +29,7 @@ Affine constants are 64-bit (the parser refuses larger literals, see
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -188,12 +188,6 @@ def compile_map(
     )
 
 
-@cache
-def _compile_exact(expr: AffineExpr, error: type[Exception] = AffineEvaluationError) -> Callable:
-    """`f(dims, syms)`: exact over Python ints (a symbol-only part of a set constraint)."""
-    return _build(f"lambda d, s: {_Source(False, False, error).expr(expr)}", error)
-
-
 _COMPARE = {AffineConstraintKind.eq: "==", AffineConstraintKind.ge: ">=", AffineConstraintKind.le: "<="}
 
 
@@ -272,6 +266,88 @@ def _magnitude_bound(aset: AffineSet) -> Callable[[int], int] | None:
 
 
 # --------------------------------------------------------------------------
+# Linear forms: the one linearizer
+# --------------------------------------------------------------------------
+
+
+class Linear:
+    """`const + sum(coeff * key)`: exact integer arithmetic over opaque keys
+    (dim positions, SSA values: whatever the caller linearizes over)."""
+
+    __slots__ = ("const", "terms")
+
+    def __init__(self, const: int = 0, terms: Mapping[Hashable, int] | None = None):
+        self.const = const
+        self.terms = {k: c for k, c in (terms or {}).items() if c != 0}
+
+    def plus(self, other: Linear, scale: int = 1) -> Linear:
+        terms = dict(self.terms)
+        for k, c in other.terms.items():
+            terms[k] = terms.get(k, 0) + scale * c
+        return Linear(self.const + scale * other.const, terms)
+
+    def times(self, k: int) -> Linear:
+        return Linear(self.const * k, {v: c * k for v, c in self.terms.items()})
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.terms
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Linear) and self.const == other.const and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return hash((self.const, frozenset(self.terms.items())))
+
+    def __repr__(self) -> str:
+        parts = [f"{c}*{_key_name(k)}" for k, c in self.terms.items()]
+        return " + ".join([str(self.const), *parts]) if parts else str(self.const)
+
+
+def _key_name(key: object) -> str:
+    hint = getattr(key, "name_hint", None)
+    return f"%{hint}" if hint else f"d{key}" if isinstance(key, int) else repr(key)
+
+
+def linear_form(e: AffineExpr, dims: Sequence[Linear | None], syms: Sequence[Linear | None] = ()) -> Linear | None:
+    """`e` with dim i replaced by `dims[i]` and symbol j by `syms[j]`, as one
+    `Linear`, or None when it is not linear: a leaf given as None or missing,
+    a product of two non-constant forms, a division or `mod` by a
+    non-constant or zero divisor, or of a form whose coefficients the divisor
+    does not divide. Exact (Python ints, nothing wraps): `(d0 * 4) floordiv 2`
+    is `2 * d0`, `(d0 * 4 + 5) mod 2` is 1.
+
+    The one index-to-affine linearizer: `spyre_mlir.analysis.loops.linearize`
+    applies it to SSA values, the integer-set geometry here to constraints,
+    with `dims = [Linear(0, {i: 1}) for i in range(n)]` for coefficients per dim."""
+    if isinstance(e, AffineConstantExpr):
+        return Linear(e.value)
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position] if e.position < len(dims) else None
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position] if e.position < len(syms) else None
+    assert isinstance(e, AffineBinaryOpExpr)
+    lhs = linear_form(e.lhs, dims, syms)
+    rhs = linear_form(e.rhs, dims, syms) if lhs is not None else None
+    if lhs is None or rhs is None:
+        return None
+    if e.kind is _ADD:
+        return lhs.plus(rhs)
+    if e.kind is _MUL:
+        if rhs.is_constant:
+            return lhs.times(rhs.const)
+        return rhs.times(lhs.const) if lhs.is_constant else None
+    b = rhs.const
+    if not rhs.is_constant or b == 0 or any(c % b for c in lhs.terms.values()):
+        return None
+    # The terms are multiples of b: only the constant rounds.
+    if e.kind is _MOD:
+        return Linear(lhs.const % b)
+    quotient = {k: c // b for k, c in lhs.terms.items()}
+    return Linear(lhs.const // b if e.kind is _FLOOR else -(-lhs.const // b), quotient)
+
+
+# --------------------------------------------------------------------------
 # MLIR's spelling
 # --------------------------------------------------------------------------
 
@@ -343,37 +419,11 @@ def _linear(c, num_dims: int, syms: Sequence[int]) -> tuple[list[int], int] | No
     """Constraint `c` as `sum(k_i * d_i) + r (>=, <=, ==) 0`: the dim
     coefficients and the value of the dim-free rest, exactly (Python ints);
     None if it is not linear in the dims, or names a symbol not in `syms`."""
-    coeffs = [0] * num_dims
-    rest = 0
-
-    def go(e: AffineExpr, scale: int) -> bool:
-        nonlocal rest
-        if isinstance(e, AffineDimExpr):
-            coeffs[e.position] += scale
-        elif isinstance(e, AffineConstantExpr):
-            rest += scale * e.value
-        elif isinstance(e, AffineSymExpr):
-            if e.position >= len(syms):
-                return False
-            rest += scale * syms[e.position]
-        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _ADD:
-            return go(e.lhs, scale) and go(e.rhs, scale)
-        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _MUL and isinstance(e.rhs, AffineConstantExpr):
-            return go(e.lhs, scale * e.rhs.value)
-        elif isinstance(e, AffineBinaryOpExpr) and e.kind is _MUL and isinstance(e.lhs, AffineConstantExpr):
-            return go(e.rhs, scale * e.lhs.value)
-        elif not any(isinstance(x, AffineDimExpr) for x in e.dfs()):
-            try:
-                rest += scale * int(_compile_exact(e)((), syms))
-            except IndexError:
-                return False
-        else:
-            return False
-        return True
-
-    if not (go(c.lhs, 1) and go(c.rhs, -1)):
+    dims = [Linear(0, {i: 1}) for i in range(num_dims)]
+    form = linear_form(c.lhs - c.rhs, dims, [Linear(int(v)) for v in syms])
+    if form is None:
         return None
-    return coeffs, rest
+    return [form.terms.get(i, 0) for i in range(num_dims)], form.const
 
 
 def box_bounds(aset: AffineSet, syms: Sequence[int] = ()) -> list[tuple[int, int]] | None:
@@ -537,6 +587,8 @@ def permutation_of(amap: AffineMap) -> list[int] | None:
 
 
 __all__ = [
+    "Linear",
+    "linear_form",
     "projected_dims",
     "AffineEvaluationError",
     "compile_map",

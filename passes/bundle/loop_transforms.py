@@ -4,7 +4,8 @@ and parallelize (`scf.for` -> `scf.forall`, when proven legal).
 Each transformation is a frozen dataclass naming its loop by a stable path,
 `(function name, index of the loop in iteration_domains(function))`, so the
 same decision applies to any clone or re-parse of a module. Each proves its
-own preconditions from the analysis views (`spyre_mlir.analysis.loop_analysis`):
+own preconditions from the analysis views (`spyre_mlir.analysis.loops`,
+`spyre_mlir.analysis.access`):
 
     t = Tile(("kernel", 0), 4)
     refusal = t.check(module)          # None, or a Refusal (kind, message)
@@ -29,15 +30,8 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.analysis.loop_analysis import (
-    LoopDomain,
-    Verdict,
-    accesses,
-    dependence,
-    enclosing_function,
-    interchange_dependence,
-    iteration_domains,
-)
+from spyre_mlir.analysis.access import Verdict, accesses, dependence, interchange_dependence
+from spyre_mlir.analysis.loops import LoopDomain, enclosing_function, iteration_domains
 from spyre_mlir.walk import walk_ops
 
 __all__ = [

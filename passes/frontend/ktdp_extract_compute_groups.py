@@ -67,29 +67,24 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import (
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    UnitAttr,
-)
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.traits import IsTerminator
 
+from spyre_mlir.analysis.access import View, is_scratch, may_alias, view_of
+from spyre_mlir.analysis.remat import rematerializable
 from spyre_mlir.diagnostics import error
-from spyre_mlir.dialects.ktdp import (
-    ConstructMemoryViewOp,
-    LoadOp,
-    StoreOp,
-    normalized_memory_space,
-)
+from spyre_mlir.dialects.ktdp import LoadOp, StoreOp
 from spyre_mlir.dialects.spyre import COMPUTE_GROUP_ATTR
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.walk import walk_ops
+from spyre_mlir.walk import capture_summaries, walk_ops, walk_ops_post
+
+# Importable from here until their users (ktdp-hbm-roundtrip, spyre-plan-scratchpad, ktdf-build-pipelines and
+# test_schedule_passes) ask spyre_mlir.analysis.access / .remat directly.
+_may_alias, _view_of = may_alias, view_of
+__all__ = ["SUPPORTED_DIALECTS", "KtdpExtractComputeGroupsPass", "rematerializable"]
 
 SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math", "scf", "spyre", "tensor"}
 """Dialects whose ops a group may hold (what the interpreter and the later stages know)."""
@@ -137,13 +132,11 @@ class Extractor:
     def _summarize(self, kernel: func.FuncOp) -> None:
         """Per region, the values it captures; per op, the loads and stores in it
         (itself included). Computed before anything moves."""
-        from spyre_mlir.walk import capture_summaries, walk_ops_post
-
         capture_summaries(kernel.body, self.captures)
         for op in walk_ops_post(kernel.body):
             found = [op] if isinstance(op, LoadOp | StoreOp) else []
             if found:
-                self.views[op] = _view_of(op.operands[0] if isinstance(op, LoadOp) else op.operands[1])
+                self.views[op] = view_of(op.operands[0] if isinstance(op, LoadOp) else op.operands[1])
             for region in op.regions:
                 for block in region.blocks:
                     for inner in block.ops:
@@ -240,7 +233,7 @@ class Extractor:
         why: dict[tuple[int, int], tuple] = {}
         for a in accesses:
             for b in accesses:
-                if a[0] != b[0] and a[1] < b[1] and "store" in (a[3], b[3]) and _may_alias(a[4], b[4]):
+                if a[0] != b[0] and a[1] < b[1] and "store" in (a[3], b[3]) and may_alias(a[4], b[4]):
                     before[b[0]].add(a[0])
                     why.setdefault((a[0], b[0]), (a, b))
         loops = sorted((i for i in range(len(units)) if units[i][0] == "loop"), key=lambda i: key[i])
@@ -413,24 +406,11 @@ def _callees(definition: func.FuncOp, module: ModuleOp) -> list[func.FuncOp]:
     return copies
 
 
-CHEAP_TENSORS = {"tensor.empty", "arith.constant", "tensor.splat"}
-"""Tensor producers cheap enough to clone into every group that uses them."""
-
-
-def rematerializable(op: Operation) -> bool:
-    """Side-effect-free and cheap: index and view arithmetic, constants,
-    `tensor.empty`, splats (not tensor computes, which run once, in a group).
-    Whether its operands allow cloning is the caller's question."""
-    if not is_side_effect_free(op):
-        return False
-    return op.name in CHEAP_TENSORS or not any(isinstance(r.type, TensorType) for r in op.results)
-
-
 def _describe(access: tuple) -> str:
     """'load' / 'store', saying when it is a round trip through HBM scratch
     (those are located at the op whose value they carry)."""
     kind, view = access[3], access[4]
-    if _is_scratch(view.root):
+    if is_scratch(view.root):
         return f"{kind} of HBM scratch (a round trip of the value computed here, by ktdp-hbm-roundtrip)"
     return kind
 
@@ -453,159 +433,6 @@ def _inside(op: Operation, members: set[Operation]) -> bool:
             return True
         node = node.parent_op()
     return False
-
-
-@dataclass(frozen=True)
-class View:
-    """What alias analysis knows of a view: its memory space and the bytes it
-    may touch, as `anchor + [low, high]` in allocation `root`: a kernel
-    parameter (each pointer parameter is its own buffer: the runtime's
-    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`;
-    for `UNKNOWN`, `may_be_scratch` says whether its address may come from
-    the compiler's scratch parameter (else it cannot touch scratch)."""
-
-    space: str | None
-    root: object
-    anchor: object
-    low: float
-    high: float
-    may_be_scratch: bool = True
-
-
-UNKNOWN = object()
-ABSOLUTE = object()
-
-
-def _byte_address(value: SSAValue, width: int) -> tuple[object, object, float, float]:
-    """The first byte of a view whose base (in its own `width`-byte elements)
-    is `value`, as (allocation, anchor, low, high): `anchor + [low, high]`
-    bytes in the allocation, `anchor` the SSA value of the variable part of
-    the address (None: a constant offset)."""
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and _constant(owner.operands[1]) == width:
-        alloc, anchor, low, high = _offset(owner.operands[0], 1)
-        if _is_scratch(alloc) and low == high and low % width == 0:
-            return alloc, anchor, low, high  # scratch is aligned (ktdp-hbm-roundtrip): the division is exact
-        return alloc, anchor, low - (width - 1), high
-    return _offset(value, width)
-
-
-def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
-    """`value` (an address in `unit`-byte units) as (allocation, anchor, low,
-    high): constants are absolute, `x + c` shifts, `x + y` with one side in a
-    kernel parameter's buffer stays in it, anchored at the sum."""
-    c = _constant(value)
-    if c is not None:
-        return ABSOLUTE, None, c * unit, c * unit
-    if isinstance(value, BlockArgument):
-        if isinstance(value.block.parent_op(), func.FuncOp):
-            return value, None, 0, 0
-        return UNKNOWN, value, 0, 0
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "arith.addi":
-        x, y = owner.operands
-        for a, b in ((x, y), (y, x)):
-            k = _constant(b)
-            if k is not None:
-                alloc, anchor, low, high = _offset(a, unit)
-                return alloc, anchor, low + k * unit, high + k * unit
-        allocs = [r for r in (_offset(x, unit)[0], _offset(y, unit)[0]) if r is not UNKNOWN and r is not ABSOLUTE]
-        if len(allocs) == 1:
-            return allocs[0], value, 0, 0
-    return UNKNOWN, value, 0, 0
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "arith.constant":
-        attr = owner.properties.get("value", owner.attributes.get("value"))
-        if isinstance(attr, IntegerAttr):
-            return int(attr.value.data)
-    return None
-
-
-def _is_scratch(root: object) -> bool:
-    """A kernel parameter the compiler added for HBM scratch (ktdp-hbm-roundtrip)."""
-    if not isinstance(root, BlockArgument):
-        return False
-    parent = root.block.parent_op()
-    if not isinstance(parent, func.FuncOp) or not parent.arg_attrs:
-        return False
-    return "spyre.scratch_bytes" in parent.arg_attrs.data[root.index].data  # pyright: ignore[reportAttributeAccessIssue]
-
-
-def _view_of(tile: SSAValue) -> View:
-    """The bytes a load/store's tile may touch: its whole view (conservative)."""
-    from spyre_mlir.dialects.ktdp import ConstructAccessTileOp
-
-    owner = tile.owner
-    if isinstance(owner, ConstructAccessTileOp):
-        view = owner.base.owner
-        if isinstance(view, ConstructMemoryViewOp):
-            space = normalized_memory_space(view.memory_space)
-            kind = None if space is None else "global" if space.is_global else f"ct_local:{space.tile}"
-            ty = view.result.type
-            assert isinstance(ty, MemRefType)
-            sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
-            strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
-            width = _element_bytes(ty.get_element_type())
-            if any(s < 0 for s in sizes) or any(s < 0 for s in strides) or len(strides) != len(sizes):
-                return View(kind, _byte_address(view.offset, _element_bytes(ty.get_element_type()))[0], object(), 0, 0)
-            span = (sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0) + 1) * width - 1
-            root, anchor, low, high = _byte_address(view.offset, width)
-            return View(kind, root, anchor, low, high + span)
-    return View(None, UNKNOWN, None, 0, 0, _computed_from_scratch(tile))
-
-
-def _computed_from_scratch(value: SSAValue) -> bool:
-    """Whether `value` is computed (through operands, transitively, not through
-    loaded data) from a scratch parameter: a view the analysis cannot follow
-    (a distributed view, an indirect tile) touches scratch only then."""
-    seen: set[SSAValue] = set()
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        if isinstance(v, BlockArgument):
-            if _is_scratch(v):
-                return True
-            holder = v.block.parent_op()
-            if holder is None:
-                return True
-            if not isinstance(holder, func.FuncOp):  # a loop's: from its operands or what its body yields
-                todo += holder.operands
-                todo += [w for region in holder.regions for b in region.blocks if b.last_op for w in b.last_op.operands]
-            continue
-        if not isinstance(v.owner, LoadOp):  # loaded data is no address of scratch (only its round trips write it)
-            todo += v.owner.operands
-    return False
-
-
-def _element_bytes(elem) -> int:
-    width = getattr(getattr(elem, "width", None), "data", None) or getattr(elem, "bitwidth", None) or 64
-    return max(1, int(width) // 8)
-
-
-def _may_alias(a: View, b: View) -> bool:
-    if a.space is not None and b.space is not None and a.space != b.space:
-        return False
-    if a.root is UNKNOWN or b.root is UNKNOWN:
-        # Scratch is reached only from its own parameter.
-        if a.root is UNKNOWN and not a.may_be_scratch and _is_scratch(b.root):
-            return False
-        if b.root is UNKNOWN and not b.may_be_scratch and _is_scratch(a.root):
-            return False
-        return True
-    if a.root is not b.root:
-        # Two parameters are two buffers; a constant address may be anywhere but in scratch.
-        if a.root is ABSOLUTE or b.root is ABSOLUTE:
-            return not (_is_scratch(a.root) or _is_scratch(b.root))
-        return False
-    if a.anchor is not b.anchor:
-        return True  # two variable offsets in one buffer: anything may overlap
-    return not (a.high < b.low or b.high < a.low)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Analysis views of loops and accesses (spyre_mlir.analysis.loop_analysis, issue 12 part 3).
+"""Analysis views of loops and accesses (spyre_mlir.analysis.loops and .access, issue 12 part 3).
 
 Iteration domains of nested loops (constant and dynamic bounds); accesses
 through KTDP views and tiles as byte addresses (a row-tile loop touches
@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import spyre_mlir
-from spyre_mlir.analysis.loop_analysis import (
+from spyre_mlir.analysis.access import (
     ABSOLUTE,
     UNKNOWN,
     Verdict,
@@ -24,8 +24,8 @@ from spyre_mlir.analysis.loop_analysis import (
     dependence,
     injective,
     interchange_dependence,
-    iteration_domains,
 )
+from spyre_mlir.analysis.loops import iteration_domains
 
 PI, PD, PNE = Verdict.PROVEN_INDEPENDENT, Verdict.PROVEN_DEPENDENT, Verdict.PROOF_NOT_ESTABLISHED
 
@@ -578,7 +578,7 @@ def test_the_exact_sum_test_agrees_with_enumeration():
     import itertools
     import random
 
-    from spyre_mlir.analysis.loop_analysis import _hits
+    from spyre_mlir.analysis.access import _hits
 
     rng = random.Random(0)
     for _ in range(3000):

@@ -1,28 +1,44 @@
-"""Analysis views of a kernel's loops and memory accesses (issue 12, part 3).
+"""Memory accesses, may-alias and dependence: the one memory analysis.
 
-Three derived views, recomputed from the IR on demand (nothing is stored in
-it; see docs/loop-analysis.md):
+Every question about which bytes a `ktdp.load` / `ktdp.store` touches, and
+whether two of them may touch a common one, is answered here, from the IR
+on demand (nothing is stored in it; see docs/loop-analysis.md):
 
-- `iteration_domains(func)`: every loop (`scf.for`, `spyre_loop.loop`) in
-  walk order, with its bounds, step and trip count when they are constants.
-- `accesses(root)`: every memory access under `root`: `ktdp.load` /
-  `ktdp.store` through a KTDP view and access tile, as the byte address of
-  each accessed element, an affine function of the enclosing loops'
-  induction variables and of values fixed for the run (parameters, tile
-  ids), plus a box of tile offsets; and every other op with a memory effect,
-  as an access of unknown address.
+- `view_of(tile)` and `may_alias(a, b)`: the coarse question the
+  compute-group extraction, `ktdp-hbm-roundtrip` and `ktdf-build-pipelines`
+  ask of two accesses in one execution of the block that holds both: the
+  whole view each may touch, as `anchor + [low, high]` bytes in an
+  allocation (`View`). Two memory spaces, two pointer parameters (separate
+  buffers: the runtime's calling convention, under which an address computed
+  by adding to a parameter stays in its buffer), compiler scratch against
+  an address not computed from the scratch parameter, or disjoint byte
+  ranges from one base prove them apart; anything else may alias.
+- `accesses(root)` / `access_of(op)`: every memory access under `root`
+  (`Access`): a `ktdp.load` / `ktdp.store` through a KTDP view and access
+  tile, as the byte address of each accessed element, an affine function of
+  the enclosing loops' induction variables and of values fixed for the run
+  (`spyre_mlir.analysis.loops.linearize`), plus a box of tile offsets; and
+  every other op with a memory effect, as an access of unknown address.
 - `dependence(a, b, loop)`: may the two accesses touch a common byte (in
   different iterations of `loop`, when given)? A three-valued verdict:
   PROVEN_INDEPENDENT, PROVEN_DEPENDENT or PROOF_NOT_ESTABLISHED, with the
   reason. Unknown facts are never proofs: an unknown pointer base, a
   runtime-shaped view, a layout whose strides are not provably injective,
-  two pointer parameters not known to be distinct buffers, an address
+  two pointer parameters not known to be distinct buffers
+  (`assume_distinct_params` assumes the calling convention), an address
   term whose value is not known statically all give PROOF_NOT_ESTABLISHED.
+  `interchange_dependence` asks the same for a loop interchange.
 
-    from spyre_mlir.analysis.loop_analysis import iteration_domains, accesses, dependence
-    loops = iteration_domains(kernel)
+Both readings share the roots (`ABSOLUTE`, `UNKNOWN`, a parameter), the
+scratch rule (`is_scratch`: compiler scratch is reached only from its own
+parameter) and the element widths (the target model's `element_bytes`; a
+type without one makes the address unknown).
+
+    from spyre_mlir.analysis.access import accesses, dependence, may_alias, view_of
+    from spyre_mlir.analysis.loops import iteration_domains
     acc = accesses(kernel)
-    verdict, why = dependence(acc[0], acc[1], loops[0], assume_distinct_params=True)
+    verdict, why = dependence(acc[0], acc[1], iteration_domains(kernel)[0], assume_distinct_params=True)
+    may_alias(view_of(load.access_tile), view_of(store.access_tile))
 """
 
 from __future__ import annotations
@@ -33,20 +49,21 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import product
 
-from xdsl.dialects import func, scf
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineSymExpr,
-)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, MemoryEffectKind, RecursiveMemoryEffect, get_effects
 
-from spyre_mlir.analysis.affine import bounding_box, box_bounds
+from spyre_mlir.analysis.affine import Linear, bounding_box, box_bounds, linear_form
+from spyre_mlir.analysis.loops import (
+    LoopDomain,
+    enclosing_function,
+    inside,
+    is_param,
+    iteration_domains,
+    linearize,
+    value_name,
+)
 from spyre_mlir.dialects.ktdp import (
     DYNAMIC_INDEX,
     ConstructAccessTileOp,
@@ -55,25 +72,25 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.dialects.spyre_loop import LoopOp as SpyreLoopOp
-from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _element_bytes, _is_scratch
+from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
+from spyre_mlir.target import TargetError, element_bytes, target_of
 from spyre_mlir.walk import walk_ops
 
 __all__ = [
     "ABSOLUTE",
     "UNKNOWN",
     "Access",
-    "Linear",
-    "LoopDomain",
     "Verdict",
+    "View",
     "access_of",
     "accesses",
+    "computed_from_scratch",
     "dependence",
-    "enclosing_function",
     "injective",
     "interchange_dependence",
-    "iteration_domains",
-    "linearize",
+    "is_scratch",
+    "may_alias",
+    "view_of",
 ]
 
 
@@ -101,292 +118,183 @@ UNKNOWN = _Root("UNKNOWN")
 """Root of an access whose pointer base is not `parameter + affine offset` nor `constant + offset`."""
 
 
-# ===========================================================================
-# Iteration domains
-# ===========================================================================
 
-
-@dataclass(eq=False)
-class LoopDomain:
-    """One loop: `iv` runs over `lower, lower + step, ... < upper`.
-
-    `lower`/`upper`/`step`/`trip_count` are ints when the bounds are
-    constants, else None. A `spyre_loop.loop` is `0 to count step 1`.
-    `index` is the loop's position in `iteration_domains(func)` (walk
-    order, all loop kinds): `path` = (function name, index) names it in any
-    clone or re-parse of the module."""
-
-    op: Operation
-    iv: SSAValue
-    lower: int | None
-    upper: int | None
-    step: int | None
-    trip_count: int | None
-    depth: int
-    parent: LoopDomain | None
-    index: int
-    function: str
-    iter_args: int = 0
-
-    @property
-    def kind(self) -> str:
-        return self.op.name
-
-    @property
-    def path(self) -> tuple[str, int]:
-        return (self.function, self.index)
-
-    @property
-    def static(self) -> bool:
-        """Constant lower bound, step and trip count."""
-        return self.lower is not None and self.step is not None and self.trip_count is not None
-
-    def encloses(self, op: Operation) -> bool:
-        return _inside(op, self.op)
-
-    def __repr__(self) -> str:
-        bounds = f"{_show(self.lower)} to {_show(self.upper)} step {_show(self.step)}"
-        return f"LoopDomain({self.kind} #{self.index} {_value_name(self.iv)} = {bounds}, trips={_show(self.trip_count)})"
-
-
-def _show(x: int | None) -> str:
-    return "?" if x is None else str(x)
-
-
-def _trips(lower: int | None, upper: int | None, step: int | None) -> int | None:
-    if lower is None or upper is None or step is None or step <= 0:
-        return None
-    return max(0, -((lower - upper) // step))
-
-
-def iteration_domains(func_op: Operation) -> list[LoopDomain]:
-    """Every `scf.for` and `spyre_loop.loop` under `func_op`, in walk order (pre-order)."""
-    name = _function_name(func_op)
-    found: list[LoopDomain] = []
-    by_op: dict[Operation, LoopDomain] = {}
-    for op in walk_ops(func_op):
-        if not isinstance(op, scf.ForOp | SpyreLoopOp) or op is func_op:
-            continue
-        parent = None
-        node = op.parent_op()
-        while node is not None and node is not func_op:
-            if node in by_op:
-                parent = by_op[node]
-                break
-            node = node.parent_op()
-        if isinstance(op, scf.ForOp):
-            lower, upper, step = (_const_value(v) for v in (op.lb, op.ub, op.step))
-            iv, nargs = op.body.block.args[0], len(op.iter_args)
-        else:
-            count = op.static_count if op.count is not None else _const_value(op.count_value)  # pyright: ignore[reportArgumentType]
-            lower, upper, step = 0, count, 1
-            iv, nargs = op.iteration, 0
-        domain = LoopDomain(
-            op, iv, lower, upper, step, _trips(lower, upper, step), 0 if parent is None else parent.depth + 1,
-            parent, len(found), name, nargs,
-        )
-        found.append(domain)
-        by_op[op] = domain
-    return found
-
-
-def _function_name(op: Operation) -> str:
-    sym = getattr(op, "sym_name", None)
-    return sym.data if sym is not None else op.name
-
-
-def enclosing_function(op: Operation) -> Operation:
-    """The `func.func` holding `op` (or the outermost op, if none)."""
-    node = op
-    while not isinstance(node, func.FuncOp):
-        parent = node.parent_op()
-        if parent is None:
-            return node
-        node = parent
-    return node
-
-
-# ===========================================================================
-# Affine forms over SSA values
-# ===========================================================================
-
-
-class Linear:
-    """`const + sum(coeff * value)`: exact integer arithmetic over SSA values
-    (loop induction variables and values fixed for the run)."""
-
-    __slots__ = ("const", "terms")
-
-    def __init__(self, const: int = 0, terms: dict[SSAValue, int] | None = None):
-        self.const = const
-        self.terms = {v: c for v, c in (terms or {}).items() if c != 0}
-
-    def plus(self, other: Linear, scale: int = 1) -> Linear:
-        terms = dict(self.terms)
-        for v, c in other.terms.items():
-            terms[v] = terms.get(v, 0) + scale * c
-        return Linear(self.const + scale * other.const, terms)
-
-    def times(self, k: int) -> Linear:
-        return Linear(self.const * k, {v: c * k for v, c in self.terms.items()})
-
-    @property
-    def is_constant(self) -> bool:
-        return not self.terms
-
-    def __repr__(self) -> str:
-        parts = [f"{c}*{_value_name(v)}" for v, c in self.terms.items()]
-        return " + ".join([str(self.const), *parts]) if parts else str(self.const)
-
-
-def _const_value(value: SSAValue | None) -> int | None:
-    if value is None:
-        return None
-    form = linearize(value)
-    return form.const if form is not None and form.is_constant else None
-
-
-def _int_attr(op: Operation) -> int | None:
-    if op.name != "arith.constant":
-        return None
-    attr = op.properties.get("value", op.attributes.get("value"))
-    return int(attr.value.data) if isinstance(attr, IntegerAttr) else None
-
-
-def _is_param(value: SSAValue) -> bool:
-    """A parameter of a function (an argument of its entry block)."""
-    if not isinstance(value, BlockArgument):
+def is_scratch(root: object) -> bool:
+    """A kernel parameter the compiler added for HBM scratch (ktdp-hbm-roundtrip marks it `spyre.scratch_bytes`)."""
+    if not isinstance(root, BlockArgument):
         return False
-    parent = value.block.parent_op()
-    return isinstance(parent, func.FuncOp) and value.block is parent.body.blocks.first
+    parent = root.block.parent_op()
+    if not isinstance(parent, func.FuncOp) or not parent.arg_attrs:
+        return False
+    return SCRATCH_BYTES_ATTR in parent.arg_attrs.data[root.index].data  # pyright: ignore[reportAttributeAccessIssue]
 
 
-def _loop_of_iv(value: SSAValue) -> Operation | None:
-    """The loop whose induction variable `value` is, or None."""
-    if not isinstance(value, BlockArgument) or value.index != 0:
+def computed_from_scratch(value: SSAValue) -> bool:
+    """Whether `value` is computed (through operands, transitively, not through
+    loaded data) from a scratch parameter: an address the analysis cannot
+    follow (a distributed view, an indirect tile) touches scratch only then."""
+    seen: set[SSAValue] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if isinstance(v, BlockArgument):
+            if is_scratch(v):
+                return True
+            holder = v.block.parent_op()
+            if holder is None:
+                return True
+            if not isinstance(holder, func.FuncOp):  # a loop's: from its operands or what its body yields
+                todo += holder.operands
+                todo += [w for region in holder.regions for b in region.blocks if b.last_op for w in b.last_op.operands]
+            continue
+        if not isinstance(v.owner, LoadOp):  # loaded data is no address of scratch (only its round trips write it)
+            todo += v.owner.operands
+    return False
+
+
+def _width(view: ConstructMemoryViewOp) -> int | None:
+    """Bytes of one element of the view (the target model's), None for a type without a width."""
+    ty = view.result.type
+    assert isinstance(ty, MemRefType)
+    elem: Attribute = ty.get_element_type()
+    try:
+        return element_bytes(elem, target_of(view))
+    except TargetError:
         return None
-    parent = value.block.parent_op()
-    return parent if isinstance(parent, scf.ForOp | SpyreLoopOp) else None
 
 
-_FIXED_LEAVES = ("ktdp.get_compute_tile_id", "ktdp.runtime_arg_extract")
-
-
-def _fixed(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
-    """Whether `value` is the same throughout one run of the function: a
-    parameter, a tile id, a runtime argument, a constant, or a pure op of
-    such values (no memory read, no loop variable, no iteration value)."""
-    if value in memo:
-        return memo[value]
-    memo[value] = False  # cycles (graph regions) are not fixed
-    if isinstance(value, BlockArgument):
-        result = _is_param(value)
-    else:
-        op = value.owner
-        assert isinstance(op, Operation)
-        if op.name in _FIXED_LEAVES or _int_attr(op) is not None:
-            result = True
-        else:
-            effects = get_effects(op)
-            result = effects is not None and not effects and not op.regions and all(_fixed(v, memo) for v in op.operands)
-    memo[value] = result
-    return result
-
-
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
-
-
-def linearize(value: SSAValue, memo: dict | None = None) -> Linear | None:
-    """`value` as a `Linear` form over loop induction variables and fixed
-    values (a non-linear function of fixed values is one opaque fixed term),
-    or None when it is not one (it depends on memory, on an iteration value,
-    or non-linearly on a loop variable)."""
-    memo = {} if memo is None else memo
-    if value in memo:
-        return memo[value]
-    memo[value] = None  # cycles are not affine
-    result = _linearize(value, memo)
-    memo[value] = result
-    return result
-
-
-def _linearize(value: SSAValue, memo: dict) -> Linear | None:
-    if isinstance(value, BlockArgument):
-        if _is_param(value) or _loop_of_iv(value) is not None:
-            return Linear(0, {value: 1})
+def _space_key(view: ConstructMemoryViewOp) -> str | None:
+    """"global", "ct_local" or "ct_local:N"; None when not known."""
+    space = normalized_memory_space(view.memory_space)
+    if space is None:
         return None
-    op = value.owner
-    assert isinstance(op, Operation)
-    c = _int_attr(op)
+    if space.is_global:
+        return "global"
+    return "ct_local" if space.tile is None else f"ct_local:{space.tile}"
+
+
+# ===========================================================================
+# May-alias: whole views in one execution of a block
+# ===========================================================================
+
+
+@dataclass(frozen=True)
+class View:
+    """What may-alias knows of a view: its memory space and the bytes it
+    may touch, as `anchor + [low, high]` in allocation `root`: a kernel
+    parameter (each pointer parameter is its own buffer: the runtime's
+    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`;
+    for `UNKNOWN`, `may_be_scratch` says whether its address may come from
+    the compiler's scratch parameter (else it cannot touch scratch).
+    `unit` is the byte size of one unit of the root parameter's value in the
+    address: a parameter is an address in elements of its view's type (the
+    calling convention), an address divided by the element width is bytes
+    (1); bytes from two units of one parameter are not comparable."""
+
+    space: str | None
+    root: object
+    anchor: object
+    low: float
+    high: float
+    may_be_scratch: bool = True
+    unit: int = 1
+
+
+def _byte_address(value: SSAValue, width: int) -> tuple[object, object, float, float, int]:
+    """The first byte of a view whose base (in its own `width`-byte elements)
+    is `value`, as (allocation, anchor, low, high, unit): `anchor + [low,
+    high]` bytes in the allocation, `anchor` the SSA value of the variable
+    part of the address (None: a constant offset), `unit` the bytes of one
+    unit of the root's value (1: a byte address divided by the width)."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and _constant(owner.operands[1]) == width:
+        alloc, anchor, low, high = _offset(owner.operands[0], 1)
+        if is_scratch(alloc) and low == high and low % width == 0:
+            return alloc, anchor, low, high, 1  # scratch is aligned (ktdp-hbm-roundtrip): the division is exact
+        return alloc, anchor, low - (width - 1), high, 1
+    return (*_offset(value, width), width)
+
+
+def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
+    """`value` (an address in `unit`-byte units) as (allocation, anchor, low,
+    high): constants are absolute, `x + c` shifts, `x + y` with one side in a
+    kernel parameter's buffer stays in it, anchored at the sum."""
+    c = _constant(value)
     if c is not None:
-        return Linear(c)
-    name = op.name
-    if name in _FIXED_LEAVES:
-        return Linear(0, {value: 1})
-    if name in ("arith.addi", "arith.subi"):
-        lhs, rhs = (linearize(v, memo) for v in op.operands[:2])
-        if lhs is not None and rhs is not None:
-            return lhs.plus(rhs, 1 if name == "arith.addi" else -1)
-    elif name == "arith.muli":
-        lhs, rhs = (linearize(v, memo) for v in op.operands[:2])
-        if lhs is not None and rhs is not None:
-            if rhs.is_constant:
-                return lhs.times(rhs.const)
-            if lhs.is_constant:
-                return rhs.times(lhs.const)
-    elif name == "arith.shli":
-        lhs, rhs = (linearize(v, memo) for v in op.operands[:2])
-        if lhs is not None and rhs is not None and rhs.is_constant and 0 <= rhs.const < 64:
-            return lhs.times(1 << rhs.const)
-    elif name in _CASTS:
-        return linearize(op.operands[0], memo)
-    elif name == "affine.apply":
-        amap = op.properties.get("map") or op.attributes.get("map")
-        amap = getattr(amap, "data", None)
-        if amap is not None and len(amap.results) == 1:
-            forms = [linearize(v, memo) for v in op.operands]
-            form = _affine_expr(amap.results[0], forms, amap.num_dims)
-            if form is not None:
-                return form
-    # Anything else: an opaque term when fixed for the run, else not affine.
-    if _fixed(value, memo.setdefault("__fixed__", {})):  # pyright: ignore[reportArgumentType]
-        return Linear(0, {value: 1})
+        return ABSOLUTE, None, c * unit, c * unit
+    if isinstance(value, BlockArgument):
+        if isinstance(value.block.parent_op(), func.FuncOp):
+            return value, None, 0, 0
+        return UNKNOWN, value, 0, 0
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.addi":
+        x, y = owner.operands
+        for a, b in ((x, y), (y, x)):
+            k = _constant(b)
+            if k is not None:
+                alloc, anchor, low, high = _offset(a, unit)
+                return alloc, anchor, low + k * unit, high + k * unit
+        allocs = [r for r in (_offset(x, unit)[0], _offset(y, unit)[0]) if r is not UNKNOWN and r is not ABSOLUTE]
+        if len(allocs) == 1:
+            return allocs[0], value, 0, 0
+    return UNKNOWN, value, 0, 0
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        attr = owner.properties.get("value", owner.attributes.get("value"))
+        if isinstance(attr, IntegerAttr):
+            return int(attr.value.data)
     return None
 
 
-_KIND = AffineBinaryOpKind
+def view_of(tile: SSAValue) -> View:
+    """The bytes a load/store's tile may touch: its whole view (conservative)."""
+    owner = tile.owner
+    if isinstance(owner, ConstructAccessTileOp):
+        view = owner.base.owner
+        if isinstance(view, ConstructMemoryViewOp):
+            kind = _space_key(view)
+            width = _width(view)
+            if width is None:
+                return View(kind, UNKNOWN, None, 0, 0, computed_from_scratch(view.offset))
+            sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
+            strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
+            root, anchor, low, high, unit = _byte_address(view.offset, width)
+            scratchy = computed_from_scratch(view.offset)
+            if any(s < 0 for s in sizes) or any(s < 0 for s in strides) or len(strides) != len(sizes):
+                return View(kind, root, object(), 0, 0, scratchy, unit)  # runtime-shaped: anywhere in its allocation
+            span = (sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0) + 1) * width - 1
+            return View(kind, root, anchor, low, high + span, scratchy, unit)
+    return View(None, UNKNOWN, None, 0, 0, computed_from_scratch(tile))
 
 
-def _affine_expr(e: AffineExpr, forms: Sequence[Linear | None], num_dims: int) -> Linear | None:
-    if isinstance(e, AffineConstantExpr):
-        return Linear(e.value)
-    if isinstance(e, AffineDimExpr):
-        return forms[e.position] if e.position < len(forms) else None
-    if isinstance(e, AffineSymExpr):
-        k = num_dims + e.position
-        return forms[k] if k < len(forms) else None
-    assert isinstance(e, AffineBinaryOpExpr)
-    lhs = _affine_expr(e.lhs, forms, num_dims)
-    rhs = _affine_expr(e.rhs, forms, num_dims)
-    if lhs is None or rhs is None:
-        return None
-    if e.kind is _KIND.Add:
-        return lhs.plus(rhs)
-    if e.kind is _KIND.Mul:
-        if rhs.is_constant:
-            return lhs.times(rhs.const)
-        if lhs.is_constant:
-            return rhs.times(lhs.const)
-        return None
-    if lhs.is_constant and rhs.is_constant and rhs.const != 0:
-        a, b = lhs.const, rhs.const
-        if e.kind is _KIND.FloorDiv:
-            return Linear(a // b)
-        if e.kind is _KIND.CeilDiv:
-            return Linear(-(-a // b))
-        if e.kind is _KIND.Mod:
-            return Linear(a % b)
-    return None
+def may_alias(a: View, b: View) -> bool:
+    """May the two views touch a common byte in one execution of the block
+    that holds both (an SSA anchor has one value there)? See `View`."""
+    if _spaces_differ(a.space, b.space):
+        return False
+    if a.root is UNKNOWN or b.root is UNKNOWN:
+        # Scratch is reached only from its own parameter.
+        if a.root is UNKNOWN and not a.may_be_scratch and is_scratch(b.root):
+            return False
+        if b.root is UNKNOWN and not b.may_be_scratch and is_scratch(a.root):
+            return False
+        return True
+    if a.root is not b.root:
+        # Two parameters are two buffers; a constant address may be anywhere but in scratch.
+        if a.root is ABSOLUTE or b.root is ABSOLUTE:
+            return not (is_scratch(a.root) or is_scratch(b.root))
+        return False
+    if a.anchor is not b.anchor:
+        return True  # two variable offsets in one buffer: anything may overlap
+    if a.unit != b.unit and a.root is not ABSOLUTE:
+        return True  # one parameter read as addresses of two element sizes: its bytes differ
+    return not (a.high < b.low or b.high < a.low)
 
 
 # ===========================================================================
@@ -414,7 +322,9 @@ class Access:
       (the view's strides provably map distinct coordinates to distinct
       addresses), `views_marked` (a `spyre.tensor_layout` places the
       elements), `in_bounds` (the tile stays inside the view over the whole
-      domain), `exact` (the byte set is exactly offset + box).
+      domain), `exact` (the byte set is exactly offset + box),
+      `may_be_scratch` (the address may be computed from the compiler's
+      scratch parameter: else the access cannot touch scratch).
     - `loops`: the enclosing loops, outermost first; `guards`: region ops
       between the access and its function other than loops (an `scf.if`
       makes the access conditional)."""
@@ -435,6 +345,7 @@ class Access:
     guards: tuple[Operation, ...] = ()
     note: str = ""
     view: Operation | None = field(default=None, repr=False)
+    may_be_scratch: bool = True
 
     @property
     def is_write(self) -> bool:
@@ -482,19 +393,8 @@ class Access:
         where = _op_ref(self.op)
         if not self.address_known:
             return f"{self.kind} {where} (address unknown{': ' + self.note if self.note else ''})"
-        root = _value_name(self.root) if isinstance(self.root, SSAValue) else repr(self.root)  # pyright: ignore[reportArgumentType]
+        root = value_name(self.root) if isinstance(self.root, SSAValue) else repr(self.root)  # pyright: ignore[reportArgumentType]
         return f"{self.kind} {where} of {root}"
-
-
-def _value_name(value: object) -> str:
-    if isinstance(value, SSAValue):
-        if value.name_hint:
-            return f"%{value.name_hint}"
-        if isinstance(value, BlockArgument):
-            return f"block argument #{value.index}"
-        owner = value.owner
-        return f"a result of '{owner.name}'" if isinstance(owner, Operation) else "a value"
-    return repr(value)
 
 
 def _op_ref(op: Operation) -> str:
@@ -506,15 +406,6 @@ def _op_ref(op: Operation) -> str:
         tiles = [v.name_hint for v in op.operands[:1] if v.name_hint]
         return f"'{op.name}' from %{tiles[0]}" if tiles else f"'{op.name}'"
     return f"'{op.name}'" + (f" (%{names[0]})" if names else "")
-
-
-def _inside(op: Operation, ancestor: Operation) -> bool:
-    node: Operation | None = op.parent_op()
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent_op()
-    return False
 
 
 class _Context:
@@ -603,15 +494,6 @@ def _value_semantics(op: Operation) -> bool:
     return not any(isinstance(v.type, MemRefType) for v in values)
 
 
-def _space_key(view: ConstructMemoryViewOp) -> str | None:
-    space = normalized_memory_space(view.memory_space)
-    if space is None:
-        return None
-    if space.is_global:
-        return "global"
-    return "ct_local" if space.tile is None else f"ct_local:{space.tile}"
-
-
 def injective(sizes: Sequence[int], strides: Sequence[int]) -> bool:
     """Whether distinct coordinates of a [sizes] view with these element
     strides always have distinct offsets: with the dims of more than one
@@ -634,10 +516,14 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
     view = view_value.owner if view_value is not None else None
     if not isinstance(view, ConstructMemoryViewOp):
         what = f"'{view.name}'" if isinstance(view, Operation) else "a value that is not a memory view"
-        return Access(op, kind, UNKNOWN, 1, None, (), note=f"the tile is not on a plain memory view ({what})", **base)
+        return Access(op, kind, UNKNOWN, 1, None, (), note=f"the tile is not on a plain memory view ({what})",
+                      may_be_scratch=computed_from_scratch(tile), **base)
     ty = view.result.type
     assert isinstance(ty, MemRefType)
-    width = _element_bytes(ty.get_element_type())
+    width = _width(view)
+    if width is None:
+        return Access(op, kind, UNKNOWN, 1, None, (), space=_space_key(view), view=view,
+                      note=f"no byte width for the element type {ty.get_element_type()}", **base)
     sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
     strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
     marked = any(use.operation.name == "spyre.tensor_layout" for use in view.result.uses)
@@ -647,14 +533,15 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
         or view.coordinate_set.data.num_symbols > 0
         or any(d < 0 for d in ty.get_shape())
     )
-    common = dict(space=_space_key(view), views_marked=marked, view=view, **base)
+    common = dict(space=_space_key(view), views_marked=marked, view=view,
+                  may_be_scratch=computed_from_scratch(view.offset), **base)
     base_form = linearize(view.offset, ctx.memo)
     if base_form is None:
         return Access(op, kind, UNKNOWN, width, None, (), runtime_shaped=runtime,
                       note="the view's base is not parameter + affine offset", **common)
-    params = [v for v, c in base_form.terms.items() if c == 1 and _is_param(v)]
+    params = [v for v, c in base_form.terms.items() if c == 1 and is_param(v)]
     if len(params) > 1:
-        names = ", ".join(_value_name(p) for p in params)
+        names = ", ".join(value_name(p) for p in params)
         return Access(op, kind, UNKNOWN, width, None, (), runtime_shaped=runtime,
                       note=f"the view's base adds several parameters ({names})", **common)
     root: object = params[0] if params else ABSOLUTE
@@ -670,7 +557,7 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
         return Access(op, kind, root, width, offset, whole, injective=inj, note=f"whole view: {why}", **common)
     amap = owner.base_map.data
     forms = [linearize(v, ctx.memo) for v in owner.indices]
-    anchor = [_affine_expr(r, forms, amap.num_dims) for r in amap.results]
+    anchor = [linear_form(r, forms[: amap.num_dims], forms[amap.num_dims :]) for r in amap.results]
     aset = owner.access_tile_set.data
     box = box_bounds(aset)
     exact = box is not None
@@ -737,26 +624,29 @@ class _Delta:
     hi: int | None
 
 
-def _distinct(roots: tuple[object, object], assume: bool) -> tuple[Verdict, str] | None:
+def _distinct(a: Access, b: Access, assume: bool) -> tuple[Verdict, str] | None:
     """A verdict from buffer identity alone, or None when both are one buffer."""
-    a, b = roots
-    if a is UNKNOWN or b is UNKNOWN:
+    for x, y in ((a, b), (b, a)):
+        if is_scratch(x.root) and y.root is not x.root and not y.may_be_scratch:
+            return Verdict.PROVEN_INDEPENDENT, "compiler scratch is a buffer of its own"
+    ra, rb = a.root, b.root
+    if ra is UNKNOWN or rb is UNKNOWN:
         return Verdict.PROOF_NOT_ESTABLISHED, "unknown pointer base"
-    if a is b:
+    if ra is rb:
         return None
-    if _is_scratch(a) or _is_scratch(b):
-        return Verdict.PROVEN_INDEPENDENT, "compiler scratch is a buffer of its own"
-    if a is ABSOLUTE or b is ABSOLUTE:
+    if is_scratch(ra) or is_scratch(rb):
+        return Verdict.PROOF_NOT_ESTABLISHED, "an address computed from the scratch parameter may lie in scratch"
+    if ra is ABSOLUTE or rb is ABSOLUTE:
         return Verdict.PROOF_NOT_ESTABLISHED, "a constant address may lie in a parameter's buffer"
     if assume:
         return (
             Verdict.PROVEN_INDEPENDENT,
-            f"distinct pointer parameters {_value_name(a)} and {_value_name(b)} are distinct buffers "
+            f"distinct pointer parameters {value_name(ra)} and {value_name(rb)} are distinct buffers "
             "(assume_distinct_params: the runtime's calling convention)",
         )
     return (
         Verdict.PROOF_NOT_ESTABLISHED,
-        f"distinct pointer parameters are not proven distinct buffers ({_value_name(a)}, {_value_name(b)})",
+        f"distinct pointer parameters are not proven distinct buffers ({value_name(ra)}, {value_name(rb)})",
     )
 
 
@@ -775,10 +665,10 @@ def _screen(a: Access, b: Access, assume: bool) -> tuple[Verdict, str] | None:
         return Verdict.PROVEN_INDEPENDENT, "both read"
     if _spaces_differ(a.space, b.space):  # a view's space is known even when its base is not
         return Verdict.PROVEN_INDEPENDENT, f"different memory spaces ({a.space}, {b.space})"
-    for x in (a, b):
-        if x.root is UNKNOWN:
+    for x, y in ((a, b), (b, a)):
+        if x.root is UNKNOWN and not (is_scratch(y.root) and not x.may_be_scratch):
             return Verdict.PROOF_NOT_ESTABLISHED, f"unknown pointer base: {x.describe()}"
-    by_root = _distinct((a.root, b.root), assume)
+    by_root = _distinct(a, b, assume)
     if by_root is not None:
         return by_root
     for x in (a, b):
@@ -809,7 +699,7 @@ def dependence(
     scope: Operation | None = None
     if loop is not None:
         lop = loop.op if isinstance(loop, LoopDomain) else loop
-        if not (_inside(a.op, lop) and _inside(b.op, lop)):
+        if not (inside(a.op, lop) and inside(b.op, lop)):
             raise ValueError(f"the loop '{lop.name}' does not enclose both accesses")
         domain = _domain_of(lop, a, b)
         scope = lop
@@ -830,7 +720,7 @@ def interchange_dependence(
     distances along the two loops have opposite signs (direction (<, >))?
     PROVEN_INDEPENDENT means the interchange keeps every dependence."""
     for x in (a, b):
-        if not (_inside(x.op, outer.op) and _inside(x.op, inner.op)):
+        if not (inside(x.op, outer.op) and inside(x.op, inner.op)):
             raise ValueError("both accesses must be inside both loops")
     screened = _screen(a, b, assume_distinct_params)
     if screened is not None:
@@ -886,10 +776,10 @@ def _certain(x: Access, scope: Operation | None) -> str | None:
     if not x.in_bounds:
         return "the tile is not provably inside its view"
     for g in x.guards:
-        if scope is None or _inside(g, scope):
+        if scope is None or inside(g, scope):
             return f"it is under '{g.name}'"
     for d in x.loops:
-        if (scope is None or _inside(d.op, scope)) and not d.trip_count:
+        if (scope is None or inside(d.op, scope)) and not d.trip_count:
             return "an enclosing loop may run no iteration"
     return None
 
@@ -910,7 +800,7 @@ def _decide(a: Access, b: Access, modes: dict[Operation, object], scope: Operati
         if d is None:
             if ca != cb:
                 return "maybe", (
-                    f"the addresses differ by {ca - cb} x {_value_name(v)}, a value not known statically"
+                    f"the addresses differ by {ca - cb} x {value_name(v)}, a value not known statically"
                 )
             continue
         mode = modes.get(d.op, _FREE)
@@ -920,7 +810,7 @@ def _decide(a: Access, b: Access, modes: dict[Operation, object], scope: Operati
             if ca == cb:
                 continue
             if not d.static:
-                return "maybe", f"the bounds of the loop over {_value_name(v)} are not static"
+                return "maybe", f"the bounds of the loop over {value_name(v)} are not static"
             assert d.lower is not None and d.step is not None and d.trip_count is not None
             const += (ca - cb) * d.lower
             ranges.append(((ca - cb) * d.step, 0, d.trip_count - 1))
@@ -929,7 +819,7 @@ def _decide(a: Access, b: Access, modes: dict[Operation, object], scope: Operati
                 if c == 0:
                     continue
                 if not d.static:
-                    return "maybe", f"the bounds of the loop over {_value_name(v)} are not static"
+                    return "maybe", f"the bounds of the loop over {value_name(v)} are not static"
                 assert d.lower is not None and d.step is not None and d.trip_count is not None
                 const += sign * c * d.lower
                 ranges.append((sign * c * d.step, 0, d.trip_count - 1))
@@ -946,11 +836,11 @@ def _decide(a: Access, b: Access, modes: dict[Operation, object], scope: Operati
     for d, ca, cb, delta in deltas:
         if ca == cb:
             if ca != 0 and d.step is None:
-                return "maybe", f"the step of the loop over {_value_name(d.iv)} is not static"
+                return "maybe", f"the step of the loop over {value_name(d.iv)} is not static"
             choices.append([(0, [(-cb * (d.step or 0), delta.lo, delta.hi)])])  # pyright: ignore[reportArgumentType]
             continue
         if not d.static:
-            return "maybe", f"the bounds of the loop over {_value_name(d.iv)} are not static"
+            return "maybe", f"the bounds of the loop over {value_name(d.iv)} are not static"
         assert d.lower is not None and d.step is not None and d.trip_count is not None
         t, s, lb = d.trip_count, d.step, d.lower
         lo = delta.lo if delta.lo is not None else -(t - 1)
