@@ -1,7 +1,8 @@
 """Stage checks of the bundle/schedule passes, as they call them: thin wrappers over `contracts`.
 
 The passes after `ktdp-extract-compute-groups` work on its outlined groups
-(`module @local_schedule_N { func.func @local_schedule_N attributes {spyre.compute_group} }`).
+(`module @local_schedule_N { func.func @local_schedule_N attributes {spyre.compute_group} }`:
+a group is recognised by the `spyre.compute_group` attribute, not by its name).
 The pass manager checks each pass's contract before running it
 (`spyre_mlir.passes.contracts`); the passes ask here too, for callers of
 `pass.apply`:
@@ -23,7 +24,6 @@ from spyre_mlir.passes.contracts import (
     CONTRACTS,
     EMIT,
     EXTRACT,
-    GROUP_PREFIX,
     MARKS,
     Contract,
     bundle_op,
@@ -38,7 +38,6 @@ from spyre_mlir.passes.contracts import (
 __all__ = [
     "EMIT",
     "EXTRACT",
-    "GROUP_PREFIX",
     "bundle_op",
     "group_functions",
     "is_group",

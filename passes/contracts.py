@@ -50,7 +50,6 @@ from spyre_mlir.dialects.spyre import (
 )
 from spyre_mlir.walk import walk_ops
 
-GROUP_PREFIX = "local_schedule_"
 EXTRACT = "ktdp-extract-compute-groups"
 EMIT = "spyre-emit-bundle"
 
@@ -119,6 +118,8 @@ class Contract:
     """Passes to run after the one that makes the required stage (messages)."""
     note: str = ""
     """Said of a program in the wrong phase (messages)."""
+    anywhere: tuple[str, ...] = ()
+    """Ops (by name) the pass works on wherever they are: a module that holds one is taken in any stage."""
     programs_only: bool = False
     """Only spatial programs are checked: a module without one is accepted (a pass on programs that has
     nothing to do elsewhere)."""
@@ -145,8 +146,10 @@ CONTRACTS: dict[str, Contract] = {
             ("distributed", "its core split is recorded for the untiled group"),
         ),
     ),
+    # Nests written by hand are unrolled too; without one, the module must be at a stage that could have them.
     "spyre-unroll-loops": Contract(
-        requires=_GROUPS, needs="the spyre_loop.loop nests of tiled compute groups", also=("spyre-coarse-tile",)
+        requires=_GROUPS, needs="the spyre_loop.loop nests of tiled compute groups", also=("spyre-coarse-tile",),
+        anywhere=("spyre_loop.loop",),
     ),
     "spyre-distribute-work": Contract(requires=_GROUPS, produces="distributed"),
     "spyre-plan-scratchpad": Contract(requires=_GROUPS, produces="planned"),
@@ -189,11 +192,8 @@ def path(start: str, end: str) -> list[str] | None:
 
 
 def is_group(op: Operation) -> bool:
-    """An outlined compute group: a `func.func` with a body, marked `spyre.compute_group`, in a named module.
-    (Until the extraction marks its groups, the name `local_schedule_N` marks one too.)"""
-    if not isinstance(op, func.FuncOp) or not op.body.blocks:
-        return False
-    if COMPUTE_GROUP_ATTR not in op.attributes and not op.sym_name.data.startswith(GROUP_PREFIX):
+    """An outlined compute group: a `func.func` with a body, marked `spyre.compute_group`, in a named module."""
+    if not isinstance(op, func.FuncOp) or not op.body.blocks or COMPUTE_GROUP_ATTR not in op.attributes:
         return False
     parent = op.parent_op()
     return isinstance(parent, ModuleOp) and parent.sym_name is not None
@@ -264,7 +264,7 @@ def require_stage(module: ModuleOp, pass_name: str, contract: Contract | None = 
     """Check `module` against the contract of `pass_name` (or `contract`): each program, or the module,
     in a stage it requires, no group with a mark it must come before."""
     contract = contract or CONTRACTS[pass_name]
-    if not contract.requires:
+    if not contract.requires or contract.anywhere and any(op.name in contract.anywhere for op in walk_ops(module)):
         return
     spatial = contract.requires[0] in PHASES
     found = stages_of(module)
