@@ -46,7 +46,7 @@ builtin.module {
     func.func private @local_schedule_0(index, index) -> ()
   }
   builtin.module @local_schedule_0 {
-    func.func @local_schedule_0(%x: index, %n: index) {
+    func.func @local_schedule_0(%x: index, %n: index) attributes {spyre.compute_group} {
       // expected-error @+1 {{a symbolic trip count cannot go into the bundle: its loops are counted at compile time}}
       spyre_loop.loop count(%n) tiled_dims [0] tile_sizes [2] {
       ^bb0(%k: index):
