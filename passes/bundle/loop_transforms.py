@@ -22,6 +22,7 @@ a partial result and never an exception for a refused decision. A no-op
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -29,6 +30,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
 
 from spyre_mlir.analysis.access import Verdict, accesses, dependence, interchange_dependence
 from spyre_mlir.analysis.loops import LoopDomain, enclosing_function, iteration_domains
@@ -47,6 +49,7 @@ __all__ = [
     "Unroll",
     "enumerate_transformations",
     "find_loop",
+    "unrolled_copies",
 ]
 
 MIN_FACTOR = 2
@@ -268,6 +271,26 @@ class Tile(Transformation):
 # ---------------------------------------------------------------------------
 
 
+def unrolled_copies(
+    block: Block, ivs: Sequence[SSAValue], carried: Sequence[SSAValue] = ()
+) -> tuple[list[list[Operation]], list[SSAValue]]:
+    """The body of a loop, once per value of `ivs` (not inserted anywhere):
+    copy k with the block's first argument (the induction variable) replaced
+    by `ivs[k]` and its other arguments by what the copy before yields (the
+    first copy: `carried`). The block's terminator is not copied: its
+    operands, in the last copy's terms, are returned beside the copies.
+    The one unroller: `Unroll` and `spyre-unroll-loops` place the copies."""
+    terminator = block.last_op if block.last_op is not None and block.last_op.has_trait(IsTerminator) else None
+    copies: list[list[Operation]] = []
+    values = list(carried)
+    for iv in ivs:
+        mapper: dict[SSAValue, SSAValue] = {block.args[0]: iv, **dict(zip(block.args[1:], values))}
+        copies.append([op.clone(value_mapper=mapper) for op in block.ops if op is not terminator])
+        if terminator is not None:
+            values = [mapper.get(v, v) for v in terminator.operands]
+    return copies, values
+
+
 @dataclass(frozen=True)
 class Unroll(Transformation):
     """`scf.for %i = lb to ub step s` -> `scf.for %i = lb to ub step s*f`
@@ -293,8 +316,7 @@ class Unroll(Transformation):
         assert isinstance(loop, scf.ForOp) and d.step is not None
         ty = loop.lb.type
         old = loop.body.block
-        terminator = old.last_op
-        assert isinstance(terminator, scf.YieldOp)
+        assert isinstance(old.last_op, scf.YieldOp)
         step = _constant(d.step * self.factor, ty, loop, "unroll_step")
         offsets = [_constant(k * d.step, ty, loop, f"unroll_off{k}") for k in range(1, self.factor)]
         body = Block(arg_types=[a.type for a in old.args])
@@ -302,20 +324,18 @@ class Unroll(Transformation):
             new.name_hint = arg.name_hint
         new_loop = scf.ForOp(loop.lb, loop.ub, step, list(loop.iter_args), body)
         Rewriter.insert_op(new_loop, InsertPoint.before(loop))
-        carried: list[SSAValue] = list(body.args[1:])
-        for k in range(self.factor):
-            iv = body.args[0]
+        ivs: list[SSAValue] = [body.args[0]]
+        adds: list[Operation] = []
+        for k in range(1, self.factor):
+            add = arith.AddiOp(body.args[0], offsets[k - 1])
+            add.result.name_hint = _hint(d.iv, f"u{k}")
+            adds.append(add)
+            ivs.append(add.result)
+        copies, carried = unrolled_copies(old, ivs, body.args[1:])
+        for k, copy in enumerate(copies):
             if k:
-                add = arith.AddiOp(iv, offsets[k - 1])
-                add.result.name_hint = _hint(d.iv, f"u{k}")
-                body.add_op(add)
-                iv = add.result
-            mapper: dict[SSAValue, SSAValue] = {old.args[0]: iv, **dict(zip(old.args[1:], carried))}
-            for op in old.ops:
-                if op is terminator:
-                    break
-                body.add_op(op.clone(value_mapper=mapper))
-            carried = [mapper.get(v, v) for v in terminator.operands]
+                body.add_op(adds[k - 1])
+            body.add_ops(copy)
         body.add_op(scf.YieldOp(*carried))
         for res, new in zip(loop.results, new_loop.results):
             res.replace_all_uses_with(new)

@@ -44,7 +44,7 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -58,6 +58,7 @@ from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.passes import _stage
+from spyre_mlir.passes.bundle.loop_transforms import unrolled_copies
 from spyre_mlir.walk import walk_ops, walk_ops_post
 
 
@@ -108,16 +109,15 @@ class UnrollLoop(RewritePattern):
             return  # innermost first: the walker visits regions before their op
         k = block.args[0]
         used = any(True for _ in k.uses)
-        for i in range(count):
-            mapping: dict[SSAValue, SSAValue] = {}
+        consts = [arith.ConstantOp(IntegerAttr(i, IndexType())) for i in range(count)] if used else []
+        for const in consts:
+            const.result.name_hint = k.name_hint
+            const.location = op.location
+        copies, _ = unrolled_copies(block, [c.result for c in consts] if used else [k] * count)
+        for i, copy in enumerate(copies):
             if used:
-                const = arith.ConstantOp(IntegerAttr(i, IndexType()))
-                const.result.name_hint = k.name_hint
-                const.location = op.location
-                rewriter.insert(const, InsertPoint.before(op))
-                mapping[k] = const.result
-            # Cloning in order: each copy's ops see the copies of the ops before them.
-            rewriter.insert([body_op.clone(value_mapper=mapping) for body_op in block.ops], InsertPoint.before(op))
+                rewriter.insert(consts[i], InsertPoint.before(op))
+            rewriter.insert(copy, InsertPoint.before(op))
         rewriter.erase(op)
 
 
