@@ -72,7 +72,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
+from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR, TensorLayoutOp
 from spyre_mlir.target import TargetError, element_bytes, target_of
 from spyre_mlir.walk import walk_ops
 
@@ -478,7 +478,7 @@ def _access(op: Operation, ctx: _Context) -> Access | None:
     return Access(op, kind, UNKNOWN, 1, None, (), loops=loops, guards=guards, note=note)
 
 
-_NOT_ACCESSES = {"spyre.tensor_layout", "scf.execute_region"}
+_NOT_ACCESSES = {TensorLayoutOp.name, "scf.execute_region"}
 """Ops that access no memory themselves: a statement about memory, a region
 whose ops are walked on their own."""
 
@@ -526,7 +526,7 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
                       note=f"no byte width for the element type {ty.get_element_type()}", **base)
     sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
     strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
-    marked = any(use.operation.name == "spyre.tensor_layout" for use in view.result.uses)
+    marked = any(use.operation.name == TensorLayoutOp.name for use in view.result.uses)
     runtime = (
         DYNAMIC_INDEX in sizes
         or DYNAMIC_INDEX in strides

@@ -57,7 +57,7 @@ from xdsl.rewriter import InsertPoint
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes import _stage
+from spyre_mlir.passes._stage import require_groups
 from spyre_mlir.passes.bundle.loop_transforms import unrolled_copies
 from spyre_mlir.walk import walk_ops, walk_ops_post
 
@@ -136,7 +136,7 @@ class SpyreUnrollLoopsPass(ModulePass):
         if not any(isinstance(o, LoopOp) for o in walk_ops(op)):
             # Nothing to unroll: fine after spyre-coarse-tile left every group whole, but a
             # kernel never split into groups, or an emitted bundle, means the order is wrong.
-            _stage.require_groups(op, self.name, "the spyre_loop.loop nests of tiled compute groups", also="spyre-coarse-tile")
+            require_groups(op, self.name, "the spyre_loop.loop nests of tiled compute groups", also="spyre-coarse-tile")
             return
         _check(op, self.max_copies)
         PatternRewriteWalker(UnrollLoop(), walk_regions_first=True).rewrite_module(op)

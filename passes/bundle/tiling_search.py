@@ -32,6 +32,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from spyre_mlir.dialects.spyre import SEARCH_ARGS_ATTR
+from spyre_mlir.target import target_of
+
 ENGINES = ("inprocess", "processes", "ray")
 MAX_SLICES = 64
 
@@ -175,9 +178,6 @@ def candidates_for(group) -> list[Candidate]:
             if d1 != d2:
                 out.append(Candidate(name, [(k1, [d1]), (k2, [d2])]))
     return out
-
-
-SEARCH_ARGS_ATTR = "spyre.search_args"  # scalar arguments a kernel's candidates run with
 
 
 class SearchError(Exception):
@@ -337,8 +337,8 @@ def _evaluate_all(jobs: list[_Job], engine: str, workers: int) -> list[dict]:
 
 def search_tilings(
     module,
-    lx_bytes: int = 2 * 1024 * 1024,
-    cores: int = 32,
+    lx_bytes: int | None = None,
+    cores: int | None = None,
     engine: str = "inprocess",
     jobs: int = 0,
     kernel: str | None = None,
@@ -352,7 +352,8 @@ def search_tilings(
     refusal is its typed reason) and its per-core working set computed; one
     that cannot fit `lx_bytes` is refused as such without running. The ones
     that fit are evaluated fewest slices first, deduplicated by identity, up
-    to `max_evaluations` per group (the rest are reported as not evaluated)."""
+    to `max_evaluations` per group (the rest are reported as not evaluated).
+    `lx_bytes` and `cores` default to the module's target (`spyre_mlir.target`)."""
     import os
     import time
 
@@ -369,6 +370,9 @@ def search_tilings(
 
     if engine not in ENGINES:
         raise SearchError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
+    target = target_of(module)
+    lx_bytes = target.lx_bytes if lx_bytes is None else lx_bytes
+    cores = target.cores if cores is None else cores
     start = time.perf_counter()
     text = print_ir(module)
     if args is None:
