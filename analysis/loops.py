@@ -19,10 +19,12 @@ arguments, pure functions of those): `linearize(value)` gives `value` as a
     linearize(address)                         # 0 + 2048*%i + 1*%x
 
 What derives its loops from it: memory accesses and dependence
-(`spyre_mlir.analysis.access`), the typed loop transformations
-(`passes/bundle/loop_transforms.py`, by `path`); coarse tiling's levels,
-the schedule IR and the spatial program's loops are to be read from the same
-`LoopDomain`s (see docs/loop-analysis.md).
+(`spyre_mlir.analysis.access`) and the typed loop transformations
+(`passes/bundle/loop_transforms.py`, which name loops by `path`). A pass
+that builds or reads a loop nest asks the same three things: which loops
+(`iteration_domains`), how many iterations (`LoopDomain.trip_count`, or
+`trip_count(lower, upper, step)` for bounds it evaluates itself, e.g. per
+spatial site), and how an index moves with them (`linearize`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ __all__ = [
     "iteration_domains",
     "linearize",
     "loop_of_iv",
+    "trip_count",
     "value_name",
 ]
 
@@ -98,7 +101,9 @@ def _show(x: int | None) -> str:
     return "?" if x is None else str(x)
 
 
-def _trips(lower: int | None, upper: int | None, step: int | None) -> int | None:
+def trip_count(lower: int | None, upper: int | None, step: int | None) -> int | None:
+    """Iterations of `for i = lower to upper step step` (0 when upper <= lower); None when a
+    bound is not known or the step is not positive."""
     if lower is None or upper is None or step is None or step <= 0:
         return None
     return max(0, -((lower - upper) // step))
@@ -127,7 +132,7 @@ def iteration_domains(func_op: Operation) -> list[LoopDomain]:
             lower, upper, step = 0, count, 1
             iv, nargs = op.iteration, 0
         domain = LoopDomain(
-            op, iv, lower, upper, step, _trips(lower, upper, step), 0 if parent is None else parent.depth + 1,
+            op, iv, lower, upper, step, trip_count(lower, upper, step), 0 if parent is None else parent.depth + 1,
             parent, len(found), name, nargs,
         )
         found.append(domain)

@@ -14,6 +14,7 @@ from spyre_mlir.analysis.loops import (
     iteration_domains,
     linearize,
     loop_of_iv,
+    trip_count,
     value_name,
 )
 
@@ -80,3 +81,8 @@ def test_linearize_over_loop_variables_and_fixed_values():
     assert linearize(v["sq"]) is None  # i * i: not affine in a loop variable
     m = linearize(v["m"])  # n * n is fixed for the run: one opaque term
     assert m is not None and m.const == 1 and list(m.terms.values()) == [1]
+
+
+def test_trip_count():
+    assert trip_count(0, 10, 3) == 4 and trip_count(2, 2, 1) == 0 and trip_count(5, 1, 1) == 0
+    assert trip_count(0, None, 1) is None and trip_count(0, 8, 0) is None
