@@ -50,13 +50,14 @@ from enum import Enum
 from itertools import product
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.traits import IsTerminator, MemoryEffectKind, RecursiveMemoryEffect, get_effects
 
 from spyre_mlir.analysis.affine import Linear, bounding_box, box_bounds, linear_form
 from spyre_mlir.analysis.loops import (
     LoopDomain,
+    constant_int,
     enclosing_function,
     inside,
     is_param,
@@ -210,7 +211,7 @@ def _byte_address(value: SSAValue, width: int) -> tuple[object, object, float, f
     part of the address (None: a constant offset), `unit` the bytes of one
     unit of the root's value (1: a byte address divided by the width)."""
     owner = value.owner
-    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and _constant(owner.operands[1]) == width:
+    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and constant_int(owner.operands[1]) == width:
         alloc, anchor, low, high = _offset(owner.operands[0], 1)
         if is_scratch(alloc) and low == high and low % width == 0:
             return alloc, anchor, low, high, 1  # scratch is aligned (ktdp-hbm-roundtrip): the division is exact
@@ -222,7 +223,7 @@ def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
     """`value` (an address in `unit`-byte units) as (allocation, anchor, low,
     high): constants are absolute, `x + c` shifts, `x + y` with one side in a
     kernel parameter's buffer stays in it, anchored at the sum."""
-    c = _constant(value)
+    c = constant_int(value)
     if c is not None:
         return ABSOLUTE, None, c * unit, c * unit
     if isinstance(value, BlockArgument):
@@ -233,7 +234,7 @@ def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
     if isinstance(owner, Operation) and owner.name == "arith.addi":
         x, y = owner.operands
         for a, b in ((x, y), (y, x)):
-            k = _constant(b)
+            k = constant_int(b)
             if k is not None:
                 alloc, anchor, low, high = _offset(a, unit)
                 return alloc, anchor, low + k * unit, high + k * unit
@@ -241,15 +242,6 @@ def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
         if len(allocs) == 1:
             return allocs[0], value, 0, 0
     return UNKNOWN, value, 0, 0
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "arith.constant":
-        attr = owner.properties.get("value", owner.attributes.get("value"))
-        if isinstance(attr, IntegerAttr):
-            return int(attr.value.data)
-    return None
 
 
 def view_of(tile: SSAValue) -> View:

@@ -42,6 +42,7 @@ from spyre_mlir.walk import walk_ops
 
 __all__ = [
     "LoopDomain",
+    "constant_int",
     "enclosing_function",
     "inside",
     "is_param",
@@ -168,8 +169,10 @@ def _const_value(value: SSAValue | None) -> int | None:
     return form.const if form is not None and form.is_constant else None
 
 
-def _int_attr(op: Operation) -> int | None:
-    if op.name != "arith.constant":
+def constant_int(value: SSAValue) -> int | None:
+    """The integer an `arith.constant` defining `value` holds, else None."""
+    op = value.owner
+    if not isinstance(op, Operation) or op.name != "arith.constant":
         return None
     attr = op.properties.get("value", op.attributes.get("value"))
     return int(attr.value.data) if isinstance(attr, IntegerAttr) else None
@@ -206,7 +209,7 @@ def _fixed(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
     else:
         op = value.owner
         assert isinstance(op, Operation)
-        if op.name in _FIXED_LEAVES or _int_attr(op) is not None:
+        if op.name in _FIXED_LEAVES or constant_int(value) is not None:
             result = True
         else:
             effects = get_effects(op)
@@ -239,7 +242,7 @@ def _linearize(value: SSAValue, memo: dict) -> Linear | None:
         return None
     op = value.owner
     assert isinstance(op, Operation)
-    c = _int_attr(op)
+    c = constant_int(value)
     if c is not None:
         return Linear(c)
     name = op.name

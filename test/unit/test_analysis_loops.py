@@ -8,6 +8,7 @@ from __future__ import annotations
 import spyre_mlir
 from spyre_mlir.analysis.affine import Linear
 from spyre_mlir.analysis.loops import (
+    constant_int,
     enclosing_function,
     inside,
     is_param,
@@ -69,6 +70,7 @@ def test_domains_paths_and_nesting():
     assert loop_of_iv(v["i"]) is outer.op and loop_of_iv(v["row"]) is None
     assert is_param(v["x"]) and not is_param(v["i"])
     assert value_name(v["x"]) == "%x"
+    assert constant_int(v["c4"]) == 4 and constant_int(v["row"]) is None and constant_int(v["x"]) is None
 
 
 def test_linearize_over_loop_variables_and_fixed_values():
