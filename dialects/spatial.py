@@ -43,7 +43,7 @@ every reference names a declaration of the right kind in the enclosing
 program; a stage runs on an engine of its site and touches buffers of its
 site only; an edge's `from` stage writes its buffer, its `to` stage reads
 it, and the three agree on the tile type; the buffers of a site fit LX
-(`lx_bytes` on the program, else 2 MiB) and, where placed (`offset`), do not
+(`lx_bytes` on the program, else the target's, `spyre_mlir.target`) and, where placed (`offset`), do not
 overlap; one `spatial.engine` per (site, engine), naming an engine its site
 has; every semaphore a wait names is signalled somewhere; the rules of
 locals, origins, index arguments and multicast groups (docs/spatial.md,
@@ -98,6 +98,7 @@ from xdsl.traits import HasParent, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import format_map
+from spyre_mlir.target import element_bytes, target_of
 
 PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "verified")
 """The phases of a spatial program, in order (`spatial.phase` on the program)."""
@@ -114,8 +115,6 @@ Triton writes them). Its elements outside the tensor load 0 and are not stored, 
 KTDP semantics of an access outside its view (KTDP-SEMANTICS §4); the spatial
 interpreter implements it (interpreter/ops_spatial.py). A stage without it never
 reaches outside its tensor: a step that does is an error. Made by spatial-tile."""
-DEFAULT_LX_BYTES = 2 * 1024 * 1024
-"""LX scratchpad per core, the default budget of a site's buffers (as the interpreter's runtime)."""
 
 STAGE_KINDS: tuple[str, ...] = ("load", "store", "receive", "compute")
 
@@ -158,7 +157,7 @@ class TileType(ParametrizedAttribute, TypeAttribute):
         shape = self.get_shape()
         if not shape or any(d <= 0 for d in shape):
             raise VerifyException(f"a tile has a static shape of positive dims, got {list(shape)}")
-        if _element_bits(self.element_type) is None:
+        if not _has_bytes(self.element_type):
             raise VerifyException(f"the element type of a tile must be an integer or float type, got {self.element_type}")
 
     def get_shape(self) -> tuple[int, ...]:
@@ -169,9 +168,8 @@ class TileType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def bytes(self) -> int:
-        """Bytes one tile occupies (elements x element bytes, rounded up to whole bytes)."""
-        bits = _element_bits(self.element_type) or 0
-        return math.prod(self.get_shape()) * ((bits + 7) // 8)
+        """Bytes one tile occupies: elements x element bytes (`spyre_mlir.target.element_bytes`)."""
+        return math.prod(self.get_shape()) * element_bytes(self.element_type)
 
     def as_tensor(self) -> TensorType:
         """The tensor type of one tile, as a compute stage's body sees it."""
@@ -181,11 +179,10 @@ class TileType(ParametrizedAttribute, TypeAttribute):
         return f"!spatial.tile<{''.join(f'{d}x' for d in self.get_shape())}{self.element_type}>"
 
 
-def _element_bits(t: Attribute) -> int | None:
-    if isinstance(t, IndexType):
-        return None
+def _has_bytes(t: Attribute) -> bool:
+    """An integer or float element type of some bits (an `index` has no fixed width in a tile)."""
     bits = getattr(t, "bitwidth", None)
-    return bits if isinstance(bits, int) and bits > 0 else None
+    return not isinstance(t, IndexType) and isinstance(bits, int) and bits > 0
 
 
 # ===========================================================================
@@ -374,7 +371,7 @@ def _signalled(program: ProgramOp, semaphore: str) -> bool:
 class ProgramOp(IRDLOperation):
     """`spatial.program @name attributes {spatial.phase = "tiled", ...} { declarations }`:
     a symbol table of declarations, in one phase. `lx_bytes` (optional) is the
-    LX budget of each site's buffers (default 2 MiB)."""
+    LX budget of each site's buffers (default: the target's LX size)."""
 
     name = "spatial.program"
 
@@ -401,7 +398,7 @@ class ProgramOp(IRDLOperation):
     @property
     def lx_bytes(self) -> int:
         attr = self.attributes.get(LX_ATTR)
-        return int(attr.value.data) if isinstance(attr, IntegerAttr) else DEFAULT_LX_BYTES
+        return int(attr.value.data) if isinstance(attr, IntegerAttr) else target_of(self).lx_bytes
 
     def declarations(self) -> Iterator[Operation]:
         return iter(self.body.block.ops) if self.body.blocks else iter(())

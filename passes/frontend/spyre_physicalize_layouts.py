@@ -96,6 +96,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
 from spyre_mlir.ir import fill_locations, upstream_op
+from spyre_mlir.target import TargetError, target_of
 from spyre_mlir.traits import is_elementwise
 
 
@@ -118,16 +119,6 @@ def _show(layout: Lay) -> str:
     if layout is None:
         return "logical"
     return "layout-invariant" if layout is FLEX else str(layout)
-
-
-def _nbytes(ty: Attribute) -> int:
-    if not isinstance(ty, TensorType):
-        return 0
-    elem = ty.get_element_type()
-    width = 64 if isinstance(elem, IndexType) else getattr(getattr(elem, "width", None), "data", None) or getattr(
-        elem, "bitwidth", 32
-    )
-    return math.prod(max(d, 0) for d in ty.get_shape()) * max(1, width // 8)
 
 
 def _physical_type(ty: TensorType, layout: Layout | None) -> TensorType:
@@ -177,6 +168,7 @@ class Physicalizer:
 
     def __init__(self, module: ModuleOp, report_unhandled: bool, check_agreement: bool):
         self.module = module
+        self.target = target_of(module)
         self.report_unhandled = report_unhandled
         self.check_agreement = check_agreement
         self.layout: dict[SSAValue, Lay] = {}
@@ -194,6 +186,17 @@ class Physicalizer:
         self._new_view: dict[SSAValue, SSAValue] = {}
         self._dead: list[Operation] = []
         self._rule_table = self._rules()
+
+    def nbytes(self, ty: Attribute, at: Operation) -> int:
+        """Bytes of a tensor of type `ty` in memory (0 for anything else); an element type without a
+        byte width is a located error at `at`."""
+        if not isinstance(ty, TensorType):
+            return 0
+        try:
+            size = self.target.element_bytes(ty.get_element_type())
+        except TargetError as exc:
+            raise error(at, f"spyre-physicalize-layouts: cannot count the bytes a relayout of {ty} moves: {exc}") from None
+        return math.prod(max(d, 0) for d in ty.get_shape()) * size
 
     # ================================================================ analysis
 
@@ -419,7 +422,7 @@ class Physicalizer:
             return candidates[0]
 
         def cost(target: Layout | None) -> tuple[int, int]:
-            moved = sum(_nbytes(v.type) for v, lay in fixed if lay != target)
+            moved = sum(self.nbytes(v.type, op) for v, lay in fixed if lay != target)
             return (moved, 0 if target is not None else 1)  # ties: stay physical
 
         possible = [t for t in candidates if self._fits(t, [v for v, _ in fixed])]
@@ -775,7 +778,7 @@ class Physicalizer:
         Rewriter.insert_op(conv, InsertPoint.before(before))
         self.layout[conv.result] = target
         self.relayouts += 1
-        self.relayout_bytes += _nbytes(ty) + _nbytes(out_type)
+        self.relayout_bytes += self.nbytes(ty, before) + self.nbytes(out_type, before)
         return conv.result
 
     def _is_template(self, op: Operation) -> bool:

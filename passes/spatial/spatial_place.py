@@ -1,8 +1,8 @@
 """spatial-place: pin the logical blocks of a tiled spatial program to the machine's cores.
 
 After `spatial-tile` every grid point of the kernel is a site of its own.
-Spyre has `cores` cores (32), each with a load, a compute and a store
-engine. This pass gives every block a core by its linear tile id (the one
+The machine has `cores` cores (the target's, `spyre_mlir.target`: 32 on
+Spyre), each with a load, a compute and a store engine. This pass gives every block a core by its linear tile id (the one
 definition, `spyre_mlir.analysis.grid`: grid dim 0 varies fastest by default, so on a
 grid [2, 3] block (1, 0) is block 1 and (0, 1) block 2; `grid-order=row-major`
 numbers the last dim fastest): block i runs on core i mod `cores`. Where the grid has more blocks than
@@ -40,6 +40,7 @@ from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects import spatial
 from spyre_mlir.passes.spatial.phases import advance, programs_in
+from spyre_mlir.target import target_of
 
 ENGINES_OF_A_CORE = ("load", "compute", "store")
 
@@ -137,17 +138,18 @@ class SpatialPlacePass(ModulePass):
 
     name = "spatial-place"
 
-    cores: int = 32
-    """Cores of the machine (Spyre: 32)."""
+    cores: int | None = None
+    """Cores of the machine (unset: the target's `cores`)."""
 
     grid_order: str = DEFAULT_GRID_ORDER
     """Linear block ids (`spyre_mlir.analysis.grid`): col-major (grid dim 0 fastest, default) or row-major."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.cores < 1:
-            raise error(None, f"spatial-place: cores must be at least 1, got {self.cores}")
+        cores = target_of(op).cores if self.cores is None else self.cores
+        if cores < 1:
+            raise error(None, f"spatial-place: cores must be at least 1, got {cores}")
         if self.grid_order not in GRID_ORDERS:
             raise error(None, f"spatial-place: grid-order must be {' or '.join(GRID_ORDERS)}, got '{self.grid_order}'")
         for program in programs_in(op, self.name, "tiled"):
-            place(program, self.cores, self.grid_order)
+            place(program, cores, self.grid_order)
             advance(program, "placed")

@@ -121,9 +121,8 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.dialects.spyre import SPECIALIZE_ATTR
 
-SPECIALIZE_ATTR = "spyre.specialize"
-"""Kernel attribute: the scalar arguments a spatial program is specialized for."""
 UNUSED_ARGS_ATTR = "spatial.unused_args"
 """Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
 UNUSED_ARG_TYPES_ATTR = "spatial.unused_arg_types"

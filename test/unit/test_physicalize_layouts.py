@@ -175,7 +175,7 @@ def test_output_verifies_round_trips_and_parses_in_real_mlir(modules, tmp_path):
     assert "spyre.tensor_layout" not in text
     assert ir.print_ir(spyre_mlir.parse(text)) == text
     generic = ir.print_ir(physical, generic_dialects=("ktdp", "spyre"))
-    from spyre_mlir.tools.fuzz import find_iree_opt
+    from conftest import find_iree_opt
 
     iree = find_iree_opt()
     if iree is None:
@@ -249,6 +249,24 @@ def test_an_op_without_a_rule_is_reported_not_skipped():
     out = spyre_mlir.interpret(module, x=x)
     np.testing.assert_array_equal(out["return_0"], x[:, :32])
 
+
+
+def test_bytes_moved_are_element_bytes_of_the_module_target():
+    from xdsl.dialects.builtin import ComplexType, DictionaryAttr, IndexType, IntegerAttr, TensorType, f16, f32
+
+    from spyre_mlir.dialects.spyre import TARGET_ATTR
+
+    module = spyre_mlir.parse(UNHANDLED)
+    at = next(op for op in module.walk() if op.name == "tensor.extract_slice")
+    default = Physicalizer(module, report_unhandled=False, check_agreement=False)
+    assert default.nbytes(TensorType(f16, [2, 64]), at) == 256
+    assert default.nbytes(TensorType(IndexType(), [4]), at) == 32
+    module.attributes[TARGET_ATTR] = DictionaryAttr({"index_bytes": IntegerAttr(4, 64)})
+    assert Physicalizer(module, False, False).nbytes(TensorType(IndexType(), [4]), at) == 16
+    # An element without a byte width is a located error, not a 32-bit guess.
+    with pytest.raises(spyre_mlir.DiagnosticError, match="no byte width for element type complex<f32>") as info:
+        default.nbytes(TensorType(ComplexType(f32), [4]), at)
+    assert info.value.diagnostic.location.line == 10
 
 # -- the corpus, with generated markers -------------------------------------------
 

@@ -332,3 +332,41 @@ def test_a_removed_signal_is_seen_by_the_next_verification():
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
         ir.verify(module)
     assert "no engine signals semaphore @fz1" in info.value.diagnostic.message
+
+
+# The LX budget of a site: the program's `lx_bytes`, else the module's target.
+BUDGET = """
+module MODULE_ATTRS {
+  spatial.program @p attributes {spatial.phase = "tiled"PROGRAM_ATTRS} {
+    spatial.site @s0 at [0] engines ["load"]
+    spatial.buffer @b on @s0 : !spatial.tile<64x64xf16> depth 2 offset 0
+  }
+}
+"""
+
+
+def _budget(module_attrs: str = "", program_attrs: str = "") -> str:
+    return BUDGET.replace("MODULE_ATTRS", module_attrs).replace("PROGRAM_ATTRS", program_attrs)
+
+
+def test_the_lx_budget_is_the_target_s_unless_the_program_gives_one():
+    assert _program(_budget()).lx_bytes == 2 * 1024 * 1024
+    small = "attributes {spyre.target = {lx_bytes = 8192 : i64}}"
+    assert _program(_budget(small)).lx_bytes == 8192
+    assert _program(_budget(small, ", lx_bytes = 65536")).lx_bytes == 65536
+    message, _ = _verify_error(_budget(small))
+    assert ("buffer @b occupies LX bytes [0, 16384) (2 x 8192 bytes from offset 0), past the 8192 bytes of LX of "
+            "site @s0") in message
+    ir.verify(_parse(_budget(small, ", lx_bytes = 16384")))
+
+
+@pytest.mark.parametrize("element, size", [("i1", 1), ("i4", 1), ("i8", 1), ("bf16", 2), ("f32", 4), ("i64", 8)])
+def test_tile_bytes_are_element_bytes_of_the_target(element, size):
+    assert TileType((2, 3), _type(element)).bytes == 6 * size
+
+
+def _type(text: str):
+    module = _parse(f"spatial.program @p attributes {{spatial.phase = \"tiled\"}} {{\n"
+                    f"  spatial.tensor @x : memref<1x{text}>\n}}")
+    tensor = next(op for op in module.walk() if op.name == "spatial.tensor")
+    return tensor.tensor_type.get_element_type()
