@@ -80,12 +80,14 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir.diagnostics import NotedRegionVerifyException, NotedVerifyException
-from spyre_mlir.dialects.ktdp import (
-    _parse_short_type,
-    _print_attrs_sorted,
-    _print_ssa_expr,
-    _split_props,
-    _SSAAffineSpace,
+from spyre_mlir.dialects.format_helpers import (
+    SSAAffineSpace,
+    parse_short_type,
+    parse_value_into,
+    print_attrs_sorted,
+    print_ssa_expr,
+    print_value_into,
+    split_props,
 )
 
 # ===========================================================================
@@ -360,7 +362,7 @@ class PipelineOp(IRDLOperation):
             props["modulo"] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
             parser.parse_punctuation(")")
         body = _single_block(parser.parse_region())
-        more_props, attrs = _split_props(cls, parser.parse_optional_attr_dict())
+        more_props, attrs = split_props(cls, parser.parse_optional_attr_dict())
         return cls.create(properties={**more_props, **props}, attributes=attrs, regions=[body])
 
     def print(self, printer: Printer) -> None:
@@ -368,7 +370,7 @@ class PipelineOp(IRDLOperation):
             printer.print_string(f" modulo(size: {self.modulo.value.data})")
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        _print_attrs_sorted(printer, self, {"modulo"})
+        print_attrs_sorted(printer, self, {"modulo"})
 
     def verify_(self) -> None:
         if self.modulo is not None and (
@@ -515,7 +517,7 @@ class FifoAllocateOp(IRDLOperation):
         printer.print_string("(")
         printer.print_list(self.dynamic_sizes, printer.print_ssa_value)
         printer.print_string(")")
-        _print_attrs_sorted(printer, self, set())
+        print_attrs_sorted(printer, self, set())
         printer.print_string(" -> ")
         printer.print_list(self.result_types, printer.print_attribute)
 
@@ -599,7 +601,7 @@ class StageOp(IRDLOperation):
         parser.parse_keyword("depends_out")
         outs = _operand_list(parser)
         body = _single_block(parser.parse_region())
-        props, attrs = _split_props(cls, parser.parse_optional_attr_dict())
+        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
         token = TokenType()
         op = cls.create(
             operands=[parser.resolve_operand(o, token) for o in (*ins, *outs)],
@@ -617,7 +619,7 @@ class StageOp(IRDLOperation):
         _print_operand_list(printer, self.depends_out)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        _print_attrs_sorted(printer, self, {"operandSegmentSizes"})
+        print_attrs_sorted(printer, self, {"operandSegmentSizes"})
 
     def verify_(self) -> None:
         for i, value in enumerate(self.operands):
@@ -773,7 +775,7 @@ class DataTransferOp(IRDLOperation):
         amap = None
         dims: list[UnresolvedOperand] = []
         if parser._current_token.kind == MLIRTokenKind.L_SQUARE:  # pyright: ignore[reportPrivateUsage]
-            space = _SSAAffineSpace(parser)
+            space = SSAAffineSpace(parser)
             parser.parse_punctuation("[")
             exprs = []
             if parser.parse_optional_punctuation("]") is None:
@@ -799,10 +801,10 @@ class DataTransferOp(IRDLOperation):
         dst, dst_map, dst_idx, dst_sizes = cls._parse_side(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        src_type = _parse_short_type(parser, FifoSlotType)
+        src_type = parse_short_type(parser, FifoSlotType)
         parser.parse_punctuation(",")
-        dst_type = _parse_short_type(parser, FifoSlotType)
-        props, attrs = _split_props(cls, attrs)
+        dst_type = parse_short_type(parser, FifoSlotType)
+        props, attrs = split_props(cls, attrs)
         for key, amap, sizes in (("source", src_map, src_sizes), ("dest", dst_map, dst_sizes)):
             if amap is not None:
                 props[f"{key}_map"] = AffineMapAttr(amap)
@@ -833,7 +835,7 @@ class DataTransferOp(IRDLOperation):
             for i, r in enumerate(m.results):
                 if i:
                     printer.print_string(", ")
-                _print_ssa_expr(printer, r, dims, syms)
+                print_ssa_expr(printer, r, dims, syms)
             printer.print_string("]")
         if sizes is not None:
             printer.print_string(" size [" + ", ".join(str(s) for s in sizes.get_values()) + "]")
@@ -843,7 +845,7 @@ class DataTransferOp(IRDLOperation):
         self._print_side(printer, self.source, self.source_indices, self.source_map, self.static_source_sizes)
         printer.print_string(" to ")
         self._print_side(printer, self.destination, self.dest_indices, self.dest_map, self.static_dest_sizes)
-        _print_attrs_sorted(
+        print_attrs_sorted(
             printer,
             self,
             {"operandSegmentSizes", "static_source_sizes", "static_dest_sizes", "source_map", "dest_map"},
@@ -969,7 +971,7 @@ class ReadFromFifoOp(IRDLOperation):
         slot = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        slot_type = _parse_short_type(parser, FifoSlotType)
+        slot_type = parse_short_type(parser, FifoSlotType)
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         return cls.create(
@@ -979,7 +981,7 @@ class ReadFromFifoOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.fifo_slot)
-        _print_attrs_sorted(printer, self, set())
+        print_attrs_sorted(printer, self, set())
         printer.print_string(" : ")
         self.fifo_slot.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
         printer.print_string(" -> ")
@@ -1005,29 +1007,10 @@ class WriteToFifoOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> WriteToFifoOp:
-        data = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        slot = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        data_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        slot_type = _parse_short_type(parser, FifoSlotType)
-        return cls.create(
-            operands=[parser.resolve_operand(data, data_type), parser.resolve_operand(slot, slot_type)],
-            attributes=attrs,
-        )
+        return parse_value_into(parser, cls, FifoSlotType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.data)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.fifo_slot)
-        _print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        printer.print_attribute(self.data.type)
-        printer.print_string(", ")
-        self.fifo_slot.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
+        print_value_into(printer, self, self.data, self.fifo_slot, short=True)
 
     def verify_(self) -> None:
         _check_fifo_tensor(self, self.fifo_slot.type, self.data.type, "data", "data, fifo_slot")

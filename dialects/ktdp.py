@@ -62,7 +62,6 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
-from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
@@ -75,8 +74,17 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from spyre_mlir.analysis.affine import bounding_box, format_expr, format_set, permutation_of
+from spyre_mlir.analysis.affine import bounding_box, format_set, permutation_of
 from spyre_mlir.diagnostics import NotedVerifyException
+from spyre_mlir.dialects.format_helpers import (
+    SSAAffineSpace,
+    parse_short_type,
+    parse_value_into,
+    print_attrs_sorted,
+    print_ssa_expr,
+    print_value_into,
+    split_props,
+)
 
 DYNAMIC_INDEX = -9223372036854775808  # MLIR's ShapedType::kDynamic
 
@@ -288,92 +296,6 @@ class RuntimeArgType(ParametrizedAttribute, TypeAttribute):
                 raise VerifyException(f"runtime_arg {key} must be positive, got {v.data}")
 
 
-def _parse_short_type(parser: Parser, cls: type[ParametrizedAttribute]) -> Attribute:
-    """A type of this dialect, in full (`!ktdp.x<...>`) or short (`<...>`) form."""
-    if parser._current_token.kind == MLIRTokenKind.LESS:  # pyright: ignore[reportPrivateUsage]
-        return cls.new(cls.parse_parameters(parser))
-    return parser.parse_type()
-
-
-# ===========================================================================
-# Affine expressions over SSA names: `[%r + %i, 0]`, `symbol(%n)`
-# ===========================================================================
-
-
-class _SSAAffineSpace:
-    """Collects SSA operands met in an affine expression: each distinct name is
-    one dim (first appearance), `symbol(%x)` one symbol."""
-
-    def __init__(self, parser: Parser, dims: list[UnresolvedOperand] | None = None):
-        self.parser = parser
-        self.dims: list[UnresolvedOperand] = dims if dims is not None else []
-        self.syms: list[UnresolvedOperand] = []
-
-    @staticmethod
-    def _key(o: UnresolvedOperand) -> tuple[str, int]:
-        return (o.span.text, o.index)
-
-    def _index(self, pool: list[UnresolvedOperand], o: UnresolvedOperand) -> int:
-        for i, p in enumerate(pool):
-            if self._key(p) == self._key(o):
-                return i
-        pool.append(o)
-        return len(pool) - 1
-
-    def parse_optional_leaf(self) -> AffineExpr | None:
-        p = self.parser
-        if p._current_token.kind == MLIRTokenKind.PERCENT_IDENT:  # pyright: ignore[reportPrivateUsage]
-            return AffineExpr.dimension(self._index(self.dims, p.parse_unresolved_operand()))
-        if p.parse_optional_keyword("symbol") is not None:
-            p.parse_punctuation("(")
-            o = p.parse_unresolved_operand()
-            p.parse_punctuation(")")
-            return AffineExpr.symbol(self._index(self.syms, o))
-        return None
-
-    def parse_expr(self) -> AffineExpr:
-        return AffineParser(self.parser._parser_state)._parse_affine_expr(  # pyright: ignore[reportPrivateUsage]
-            self.parse_optional_leaf
-        )
-
-
-def _print_ssa_expr(printer: Printer, expr: AffineExpr, dims: Sequence[SSAValue], syms: Sequence[SSAValue] = ()):
-    def name(e: AffineExpr) -> str:
-        from xdsl.ir.affine import AffineDimExpr
-
-        if isinstance(e, AffineDimExpr):
-            return _ssa_name(printer, dims[e.position])
-        return f"symbol({_ssa_name(printer, syms[e.position])})"
-
-    printer.print_string(format_expr(expr, name))
-
-
-def _ssa_name(printer: Printer, value: SSAValue) -> str:
-    """The printed name of `value` without printing it."""
-    from io import StringIO
-
-    saved = printer.stream
-    printer.stream = StringIO()
-    try:
-        return "%" + printer.print_ssa_value(value)
-    finally:
-        printer.stream = saved
-
-
-def _print_attrs_sorted(printer: Printer, op: Operation, elided: set[str]) -> None:
-    attrs = {**op.properties, **op.attributes}
-    shown = {k: attrs[k] for k in sorted(attrs) if k not in elided}
-    if shown:
-        printer.print_string(" ")
-        printer.print_attr_dict(shown)
-
-
-def _split_props(op_cls: type[IRDLOperation], attrs: dict[str, Attribute]) -> tuple[dict, dict]:
-    prop_names = set(op_cls.get_irdl_definition().properties)
-    props = {k: v for k, v in attrs.items() if k in prop_names}
-    return props, {k: v for k, v in attrs.items() if k not in prop_names}
-
-
 def _shape_of(ty: Attribute) -> tuple[int, ...] | None:
     if isinstance(ty, MemRefType | TensorType):
         return tuple(ty.get_shape())
@@ -504,7 +426,7 @@ class ConstructMemoryViewOp(IRDLOperation):
         parser.parse_punctuation(":")
         result_type = parser.parse_type()
         idx = IndexType()
-        props, attrs = _split_props(cls, attrs)
+        props, attrs = split_props(cls, attrs)
         props["static_sizes"] = DenseArrayBase.from_list(i64, static_sizes)
         props["static_strides"] = DenseArrayBase.from_list(i64, static_strides)
         op = cls.create(
@@ -527,7 +449,7 @@ class ConstructMemoryViewOp(IRDLOperation):
         print_dynamic_index_list(printer, DYNAMIC_INDEX, self.sizes, self.static_sizes.get_values())
         printer.print_string(", strides: ")
         print_dynamic_index_list(printer, DYNAMIC_INDEX, self.strides, self.static_strides.get_values())
-        _print_attrs_sorted(printer, self, {"static_sizes", "static_strides", "operandSegmentSizes"})
+        print_attrs_sorted(printer, self, {"static_sizes", "static_strides", "operandSegmentSizes"})
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
@@ -627,7 +549,7 @@ class ConstructAccessTileOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ConstructAccessTileOp:
         base = parser.parse_unresolved_operand()
-        space = _SSAAffineSpace(parser)
+        space = SSAAffineSpace(parser)
         exprs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, space.parse_expr)
         symbols: list[UnresolvedOperand] = []
         if parser.parse_optional_keyword("symbols") is not None:
@@ -636,11 +558,11 @@ class ConstructAccessTileOp(IRDLOperation):
         parser.parse_punctuation(":")
         base_type = parser.parse_type()
         parser.parse_punctuation("->")
-        result_type = _parse_short_type(parser, AccessTileType)
+        result_type = parse_short_type(parser, AccessTileType)
         idx = IndexType()
         map_operands = space.dims + space.syms
         base_map = AffineMap(len(space.dims), len(space.syms), tuple(exprs))
-        props, attrs = _split_props(cls, attrs)
+        props, attrs = split_props(cls, attrs)
         props["base_map"] = AffineMapAttr(base_map)
         op = cls.create(
             operands=[
@@ -665,13 +587,13 @@ class ConstructAccessTileOp(IRDLOperation):
         for i, r in enumerate(amap.results):
             if i:
                 printer.print_string(", ")
-            _print_ssa_expr(printer, r, dims, syms)
+            print_ssa_expr(printer, r, dims, syms)
         printer.print_string("]")
         if self.symbol_operands:
             printer.print_string(" symbols(")
             printer.print_list(self.symbol_operands, printer.print_ssa_value)
             printer.print_string(")")
-        _print_attrs_sorted(printer, self, {"base_map", "operandSegmentSizes"})
+        print_attrs_sorted(printer, self, {"base_map", "operandSegmentSizes"})
         printer.print_string(" : ")
         printer.print_attribute(self.base.type)
         printer.print_string(" -> ")
@@ -751,7 +673,7 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
         subscripts: list[tuple[bool, UnresolvedOperand | None, list[AffineExpr], list[UnresolvedOperand]]] = []
 
         def parse_subscript() -> None:
-            space = _SSAAffineSpace(parser)
+            space = SSAAffineSpace(parser)
             if parser.parse_optional_keyword("ind") is not None:
                 parser.parse_punctuation("(")
                 idx_view = parser.parse_unresolved_operand()
@@ -776,7 +698,7 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         types_end = parser.pos
         parser.parse_punctuation("->")
-        result_type = _parse_short_type(parser, AccessTileType)
+        result_type = parse_short_type(parser, AccessTileType)
         n_ind = sum(1 for s in subscripts if s[0])
         if len(types) != n_ind + 1:
             parser.raise_error(
@@ -804,7 +726,7 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
         operands += [parser.resolve_operand(v, t) for v, t in zip(ind_views, types[1:])]  # type: ignore[arg-type]
         operands += [parser.resolve_operand(c, idx) for c in captured]
         operands += [parser.resolve_operand(s, idx) for s in symbols]
-        props, attrs = _split_props(cls, attrs)
+        props, attrs = split_props(cls, attrs)
         props["per_dim_subscript_kinds"] = ArrayAttr([BoolAttr.from_bool(s[0]) for s in subscripts])
         props["per_dim_subscript_maps"] = ArrayAttr(maps)
         props["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [1, n_ind, len(captured), len(symbols)])
@@ -840,18 +762,18 @@ class ConstructIndirectAccessTileOp(IRDLOperation):
                 for j, r in enumerate(m.data.results):
                     if j:
                         printer.print_string(", ")
-                    _print_ssa_expr(printer, r, unified)
+                    print_ssa_expr(printer, r, unified)
                 printer.print_string("])")
             else:
                 printer.print_string("(")
-                _print_ssa_expr(printer, m.data.results[0], unified)
+                print_ssa_expr(printer, m.data.results[0], unified)
                 printer.print_string(")")
         printer.print_string("]")
         if self.symbol_operands:
             printer.print_string(" symbols(")
             printer.print_list(self.symbol_operands, printer.print_ssa_value)
             printer.print_string(")")
-        _print_attrs_sorted(
+        print_attrs_sorted(
             printer, self, {"per_dim_subscript_kinds", "per_dim_subscript_maps", "operandSegmentSizes"}
         )
         printer.print_string(" : ")
@@ -946,7 +868,7 @@ class LoadOp(IRDLOperation):
         tile = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        tile_type = _parse_short_type(parser, AccessTileType)
+        tile_type = parse_short_type(parser, AccessTileType)
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         return cls.create(
@@ -956,7 +878,7 @@ class LoadOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.access_tile)
-        _print_attrs_sorted(printer, self, set())
+        print_attrs_sorted(printer, self, set())
         printer.print_string(" : ")
         printer.print_attribute(self.access_tile.type)
         printer.print_string(" -> ")
@@ -981,29 +903,10 @@ class StoreOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
-        data = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tile = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        data_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        tile_type = _parse_short_type(parser, AccessTileType)
-        return cls.create(
-            operands=[parser.resolve_operand(data, data_type), parser.resolve_operand(tile, tile_type)],
-            attributes=attrs,
-        )
+        return parse_value_into(parser, cls, AccessTileType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.data_tile)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.access_tile)
-        _print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        printer.print_attribute(self.data_tile.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.access_tile.type)
+        print_value_into(printer, self, self.data_tile, self.access_tile, short=False)
 
     def verify_(self) -> None:
         _check_tile_data(self.access_tile, self.data_tile.type, "data tile")
@@ -1031,7 +934,7 @@ class RuntimeArgExtractOp(IRDLOperation):
         parser.parse_keyword("from")
         operand = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
-        in_type = _parse_short_type(parser, RuntimeArgType)
+        in_type = parse_short_type(parser, RuntimeArgType)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
@@ -1047,7 +950,7 @@ class RuntimeArgExtractOp(IRDLOperation):
         printer.print_ssa_value(self.input)
         printer.print_string(" : ")
         printer.print_attribute(self.input.type)
-        _print_attrs_sorted(printer, self, {"kind"})
+        print_attrs_sorted(printer, self, {"kind"})
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
 
@@ -1355,16 +1258,16 @@ class InterTileProduceOp(IRDLOperation):
         before = _parse_type_list(parser) if parser.parse_optional_punctuation(":") else None
         parser.parse_punctuation("->")
         tpos = parser.pos
-        future = _future_with_groups(parser, _parse_short_type(parser, TileFutureType), groups, pos)
+        future = _future_with_groups(parser, parse_short_type(parser, TileFutureType), groups, pos)
         _check_old_partials(parser, before, future, tpos)
         body = parser.parse_region()
-        props, attrs = _split_props(cls, {"producer_tiles_per_group": tiles, **attrs})
+        props, attrs = split_props(cls, {"producer_tiles_per_group": tiles, **attrs})
         return cls.create(result_types=[future], properties=props, attributes=attrs, regions=[body])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" producer_tiles_per_group = ")
         printer.print_attribute(self.producer_tiles_per_group)
-        _print_attrs_sorted(printer, self, {"producer_tiles_per_group"})
+        print_attrs_sorted(printer, self, {"producer_tiles_per_group"})
         printer.print_string(" -> ")
         self.future.type.print_parameters(printer)
         printer.print_string(" ")
@@ -1430,7 +1333,7 @@ def _parse_delivery_head(parser: Parser, *, reduce: bool):
     attrs = parser.parse_optional_attr_dict()
     parser.parse_punctuation(":")
     tpos = parser.pos
-    future_type = _future_with_groups(parser, _parse_short_type(parser, TileFutureType), groups, tpos)
+    future_type = _future_with_groups(parser, parse_short_type(parser, TileFutureType), groups, tpos)
     parser.parse_punctuation("->")
     results = _parse_type_list(parser)
     operands = [parser.resolve_operand(future, future_type)] + [
@@ -1477,7 +1380,7 @@ class InterTileReduceOp(IRDLOperation):
     def parse(cls, parser: Parser) -> InterTileReduceOp:
         operands, sets, attrs, results = _parse_delivery_head(parser, reduce=True)
         combiner = parser.parse_region()
-        props, attrs = _split_props(cls, {**sets, **attrs})
+        props, attrs = split_props(cls, {**sets, **attrs})
         return cls.create(
             operands=operands, result_types=results, properties=props, attributes=attrs, regions=[combiner]
         )
@@ -1490,7 +1393,7 @@ class InterTileReduceOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_list([v.type for v in self.identity], printer.print_attribute)
         printer.print_string(")")
-        _print_attrs_sorted(printer, self, _DELIVERY_SETS)
+        print_attrs_sorted(printer, self, _DELIVERY_SETS)
         _print_delivery_tail(printer, self)
         printer.print_string(" ")
         printer.print_region(self.combiner, print_entry_block_args=True, print_empty_block=True)
@@ -1551,12 +1454,12 @@ class InterTileConsumeOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> InterTileConsumeOp:
         operands, sets, attrs, results = _parse_delivery_head(parser, reduce=False)
-        props, attrs = _split_props(cls, {**sets, **attrs})
+        props, attrs = split_props(cls, {**sets, **attrs})
         return cls.create(operands=operands, result_types=results, properties=props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
         _print_delivery_head(printer, self, self.consumer_tiles_per_group, self.producer_dependency_per_consumer)
-        _print_attrs_sorted(printer, self, _DELIVERY_SETS)
+        print_attrs_sorted(printer, self, _DELIVERY_SETS)
         _print_delivery_tail(printer, self)
 
     def verify_(self) -> None:
