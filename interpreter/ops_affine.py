@@ -11,7 +11,7 @@ from xdsl.ir import Operation
 
 from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
-from spyre_mlir.interpreter.ops_arith import _index_value
+from spyre_mlir.interpreter.ops_arith import index_value
 
 
 @handles(affine.ApplyOp, affine.MinOp)
@@ -40,7 +40,7 @@ def _affine(fc: FunctionCompiler, op: Operation) -> Step:
         values = [frame[s] for s in operands]
         result = combine(fn(values[:nd], values[nd:]))
         if not isinstance(result, np.ndarray):
-            result = _index_value(result)  # index arithmetic wraps at 64 bits
+            result = index_value(result)  # index arithmetic wraps at 64 bits
         if varying and not isinstance(result, np.ndarray):  # the map ignored the varying operands
             result = np.full(frame[0].count, result, np.int64)
         frame[r] = result

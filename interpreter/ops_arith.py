@@ -31,7 +31,7 @@ from spyre_mlir.interpreter.errors import InterpreterError
 # ---------------------------------------------------------------------------
 
 
-def _finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
+def finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
     """What to apply to a raw NumPy/Python result so that it has the
     representation of `result`'s type: bf16 rounding for floats, Python ints
     wrapped to width for plain integer scalars. None when nothing is needed."""
@@ -44,7 +44,7 @@ def _finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
     if fmt.kind == "bool":
         return bool
     if fmt.kind == "index":
-        return _index_value
+        return index_value
     if fmt.kind == "int":
         wrap = fmt.wrap
         return lambda x: wrap(int(x))
@@ -54,7 +54,7 @@ def _finisher(fc: FunctionCompiler, result: SSAValue) -> Callable | None:
 _INDEX_MIN, _INDEX_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _index_value(x) -> int:
+def index_value(x) -> int:
     """An `index` result as a Python int, wrapped at 64 bits like index arithmetic."""
     x = int(x)
     if _INDEX_MIN <= x <= _INDEX_MAX:
@@ -62,9 +62,9 @@ def _index_value(x) -> int:
     return ((x - _INDEX_MIN) & ((1 << 64) - 1)) + _INDEX_MIN
 
 
-def _unary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
+def unary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
     a, r = fc.slot(op.operands[0]), fc.slot(op.results[0])
-    finish = _finisher(fc, op.results[0])
+    finish = finisher(fc, op.results[0])
     if finish is None:
 
         def step(frame):
@@ -101,9 +101,9 @@ def shape_checked(fc: FunctionCompiler, op: Operation, fn: Callable, operands=No
     return checked
 
 
-def _binary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
+def binary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
     a, b, r = fc.slot(op.operands[0]), fc.slot(op.operands[1]), fc.slot(op.results[0])
-    finish = _finisher(fc, op.results[0])
+    finish = finisher(fc, op.results[0])
     fn = shape_checked(fc, op, fn)
     if finish is None:
 
@@ -123,12 +123,13 @@ def _binary_step(fc: FunctionCompiler, op: Operation, fn: Callable) -> Step:
 # ---------------------------------------------------------------------------
 
 
-def _is_array(x) -> bool:
+def is_array(x) -> bool:
     return isinstance(x, np.ndarray | np.generic)
 
 
-def _unsigned(x, fmt: ElementFormat):
-    if _is_array(x):
+def as_unsigned(x, fmt: ElementFormat):
+    """An integer value reinterpreted as unsigned of its width: arrays as NumPy unsigned (i1 as uint8), Python ints masked."""
+    if is_array(x):
         x = np.asarray(x)
         if fmt.kind == "bool":
             return x.astype(np.uint8)
@@ -137,7 +138,7 @@ def _unsigned(x, fmt: ElementFormat):
 
 
 def _signed(x, fmt: ElementFormat):
-    if _is_array(x):
+    if is_array(x):
         x = np.asarray(x)
         return x.view(fmt.compute) if x.dtype.kind == "u" and fmt.kind != "bool" and not fmt.unsigned else x
     return fmt.wrap(int(x))
@@ -161,7 +162,7 @@ def _check_signed_overflow(a, b, fmt: ElementFormat, op: str) -> None:
 
 
 def _divsi(a, b):
-    if _is_array(a) or _is_array(b):
+    if is_array(a) or is_array(b):
         a, b = np.asarray(a), np.asarray(b)
         q = a // b
         return q + ((a % b != 0) & ((a < 0) != (b < 0)))
@@ -170,7 +171,7 @@ def _divsi(a, b):
 
 
 def _remsi(a, b):
-    if _is_array(a) or _is_array(b):
+    if is_array(a) or is_array(b):
         return np.fmod(a, b)
     r = abs(a) % abs(b)
     return r if a >= 0 else -r
@@ -198,7 +199,7 @@ _OVERFLOW_CHECKED: dict[type[Operation], str] = {arith.AddiOp: "+", arith.SubiOp
 
 def _exact(a, b, symbol: str):
     """The mathematically exact result of `a symbol b` on Python ints (object arrays for arrays)."""
-    if _is_array(a) or _is_array(b):
+    if is_array(a) or is_array(b):
         a, b = np.asarray(a).astype(object), np.asarray(b).astype(object)
     if symbol == "+":
         return a + b
@@ -219,11 +220,11 @@ def _overflow_checked(fmt: ElementFormat, fn: Callable, symbol: str, nsw: bool, 
         if symbol == "<<":
             _shift_amount(b, fmt)
         if nsw:
-            exact = _exact(_signed(a, fmt), _signed(b, fmt) if symbol != "<<" else _unsigned(b, fmt), symbol)
+            exact = _exact(_signed(a, fmt), _signed(b, fmt) if symbol != "<<" else as_unsigned(b, fmt), symbol)
             if (np.asarray(exact < lo_s) | np.asarray(exact > hi_s)).any():
                 raise InterpreterError(f"signed overflow in {op} with overflow<nsw> (poison in MLIR)")
         if nuw:
-            exact = _exact(_unsigned(a, fmt), _unsigned(b, fmt), symbol)
+            exact = _exact(as_unsigned(a, fmt), as_unsigned(b, fmt), symbol)
             if (np.asarray(exact < 0) | np.asarray(exact > hi_u)).any():
                 raise InterpreterError(f"unsigned overflow in {op} with overflow<nuw> (poison in MLIR)")
         return fn(a, b)
@@ -233,7 +234,7 @@ def _overflow_checked(fmt: ElementFormat, fn: Callable, symbol: str, nsw: bool, 
 
 def _unsigned_binary(fmt: ElementFormat, fn: Callable) -> Callable:
     def apply(a, b):
-        return _signed(fn(_unsigned(a, fmt), _unsigned(b, fmt)), fmt)
+        return _signed(fn(as_unsigned(a, fmt), as_unsigned(b, fmt)), fmt)
 
     return apply
 
@@ -278,12 +279,12 @@ _FLOAT_BINARY: dict[type[Operation], Callable] = {
 
 @handles(*_FLOAT_BINARY)
 def _float_binary(fc: FunctionCompiler, op: Operation) -> Step:
-    return _binary_step(fc, op, lookup(_FLOAT_BINARY, op))
+    return binary_step(fc, op, lookup(_FLOAT_BINARY, op))
 
 
 @handles(arith.NegfOp)
 def _negf(fc: FunctionCompiler, op: Operation) -> Step:
-    return _unary_step(fc, op, np.negative)
+    return unary_step(fc, op, np.negative)
 
 
 @handles(
@@ -321,7 +322,7 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
 
     def shrui(a, b):
         _shift_amount(b, fmt)
-        return _signed(_unsigned(a, fmt) >> _unsigned(b, fmt), fmt)
+        return _signed(as_unsigned(a, fmt) >> as_unsigned(b, fmt), fmt)
 
     fns: dict[type[Operation], Callable] = {
         arith.AddiOp: lambda a, b: a + b,
@@ -330,8 +331,8 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
         arith.AndIOp: lambda a, b: a & b,
         arith.OrIOp: lambda a, b: a | b,
         arith.XOrIOp: lambda a, b: a ^ b,
-        arith.MaxSIOp: lambda a, b: np.maximum(a, b) if _is_array(a) or _is_array(b) else max(a, b),
-        arith.MinSIOp: lambda a, b: np.minimum(a, b) if _is_array(a) or _is_array(b) else min(a, b),
+        arith.MaxSIOp: lambda a, b: np.maximum(a, b) if is_array(a) or is_array(b) else max(a, b),
+        arith.MinSIOp: lambda a, b: np.minimum(a, b) if is_array(a) or is_array(b) else min(a, b),
         arith.DivSIOp: _signed_division(fmt, _divsi, "arith.divsi"),
         arith.RemSIOp: _signed_division(fmt, _remsi, "arith.remsi"),
         arith.FloorDivSIOp: _signed_division(fmt, _floordivsi, "arith.floordivsi"),
@@ -355,7 +356,7 @@ def _int_binary(fc: FunctionCompiler, op: Operation) -> Step:
     symbol = _OVERFLOW_CHECKED.get(registered_class(type(op), _OVERFLOW_CHECKED))
     if (nsw or nuw) and symbol is not None and fmt.kind != "bool":
         fn = _overflow_checked(fmt, fn, symbol, nsw, nuw, op.name)
-    return _binary_step(fc, op, fn)
+    return binary_step(fc, op, fn)
 
 
 _CMPI = {
@@ -373,10 +374,10 @@ def _cmpi(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, arith.CmpiOp)
     predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
     if predicate in _CMPI:
-        return _binary_step(fc, op, _CMPI[predicate])
+        return binary_step(fc, op, _CMPI[predicate])
     fmt = fc.format(op.lhs)
     compare = _CMPI["s" + predicate[1:]]
-    return _binary_step(fc, op, lambda a, b: compare(_unsigned(a, fmt), _unsigned(b, fmt)))
+    return binary_step(fc, op, lambda a, b: compare(as_unsigned(a, fmt), as_unsigned(b, fmt)))
 
 
 _CMPF: dict[str, Callable] = {
@@ -402,7 +403,7 @@ _CMPF: dict[str, Callable] = {
 @handles(arith.CmpfOp)
 def _cmpf(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, arith.CmpfOp)
-    return _binary_step(fc, op, _CMPF[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]])
+    return binary_step(fc, op, _CMPF[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]])
 
 
 @handles(arith.SelectOp)
@@ -462,7 +463,7 @@ def _to_int(src: ElementFormat, dst: ElementFormat, zero_extend: bool) -> Callab
 
     def convert(x):
         if zero_extend:
-            x = _unsigned(x, src)
+            x = as_unsigned(x, src)
         if isinstance(x, np.ndarray):
             return x.astype(dtype)
         return dst.scalar(x)
@@ -512,7 +513,7 @@ def _cast(fc: FunctionCompiler, op: Operation) -> Step:
             to_float = _to_float(dst)
 
             def fn(x):
-                return to_float(_unsigned(x, src))
+                return to_float(as_unsigned(x, src))
 
         case "to signed" | "to unsigned" as kind:
             fn = _fp_to_int(src, dst, kind == "to unsigned")
@@ -522,7 +523,7 @@ def _cast(fc: FunctionCompiler, op: Operation) -> Step:
             fn = _to_int(src, dst, zero_extend=True)
         case _:
             fn = _bitcast(src, dst)
-    return _unary_step(fc, op, fn)
+    return unary_step(fc, op, fn)
 
 
 def _bitcast(src: ElementFormat, dst: ElementFormat) -> Callable:

@@ -15,7 +15,7 @@ from xdsl.ir import Operation
 
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, lookup
 from spyre_mlir.interpreter.errors import InterpreterError
-from spyre_mlir.interpreter.ops_arith import _binary_step, _finisher, _is_array, _unary_step, _unsigned, shape_checked
+from spyre_mlir.interpreter.ops_arith import as_unsigned, binary_step, finisher, is_array, shape_checked, unary_step
 
 _MATH_UNARY: dict[type[Operation], Callable] = {
     math.ExpOp: np.exp,
@@ -86,23 +86,23 @@ _MATH_UNARY.update({math.RsqrtOp: _rsqrt, math.RoundOp: _round_half_away, math.E
 
 @handles(*_MATH_UNARY)
 def _math_unary(fc: FunctionCompiler, op: Operation) -> Step:
-    return _unary_step(fc, op, lookup(_MATH_UNARY, op))
+    return unary_step(fc, op, lookup(_MATH_UNARY, op))
 
 
 @handles(*_MATH_BINARY)
 def _math_binary(fc: FunctionCompiler, op: Operation) -> Step:
-    return _binary_step(fc, op, lookup(_MATH_BINARY, op))
+    return binary_step(fc, op, lookup(_MATH_BINARY, op))
 
 
 @handles(math.FPowIOp)
 def _fpowi(fc: FunctionCompiler, op: Operation) -> Step:
-    return _binary_step(fc, op, lambda x, n: _back(np.power(_wider(x), np.asarray(n, np.float64)), x))
+    return binary_step(fc, op, lambda x, n: _back(np.power(_wider(x), np.asarray(n, np.float64)), x))
 
 
 @handles(math.FmaOp)
 def _fma(fc: FunctionCompiler, op: Operation) -> Step:
     a, b, c, r = (fc.slot(v) for v in (*op.operands, op.results[0]))
-    finish = _finisher(fc, op.results[0]) or (lambda x: x)
+    finish = finisher(fc, op.results[0]) or (lambda x: x)
 
     fma = shape_checked(fc, op, lambda x, y, z: finish(_back(_wider(x) * _wider(y) + _wider(z), x)))
 
@@ -114,7 +114,7 @@ def _fma(fc: FunctionCompiler, op: Operation) -> Step:
 
 @handles(math.AbsIOp)
 def _absi(fc: FunctionCompiler, op: Operation) -> Step:
-    return _unary_step(fc, op, lambda x: np.abs(x) if _is_array(x) else abs(x))
+    return unary_step(fc, op, lambda x: np.abs(x) if is_array(x) else abs(x))
 
 
 @handles(math.IPowIOp)
@@ -124,11 +124,11 @@ def _ipowi(fc: FunctionCompiler, op: Operation) -> Step:
     def ipow(a, b):
         if (np.asarray(b) < 0).any():
             raise InterpreterError("math.ipowi with a negative exponent")
-        if _is_array(a) or _is_array(b):
+        if is_array(a) or is_array(b):
             return np.power(a, b)  # repeated squaring, wrapping at the width
         return pow(a, b, modulus)  # wrapped to the signed range by the finisher
 
-    return _binary_step(fc, op, ipow)
+    return binary_step(fc, op, ipow)
 
 
 _BIT_COUNTS: dict[type[Operation], str] = {
@@ -163,7 +163,7 @@ def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
         return length + (u > 0)
 
     def vectorized(x):
-        u = _unsigned(np.asarray(x), fmt)
+        u = as_unsigned(np.asarray(x), fmt)
         if kind == "ctpop":
             out = np.bitwise_count(u)
         elif kind == "ctlz":
@@ -174,4 +174,4 @@ def _bit_count(fc: FunctionCompiler, op: Operation) -> Step:
             out = np.where(u64 == 0, width, bit_length(lowest) - 1)
         return np.asarray(out).astype(fmt.compute)
 
-    return _unary_step(fc, op, lambda x: vectorized(x) if _is_array(x) else count(int(x)))
+    return unary_step(fc, op, lambda x: vectorized(x) if is_array(x) else count(int(x)))
