@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 # The op handlers, one module per dialect (ops_<dialect>.py), register
-# themselves with the decoder when imported: every such module is.
+# themselves with the decoder, and what else their IR adds with the plug-ins
+# (plugins.py), when imported: every such module is.
 for _module in sorted(m.name for m in _pkgutil.iter_modules(__path__) if m.name.startswith("ops_")):
     _importlib.import_module(f"{__name__}.{_module}")

@@ -317,6 +317,7 @@ class Program:
         batched: bool,
         memory_limit: int | None = None,
         cost_model=None,
+        sessions: dict[str, object] | None = None,
     ):
         self.module = module
         self.grid = grid
@@ -324,6 +325,8 @@ class Program:
         self.batched = batched
         self.memory_limit = memory_limit  # results above it are refused when their op runs
         self.cost_model = cost_model  # a cost.CostModel: every op's step also charges its cycles
+        # The interpreter's plug-in state by plug-in name (plugins.Plugin.session), shared by its programs.
+        self.sessions: dict[str, object] = sessions if sessions is not None else {}
         # Memory and statistics of the current run (a `Runtime`), read by the
         # steps when they execute, so that decoded functions serve many runs.
         self.runtime = None

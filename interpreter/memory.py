@@ -49,9 +49,6 @@ nearby addresses each), so that a million scattered elements cost about
 MAX_SLACK = 64 << 20
 """Most room left to grow when scratch segments are merged."""
 
-ARG_ALIGNMENT = 128
-"""Byte alignment of placed arrays (one stick)."""
-
 ADDRESS_LIMIT = 1 << 62
 """Byte addresses the interpreter models: [0, 2^62)."""
 

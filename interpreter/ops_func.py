@@ -14,6 +14,7 @@ from xdsl.ir import Operation
 from spyre_mlir.diagnostics import error
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, not_executable
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.plugins import Plugin, register
 from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
 
 
@@ -69,3 +70,10 @@ not_executable(
         func.FuncOp: "a function: the interpreter runs it as a kernel or as the callee of func.call",
     }
 )
+
+
+def _callee(state, op: Operation, functions) -> str | None:
+    return op.callee.root_reference.data if isinstance(op, func.CallOp) else None
+
+
+register(Plugin("func", callee=_callee))

@@ -53,6 +53,7 @@ from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, make_runner, not_executable, value_format
 from spyre_mlir.interpreter.dtypes import element_format
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.plugins import Plugin, register
 from spyre_mlir.interpreter.views import BoxTile, DistributedView, MemoryView, TileGeometry, load, store
 
 # ===========================================================================
@@ -532,3 +533,6 @@ not_executable(
         StageOp: "run by the handler of its 'ktdf.pipeline', in token order",
     }
 )
+
+
+register(Plugin("ktdf", hbm_transfers=(DataTransferOp,)))  # data transfers move HBM data (the report's HBM traffic)

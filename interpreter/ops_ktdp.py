@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import BlockArgument, Operation
 
 from spyre_mlir.analysis.affine import permutation_of
+from spyre_mlir.analysis.inter_tile import check_inter_tile
 from spyre_mlir.analysis.layout import Layout, LayoutError
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
@@ -22,6 +23,7 @@ from spyre_mlir.dialects.ktdp import (
     ConstructIndirectAccessTileOp,
     ConstructMemoryViewOp,
     GetComputeTileIdOp,
+    InterTileProduceOp,
     LoadOp,
     RuntimeArgExtractOp,
     RuntimeArgType,
@@ -34,6 +36,7 @@ from spyre_mlir.interpreter.core import FunctionCompiler, Step, always_varying, 
 from spyre_mlir.interpreter.dtypes import element_format, storage_matches
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import ADDRESS_LIMIT
+from spyre_mlir.interpreter.plugins import Plugin, register
 from spyre_mlir.interpreter.views import (
     BoxTile,
     DistributedView,
@@ -456,3 +459,9 @@ def _runtime_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
         frame[r] = constant
 
     return step
+
+
+# Loads and stores move data between HBM and the cores (the report's HBM traffic); a kernel producing
+# for other tiles (interpreter/ops_inter_tile.py) needs every core of its grid running together, and
+# the inter-tile legality rules are checks no op verifier makes (ktdp-check-inter-tile).
+register(Plugin("ktdp", collective=(InterTileProduceOp,), hbm_transfers=(LoadOp, StoreOp), verify=check_inter_tile))

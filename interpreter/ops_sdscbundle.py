@@ -11,6 +11,10 @@ addresses, index values and scalars, passed as they are), so that a bundle funct
 with a `grid` runs batched over the grid and the SDSC function may read
 `ktdp.get_compute_tile_id`. Everything wrong with a file is a located error
 at the op naming the file.
+
+The module's plug-in (plugins.py) gives the interpreter the files (one
+`BundleFiles` per `Interpreter`), the function an `sdsc_execute` runs, the
+LX the executed files use and declare, and the report's `sdsc_executions`.
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ from xdsl.ir import Operation
 
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error, location_of
 from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
+from spyre_mlir.interpreter import plugins
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, functions_of, handles
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
-from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH
+from spyre_mlir.interpreter.plugins import LxUse, Plugin, ReportSection, register
+from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH, Runtime
 from spyre_mlir.walk import walk_ops
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
@@ -72,6 +78,20 @@ class BundleFiles:
         self.files: dict[str, SdscFile] = {}  # by sdsc_filename
         self.functions: dict[str, func.FuncOp] = {}  # every loaded function, by its name in the program
         self._taken: set[str] = set()
+
+    @classmethod
+    def of(cls, interpreter) -> BundleFiles:
+        """The files of `interpreter`'s bundle: in its options' `bundle_dir`, else beside the file it
+        read the module from, else in the current directory; their texts join its `sources`."""
+        bundle_dir = interpreter.options.bundle_dir
+        if bundle_dir is None and interpreter.path is not None:
+            bundle_dir = os.path.dirname(interpreter.path)
+        shown = os.fspath(bundle_dir) if bundle_dir is not None else None
+        return cls(
+            os.path.abspath(shown) if shown is not None else None,
+            shown if shown not in (None, "", os.curdir) else None,  # messages: DIR/sdsc_N.json, or sdsc_N.json
+            interpreter.sources,
+        )
 
     def path_of(self, filename: str) -> str:
         return os.path.join(self.shown, filename) if self.shown else filename
@@ -156,7 +176,6 @@ class BundleFiles:
     def _parse(self, text: str, name: str, fail) -> ModuleOp:
         from spyre_mlir import ir
         from spyre_mlir.deep import call_deep
-        from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
 
         self.sources[name] = text
         try:
@@ -164,12 +183,8 @@ class BundleFiles:
         except DiagnosticError as exc:
             raise fail(f"its \"ktir\" text does not parse: {exc.diagnostic.message}", _moved(exc.diagnostic)) from None
 
-        def verify() -> None:
-            ir.verify(module)
-            check_inter_tile(module)
-
         try:
-            call_deep(verify)
+            call_deep(plugins.verify, module)
         except DiagnosticError as exc:
             raise fail(f"its \"ktir\" text does not verify: {exc.diagnostic.message}", _moved(exc.diagnostic)) from None
         return module
@@ -210,13 +225,24 @@ def _moved(diagnostic: Diagnostic) -> Diagnostic:
     return Diagnostic("note", "in the \"ktir\" text here", diagnostic.location, list(diagnostic.notes))
 
 
+PLUGIN = "sdscbundle"
+
+
 def bundle_files(program) -> BundleFiles:
-    """The SDSC files of `program`'s interpreter (Interpreter sets `program.sdsc_files`);
-    a program made elsewhere gets its own, relative to the current directory."""
-    files = getattr(program, "sdsc_files", None)
+    """The SDSC files of `program`'s interpreter (its session of this plug-in); a program made
+    elsewhere gets its own, relative to the current directory."""
+    files = program.sessions.get(PLUGIN)
     if files is None:
-        files = program.sdsc_files = BundleFiles()
+        files = program.sessions[PLUGIN] = BundleFiles()
     return files
+
+
+@dataclass
+class BundleRun:
+    """What one run executed: the SDSC files by path, and how many times each (one per core)."""
+
+    files: dict[str, SdscFile] = field(default_factory=dict)
+    executions: dict[str, int] = field(default_factory=dict)
 
 
 # -- the handler ---------------------------------------------------------------
@@ -290,7 +316,51 @@ def _sdsc_execute(fc: FunctionCompiler, op: Operation) -> Step:
         finally:
             runtime.call_depth -= 1
         cores = frame[0].count or 1  # executions by one core each, batched or not
-        runtime.sdsc_executions[sdsc.path] = runtime.sdsc_executions.get(sdsc.path, 0) + cores
-        runtime.sdsc_files[sdsc.path] = sdsc
+        ran = runtime.state(PLUGIN, BundleRun)
+        ran.executions[sdsc.path] = ran.executions.get(sdsc.path, 0) + cores
+        ran.files[sdsc.path] = sdsc
 
     return step
+
+
+# -- the plug-in ---------------------------------------------------------------
+
+
+def _callee(files: BundleFiles, op: Operation, functions) -> str | None:
+    """The entry function an `sdsc_execute` runs (its file loaded now)."""
+    return files.load(op, functions).callee if isinstance(op, SdscExecuteOp) else None
+
+
+def _lx(runtime: Runtime) -> list[LxUse]:
+    """The live tensors of each executed file's entry function, and the LX peak the file declares."""
+    ran = runtime.find_state(PLUGIN)
+    if not isinstance(ran, BundleRun):
+        return []
+    return [LxUse(f.lx, f.peak_lx_bytes_per_core or 0, "an executed SDSC file") for f in ran.files.values()]
+
+
+def _report_fields(runtime: Runtime) -> dict[str, object]:
+    ran = runtime.find_state(PLUGIN)
+    return {"sdsc_executions": dict(ran.executions) if isinstance(ran, BundleRun) else {}}
+
+
+def _report_lines(report) -> list[str]:
+    executions = report.sdsc_executions
+    if not executions:
+        return []
+    return [
+        f"bundle: {sum(executions.values())} SDSC executions (summed over cores) of {len(executions)} files; "
+        f"declared lx peak per core {report.lx_declared_peak} bytes"
+    ]
+
+
+register(
+    Plugin(
+        PLUGIN,
+        session=BundleFiles.of,
+        callee=_callee,
+        session_functions=lambda files: files.functions,
+        lx=_lx,
+        report=ReportSection(_report_fields, _report_lines, place="memory"),
+    )
+)

@@ -8,7 +8,7 @@ itself does nothing at run time.
 
 `spyre.relayout` converts a tensor from one layout of its logical value to
 another; the bytes it reads and writes are counted per core
-(`RunReport.relayout_bytes`).
+(`RunReport.relayout_bytes`, this module's plug-in).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp, logical_shape
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.plugins import Plugin, ReportSection, register
+from spyre_mlir.target import target_of
 
 
 @handles(TensorLayoutOp)
@@ -46,7 +48,7 @@ def _relayout(fc: FunctionCompiler, op: Operation) -> Step:
         source, target = op.layouts()
     except LayoutError as exc:
         raise InterpreterError(str(exc)) from None
-    fmt = fc.format(op.result)
+    fc.format(op.result)  # a located error for an element type the interpreter does not hold
     in_type, out_type = op.input.type, op.result.type
     assert isinstance(in_type, TensorType) and isinstance(out_type, TensorType)
     declared = tuple(out_type.get_shape())
@@ -55,7 +57,7 @@ def _relayout(fc: FunctionCompiler, op: Operation) -> Step:
     out_lead = 1 if fc.is_varying(op.result) else 0
     program = fc.program
     ncores = len(program.cores)
-    itemsize = fmt.itemsize
+    element_bytes = target_of(op).element_bytes(out_type.get_element_type())  # in device memory
     plans: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     def plan(physical: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -86,8 +88,26 @@ def _relayout(fc: FunctionCompiler, op: Operation) -> Step:
         if out_lead and not lead:  # a uniform input whose result is marked varying
             y = np.broadcast_to(y, (frame[0].count, *y.shape))
         frame[r] = y
-        moved = 2 * math.prod(physical) * itemsize  # read the input, write the result
-        counter = program.runtime.stats.relayout_counter(ncores)
+        moved = 2 * math.prod(physical) * element_bytes  # read the input, write the result
+        counter = program.runtime.state(PLUGIN, lambda: np.zeros(ncores, np.int64))
         counter[frame[0].linear] += moved
 
     return step
+
+
+# -- the report: relayout bytes per core -----------------------------------------------------------
+
+PLUGIN = "spyre"
+
+
+def _report_fields(runtime) -> dict[str, object]:
+    counter = runtime.find_state(PLUGIN)
+    return {"relayout_bytes": counter.tolist() if counter is not None else []}
+
+
+def _report_lines(report) -> list[str]:
+    moved = report.relayout_bytes
+    return [f"relayout bytes per core: max {max(moved)} (total {sum(moved)})"] if moved else []
+
+
+register(Plugin(PLUGIN, report=ReportSection(_report_fields, _report_lines, place="traffic")))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -17,9 +18,12 @@ from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
 from spyre_mlir.interpreter.views import Access
+from spyre_mlir.target import SPYRE
 
-DEFAULT_LX_BYTES = 2 * 1024 * 1024
-"""LX scratchpad per core (DESIGN.md, "Hardware model")."""
+T = TypeVar("T")
+
+DEFAULT_LX_BYTES = SPYRE.lx_bytes
+"""LX scratchpad per core of the default target (a module's `spyre.target` may say otherwise)."""
 
 ARG_BASE = 1 << 28
 """Lowest byte address at which array arguments are placed (256 MiB): the
@@ -105,7 +109,8 @@ class InterpreterOptions:
       `ktdp.get_compute_tile_id` on a multi-dimensional grid, the order of
       cores in per-core mode, and so which core wins when two write the
       same element.
-    - `lx_limit`: bytes of LX scratchpad per core.
+    - `lx_limit`: bytes of LX scratchpad per core. Default None: the
+      `lx_bytes` of the module's target (`spyre_mlir.target.target_of`).
     - `check_lx`: make a peak LX use above `lx_limit` an error.
     - `check_uninitialized`: reading HBM/LX bytes nobody wrote is an error
       (otherwise they read as zero).
@@ -134,8 +139,8 @@ class InterpreterOptions:
       (logical) array: the interpreter places its device form (`to_device`)
       and returns the argument in logical form (`from_device`). Default
       False: arrays are raw device memory, placed and returned as given.
-    - `bundle_dir`: the directory in which a bundle's
-      `sdscbundle.sdsc_execute` ops find their SDSC files (docs/bundle.md):
+    - `bundle_dir`: the directory in which a bundle finds its SDSC files
+      (docs/bundle.md):
       a str or `os.PathLike`. Default None: the directory of the bundle file
       when the module was read from a path, else the current directory.
       When given, it wins over the bundle file's directory.
@@ -145,7 +150,7 @@ class InterpreterOptions:
     """
 
     grid_order: str = DEFAULT_GRID_ORDER
-    lx_limit: int = DEFAULT_LX_BYTES
+    lx_limit: int | None = None
     check_lx: bool = False
     check_uninitialized: bool = True
     mask_out_of_bounds: bool = True
@@ -177,6 +182,8 @@ class InterpreterOptions:
                 )
         for name in ("lx_limit", "memory_limit"):
             value = getattr(self, name)
+            if name == "lx_limit" and value is None:
+                continue
             if not _is_int(value):
                 raise TypeError(f"InterpreterOptions.{name} must be an int (bytes), not {type(value).__name__} {value!r}")
             if value <= 0:
@@ -206,15 +213,15 @@ class InterpreterOptions:
 
 @dataclass
 class StageRecord:
-    """One execution of a schedule-IR stage (`ktdf.stage`, interpreter/ops_ktdf.py)
+    """One execution of a pipeline stage (the schedule IR's, interpreter/ops_ktdf.py)
     by the cores `lanes`: the pipeline it belongs to, which instance of that
-    pipeline (one per execution of the `ktdf.pipeline` op), and the stage's
+    pipeline (one per execution of the pipeline op), and the stage's
     position in it. The cost model fills `cycles` (per lane) when it runs."""
 
-    pipeline: object  # the ktdf.pipeline op
+    pipeline: object  # the pipeline op
     instance: int
     index: int
-    stage: object  # the ktdf.stage op
+    stage: object  # the stage op
     lanes: np.ndarray  # linear core ids that ran it
     cycles: np.ndarray | None = None
 
@@ -228,8 +235,7 @@ class RunStats:
     fallback_reason: str | None = None
     counters: dict[str, int] = field(default_factory=dict)
     comm: dict[str, np.ndarray] | None = None  # inter-tile bytes per core id: "sent", "received", "ring"
-    relayout_bytes: np.ndarray | None = None  # `spyre.relayout` bytes read + written, per core id
-    stages: list[StageRecord] = field(default_factory=list)  # schedule-IR stage executions, in order
+    stages: list[StageRecord] = field(default_factory=list)  # pipeline stage executions, in order
 
     def communication(self, ncores: int) -> dict[str, np.ndarray]:
         """The per-core inter-tile byte counters, created on first use (docs/inter-tile.md §4.8)."""
@@ -237,20 +243,21 @@ class RunStats:
             self.comm = {k: np.zeros(ncores, np.int64) for k in ("sent", "received", "ring")}
         return self.comm
 
-    def relayout_counter(self, ncores: int) -> np.ndarray:
-        """The per-core `spyre.relayout` byte counter (read + written), created on first use."""
-        if self.relayout_bytes is None:
-            self.relayout_bytes = np.zeros(ncores, np.int64)
-        return self.relayout_bytes
-
 
 class Runtime:
     """Memory, limits and options of one run, shared by every decoded function."""
 
-    def __init__(self, options: InterpreterOptions, grid: tuple[int, ...], cores: tuple[tuple[int, ...], ...]):
+    def __init__(
+        self,
+        options: InterpreterOptions,
+        grid: tuple[int, ...],
+        cores: tuple[tuple[int, ...], ...],
+        lx_limit: int = DEFAULT_LX_BYTES,
+    ):
         self.options = options
         self.grid = grid
         self.cores = cores  # grid coordinates by linear core id
+        self.lx_limit = lx_limit  # bytes of LX per core
         self.budget = MemoryBudget(options.memory_limit)
         self.hbm = AddressSpace("HBM", check_uninitialized=options.check_uninitialized, budget=self.budget)
         self.lx: dict[int, AddressSpace] = {}
@@ -265,9 +272,18 @@ class Runtime:
         self.deadline: float | None = None  # time.monotonic() at which the run times out
         self.stage_hooks: list = []  # objects with enter(record) / exit(record), e.g. the cost model
         self.cost = None  # the cost.CostCounter of the run, when the cost model is on
-        # Bundles (sdscbundle.sdsc_execute): the SDSC files executed, by path, and how many times.
-        self.sdsc_files: dict[str, object] = {}  # path -> ops_sdscbundle.SdscFile
-        self.sdsc_executions: dict[str, int] = {}
+        self._plugin_state: dict[str, object] = {}
+
+    def state(self, plugin: str, make: Callable[[], T]) -> T:
+        """The run's state of interpreter plug-in `plugin` (plugins.py), `make()` on first use."""
+        found = self._plugin_state.get(plugin)
+        if found is None:
+            found = self._plugin_state[plugin] = make()
+        return found  # pyright: ignore[reportReturnType]
+
+    def find_state(self, plugin: str) -> object | None:
+        """The run's state of plug-in `plugin`, None if it made none (it ran no op of its IR)."""
+        return self._plugin_state.get(plugin)
 
     @contextmanager
     def stage(self, pipeline, instance: int, index: int, stage, lanes) -> Iterator[StageRecord]:
@@ -297,7 +313,7 @@ class Runtime:
             if not 0 <= core < len(self.cores):
                 raise InterpreterError(f"ct_id {core} names no core of the {len(self.cores)}-core grid")
             space = self.lx[core] = AddressSpace(
-                f"LX of core {core}", self.options.lx_limit, self.options.check_uninitialized, self.budget
+                f"LX of core {core}", self.lx_limit, self.options.check_uninitialized, self.budget
             )
         return space
 
