@@ -53,7 +53,8 @@ group whose per-core working set exceeds `lx-bytes`, with the fewest
 slices that fit. The group's iteration space is the shape of the tensor
 its first store writes; a tiled dim is followed through every op
 (elementwise, linalg, broadcasts, reductions over other dims, loads,
-stores, splats, `tensor.empty`).
+stores, splats, `tensor.empty`), each op's dims as
+`spyre_mlir.analysis.dim_maps` maps them.
 
 Refused with a located error before anything changes (for a hint; for
 the option or the automatic choice the group is left untiled with a
@@ -80,14 +81,15 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.dialects.linalg.ops import BroadcastOp, GenericOp, IndexOp, MatmulOp, ReduceOp
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.analysis.affine import box_bounds, permutation_of, projected_dims
+from spyre_mlir.analysis.affine import box_bounds, permutation_of
 from spyre_mlir.analysis.boxes import extent_set
+from spyre_mlir.analysis.dim_maps import dim_map, loops_of
 from spyre_mlir.analysis.liveness import live_ranges, peak_bytes, value_bytes
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
@@ -104,7 +106,6 @@ from spyre_mlir.ir import fill_locations, replace_module_body
 from spyre_mlir.passes._stage import group_functions as group_functions  # re-exported: tiling_search asks here
 from spyre_mlir.passes._stage import require_before, require_groups
 from spyre_mlir.target import Target, target_of
-from spyre_mlir.traits import is_elementwise
 
 
 class Refusal(Exception):
@@ -268,61 +269,22 @@ def _follow(op: Operation, facts: _Facts) -> None:
             for d in range(_rank(op.result)):
                 facts.fixed[(op.result, d)] = (op, "a constant tensor that is not a splat cannot be cut into tiles")
         return
-    if is_elementwise(op) and not isinstance(op, GenericOp):
-        rank = _rank(tensors[0])
-        if all(_rank(t) == rank for t in tensors):
-            for t in tensors[1:]:
-                for d in range(rank):
-                    uf.union((tensors[0], d), (t, d))
-            for d in range(rank):  # its loops (what a linalg.index in its body reads)
-                uf.union((tensors[0], d), ((op, "loop"), d))
-            return
-    if isinstance(op, ReduceOp):
-        reduced = set(op.dimensions.get_values())
-        kept = [d for d in range(_rank(op.input)) if d not in reduced]
-        for d in reduced:
-            facts.reduced[(op.input, d)] = op
-        for d in range(_rank(op.input)):
-            uf.union((op.input, d), ((op, "loop"), d))
-        for out in (op.init, *op.results):
-            for j, d in enumerate(kept):
-                uf.union((op.input, d), (out, j))
+    dm = dim_map(op)
+    if dm is None or dm.sizes_in_attributes or not dm.is_projected():
+        for t in tensors:
+            for d in range(_rank(t)):
+                facts.opaque[(t, d)] = op
         return
-    if isinstance(op, BroadcastOp):
-        added = set(op.dimensions.get_values())
-        kept = [d for d in range(_rank(op.init)) if d not in added]
-        for j, d in enumerate(kept):
-            uf.union((op.input, j), (op.init, d))
-        for d in range(_rank(op.init)):
-            uf.union((op.init, d), ((op, "loop"), d))
-        for res in op.results:
-            for d in range(_rank(res)):
-                uf.union((op.init, d), (res, d))
-        return
-    if isinstance(op, MatmulOp):
+    if dm.contraction:
         facts.contractions.append(op)
-    if hasattr(op, "get_indexing_maps") and hasattr(op, "get_iterator_types"):
-        maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
-        iterators = [str(getattr(t, "data", t)) for t in op.get_iterator_types()]  # pyright: ignore[reportAttributeAccessIssue]
-        operands = [*op.inputs, *op.outputs]  # pyright: ignore[reportAttributeAccessIssue]
-        if len(maps) == len(operands) and all(projected_dims(m) is not None for m in maps):
-            for operand, amap in zip(operands, maps):
-                if not isinstance(operand.type, TensorType):
-                    continue
-                for j, loop in enumerate(projected_dims(amap) or []):
-                    uf.union((operand, j), ((op, "loop"), loop))
-            for loop, kind in enumerate(iterators):
-                if "reduction" in kind:
-                    facts.reduced[((op, "loop"), loop)] = op
-            for res, out in zip(op.results, op.outputs):  # pyright: ignore[reportAttributeAccessIssue]
-                for d in range(_rank(res)):
-                    uf.union((res, d), (out, d))
-            if any("reduction" in k for k in iterators) and len(_tensors(op.inputs)) >= 2:  # pyright: ignore[reportAttributeAccessIssue]
-                facts.contractions.append(op)
-            return
-    for t in tensors:
-        for d in range(_rank(t)):
-            facts.opaque[(t, d)] = op
+    loops = (op, "loop")  # what a linalg.index in its body reads
+    for value, amap in zip((*op.operands, *op.results), (*dm.operands, *dm.results)):
+        if amap is None or not isinstance(value.type, TensorType):
+            continue
+        for d, loop in enumerate(loops_of(amap)):
+            uf.union((value, d), (loops, loop))
+    for loop in sorted(dm.reductions):
+        facts.reduced[(loops, loop)] = op
 
 
 @dataclass
