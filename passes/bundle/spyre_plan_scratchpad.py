@@ -60,6 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from spyre_mlir.analysis.allocation import Slot, align_up, allocate
 from spyre_mlir.analysis.boxes import shape_set
 from spyre_mlir.analysis.liveness import value_bytes
+from spyre_mlir.analysis.remat import rematerializable
 from spyre_mlir.diagnostics import error, remark
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -74,7 +75,6 @@ from spyre_mlir.dialects.ktdp import (
 from spyre_mlir.dialects.spyre import LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.ir import ancestor_in
 from spyre_mlir.passes._stage import require_groups
-from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
 from spyre_mlir.target import Target, target_of
 
 CONTROL_FLOW = frozenset({

@@ -86,10 +86,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
+from spyre_mlir.analysis.access import may_alias, view_of
 from spyre_mlir.analysis.allocation import Slot, allocate
 from spyre_mlir.analysis.boxes import shape_set
 from spyre_mlir.analysis.grid import linear_id
 from spyre_mlir.analysis.liveness import value_bytes
+from spyre_mlir.analysis.remat import rematerializable
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -102,7 +104,6 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import rematerializable
 from spyre_mlir.target import Target, target_of
 
 SHAPE_ONLY = (tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.ReshapeOp, tensor.CastOp)
@@ -196,8 +197,6 @@ class RoundTrips:
         shape-only ops count (the chain is replayed on the new load), and so
         do scalar reads (`tensor.extract`), which otherwise would tie an early
         group to a late one."""
-        from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
-
         for load in [op for op in self.kernel.walk() if isinstance(op, LoadOp)]:
             block = load.parent_block()
             holders: dict[Operation, list[Use]] = {}
@@ -207,14 +206,14 @@ class RoundTrips:
                 continue
             ops = list(block.ops)
             start = ops.index(load)
-            reads = _view_of(load.operands[0])
+            reads = view_of(load.operands[0])
             replayed: list[Operation] = []
             for holder in sorted(holders, key=ops.index)[1:]:
                 between = ops[start + 1 : ops.index(holder)]
                 written = [
                     inner for op in between for inner in op.walk() if isinstance(inner, StoreOp)
                 ]
-                if any(_may_alias(reads, _view_of(store.operands[1])) for store in written):
+                if any(may_alias(reads, view_of(store.operands[1])) for store in written):
                     continue
                 again = LoadOp(load.operands[0], load.results[0].type)
                 again.location = load.location
