@@ -77,4 +77,4 @@ def test_bundle_is_read_by_upstream_mlir(path, name, tmp_path):
     done = subprocess.run([iree_opt, "--allow-unregistered-dialect", str(bundle)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "sdscbundle.sdsc_execute" in done.stdout
-    spyre_mlir.parse(bundle)  # and still ours (the corpus bundles' results: test_coarse_tiling.py)
+    spyre_mlir.parse(bundle)  # and still ours (the corpus bundles' results: test_spyre_coarse_tile.py)
