@@ -12,9 +12,9 @@ The cost model's pipelined estimate (`interpreter/cost_model.py`,
 
 Model:
 
-- An **engine** runs its program (any iterable of `Wait`, `Signal`, `Step`)
-  in order, one instruction at a time, on its own clock (cycles, starting at
-  `start`).
+- An **engine** runs its program (any iterable of `Wait`, `Signal`, `Step`;
+  `Loop` repeats a body lazily) in order, one instruction at a time, on its
+  own clock (cycles, starting at `start`).
 - A **semaphore** is a counter whose units carry the clock of the engine that
   signalled them (its initial units: `start`). `Wait(s, n)` blocks while the
   value is below n, then takes n units and moves the engine's clock to the
@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,25 @@ class Step:
 
 
 Instruction = Wait | Signal | Step
+
+
+class Loop:
+    """`count` runs of `body` (instructions and nested `Loop`s) as a re-iterable program: iterating
+    it unrolls the loops lazily, at C speed (a choreography's loops without the interpreter's indices)."""
+
+    def __init__(self, count: int, body: list[Instruction | Loop]):
+        self.count = max(0, count)
+        self.parts: list = []  # runs of plain instructions (lists) and loops
+        for item in body:
+            if isinstance(item, Loop):
+                self.parts.append(item)
+            elif self.parts and isinstance(self.parts[-1], list):
+                self.parts[-1].append(item)
+            else:
+                self.parts.append([item])
+
+    def __iter__(self) -> Iterator[Instruction]:
+        return chain.from_iterable(chain.from_iterable(repeat(self.parts, self.count)))
 
 
 @dataclass
@@ -280,19 +300,23 @@ class Simulator:
 
     def _advance(self, engine: Engine, eager: bool) -> bool:
         """Execute `engine`'s instructions until it blocks or ends (one, unless `eager`); whether any ran."""
-        ran = False
+        ran = 0
         instr = engine.pending
+        program = engine._program
+        semaphores = self.semaphores
+        limit = float("inf") if self.max_steps is None else self.max_steps - self.executed
         while instr is not None:
-            if type(instr) is Wait:
-                sem = self.semaphores[instr.semaphore]
+            kind = type(instr)
+            if kind is Wait:
+                sem = semaphores[instr.semaphore]
                 if sem.value < instr.count:
-                    return ran
+                    break
                 sem.value -= instr.count
                 stamp = _take_units(sem.units, instr.count)
                 if stamp > engine.clock:
                     engine.clock = stamp
-            elif type(instr) is Signal:
-                sem = self.semaphores[instr.semaphore]
+            elif kind is Signal:
+                sem = semaphores[instr.semaphore]
                 sem.value += instr.count
                 units = sem.units
                 if units and units[-1][0] == engine.clock:
@@ -301,16 +325,17 @@ class Simulator:
                     units.append([engine.clock, instr.count])
             else:
                 self._step(engine, instr)  # pyright: ignore[reportArgumentType]
-            ran = True
-            engine.executed += 1
-            self.executed += 1
-            if self.max_steps is not None and self.executed > self.max_steps:
-                raise StepCapExceeded(self.max_steps, engine)
-            engine.pending = None
-            instr = engine.fetch()
+            ran += 1
+            if ran > limit:
+                raise StepCapExceeded(self.max_steps, engine)  # pyright: ignore[reportArgumentType]
+            instr = next(program, None)
             if not eager:
                 break
-        return ran
+        engine.pending = instr
+        engine.done = instr is None
+        engine.executed += ran
+        self.executed += ran
+        return ran > 0
 
     def _step(self, engine: Engine, step: Step) -> None:
         start = engine.clock if engine.clock >= step.not_before else step.not_before

@@ -82,7 +82,6 @@ A module without a `spatial.program` is left as it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -91,7 +90,17 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
-from spyre_mlir.analysis.engines import Deadlock, Fifo, FifoOverflow, FifoUnderflow, Signal, Simulator, Step, Wait
+from spyre_mlir.analysis.engines import (
+    Deadlock,
+    Fifo,
+    FifoOverflow,
+    FifoUnderflow,
+    Loop,
+    Signal,
+    Simulator,
+    Step,
+    Wait,
+)
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spatial import (
     PHASE_ATTR,
@@ -141,13 +150,13 @@ def _static_steps(ops) -> int:
 
 
 def _compile(ops, instructions: dict[int, object]) -> list:
-    """A choreography as the engine simulator's instructions (`instructions`: by op id), a loop as
-    (iterations, its body); a loop run to a trip is taken at its greatest count."""
+    """A choreography as the engine simulator's instructions (`instructions`: by op id) and `Loop`s;
+    a loop run to a trip is taken at its greatest count."""
     code: list = []
     for op in ops:
         if isinstance(op, LoopOp):
             lower, upper = op.bounds
-            code.append((max(upper - lower, 0), _compile(op.body.block.ops, instructions)))
+            code.append(Loop(upper - lower, _compile(op.body.block.ops, instructions)))
         elif isinstance(op, RecvStepOp):
             raise error(
                 op,
@@ -159,15 +168,6 @@ def _compile(ops, instructions: dict[int, object]) -> list:
         else:  # refused by the dialect's verifier
             raise error(op, f"spatial-verify: '{op.name}' is not a choreography op")
     return code
-
-
-def _unroll(code: list) -> Iterator:
-    for item in code:
-        if type(item) is tuple:
-            for _ in range(item[0]):
-                yield from _unroll(item[1])
-        else:
-            yield item
 
 
 def _dict(entries: list[tuple[str, int]]) -> DictionaryAttr:
@@ -270,7 +270,7 @@ def verify_program(program: ProgramOp) -> DictionaryAttr:
             {op.sym_name.data: Fifo(op.depth_value, op.is_local) for op in buf_ops},
         )
         for e, code in zip(engine_ops, codes):
-            sim.add_engine(e, _unroll(code))
+            sim.add_engine(e, Loop(1, code))
         try:
             sim.run(eager)
         except Deadlock as exc:

@@ -9,6 +9,7 @@ from spyre_mlir.analysis.engines import (
     Fifo,
     FifoOverflow,
     FifoUnderflow,
+    Loop,
     Signal,
     Simulator,
     Step,
@@ -143,3 +144,13 @@ def test_data_mode_cycles_come_from_the_callback():
     engine = sim.add_engine("e", [Step("s", cycles=1.0), Step("s", cycles=1.0)])
     sim.run()
     assert engine.clock == 14.0
+
+
+def test_loop_unrolls_nested_loops_lazily_and_again_on_each_iteration():
+    a, b, c = Step("a"), Step("b"), Step("c")
+    program = Loop(2, [a, Loop(3, [b]), Loop(0, [c]), c])
+    assert [s.key for s in program] == ["a", "b", "b", "b", "c"] * 2
+    assert list(program) == list(program)  # re-iterable
+    sim = Simulator()
+    sim.add_engine("e", Loop(1, [Loop(1000, [Step("x", 1.0)])]))
+    assert sim.run().engines[0].clock == 1000.0
