@@ -57,7 +57,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from spyre_mlir.analysis.allocation import Slot, align_up, allocate
+from spyre_mlir.analysis.allocation import Slot, allocate
 from spyre_mlir.analysis.boxes import shape_set
 from spyre_mlir.analysis.liveness import value_bytes
 from spyre_mlir.analysis.remat import rematerializable
@@ -150,9 +150,8 @@ class Planner:
             if buf.offset is not None:
                 _place(buf, self.target)
         # Nested blocks (loops of the group) start above what is live around them.
-        align = self.target.alignment_bytes
         for i, op in enumerate(list(block.ops)):
-            inner_base = max([align_up(e, align) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
+            inner_base = max([self.target.align(e) for s, t, e in ends if s <= position.get(op, i) <= t] + [base])
             if op.name not in CONTROL_FLOW:
                 continue  # a compute's own region (a combiner, a producer, a linalg body): no intermediates
             for region in op.regions:
