@@ -346,3 +346,27 @@ func.func @two_dims_inner(%x: index, %out: index) attributes {spyre.slices = [[2
   ktdp.store %e, %ot : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
   return
 }
+
+// -----
+
+// Sizing the working set needs each tensor's element width: an element type
+// without one is a located error (it used to count 64 bits).
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 7 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @no_width(%x: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [4, 8], strides: [8, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<4x8xf16>
+  %ov = ktdp.construct_memory_view %out, sizes: [4, 8], strides: [8, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<4x8xf16>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<4x8xf16> -> !ktdp.access_tile<4x8xindex>
+  %d = ktdp.load %xt : !ktdp.access_tile<4x8xindex> -> tensor<4x8xf16>
+  // expected-error @+1 {{cannot size a tensor<4x8xcomplex<f32>>: no byte width for element type complex<f32>}}
+  %e = tensor.empty() : tensor<4x8xcomplex<f32>>
+  %i = tensor.empty() : tensor<4x8xf16>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%d, %e : tensor<4x8xf16>, tensor<4x8xcomplex<f32>>) outs(%i : tensor<4x8xf16>) {
+  ^bb0(%a: f16, %b: complex<f32>, %o: f16):
+    linalg.yield %a : f16
+  } -> tensor<4x8xf16>
+  %ot = ktdp.construct_access_tile %ov[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<4x8xf16> -> !ktdp.access_tile<4x8xindex>
+  ktdp.store %r, %ot : tensor<4x8xf16>, !ktdp.access_tile<4x8xindex>
+  return
+}
