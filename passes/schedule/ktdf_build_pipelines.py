@@ -54,12 +54,14 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
+from spyre_mlir.analysis.access import may_alias, view_of
 from spyre_mlir.analysis.affine import box_bounds, permutation_of
 from spyre_mlir.dialects.ktdf import (
     CreateTokenOp,
@@ -74,6 +76,7 @@ from spyre_mlir.dialects.ktdf import (
     WriteToFifoOp,
 )
 from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
     ConstructAccessTileOp,
     ConstructMemoryViewOp,
     LoadOp,
@@ -81,7 +84,7 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes import _stage
+from spyre_mlir.passes._stage import require_groups
 
 COMPUTE_UNIT = "SFU"
 
@@ -110,8 +113,6 @@ def _box_transfer(tile: SSAValue):
     box = box_bounds(owner.access_tile_set.data)
     if box is None or any(lo != 0 for lo, _ in box):
         return None
-    from xdsl.ir.affine import AffineDimExpr
-
     amap = owner.base_map.data
     if amap.num_dims != len(owner.indices) or any(
         not isinstance(e, AffineDimExpr) or e.position != k for k, e in enumerate(amap.results)
@@ -174,13 +175,11 @@ class Builder:
             return None
         # All loads run before all stores: a load must not read what a store of
         # the same block writes before it.
-        from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
-
         order = list(block.ops)
         for load in loads:
             for store in stores:
-                if order.index(store) < order.index(load) and _may_alias(
-                    _view_of(load.operands[0]), _view_of(store.operands[1])
+                if order.index(store) < order.index(load) and may_alias(
+                    view_of(load.operands[0]), view_of(store.operands[1])
                 ):
                     return None
         return loads, computes, stores
@@ -284,10 +283,6 @@ def _pure_regions(op: Operation) -> bool:
 
 def _value_semantics(op: Operation) -> bool:
     """An op on values only (linalg on tensors, arith, math): nothing it touches is memory."""
-    from xdsl.dialects.builtin import MemRefType
-
-    from spyre_mlir.dialects.ktdp import AccessTileType
-
     if isinstance(op, LoadOp | StoreOp) or op.name.startswith(("ktdp.", "func.", "ktdf.", "spyre.")):
         return op.name == "ktdp.get_compute_tile_id"
     return all(
@@ -304,6 +299,6 @@ class KtdfBuildPipelinesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         builder = Builder()
-        for group in _stage.require_groups(op, self.name):
+        for group in require_groups(op, self.name):
             builder.run(group)
         fill_locations(op)
