@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
@@ -73,6 +74,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
     UnitAttr,
@@ -481,29 +483,13 @@ class TensorOp(IRDLOperation):
 
     name = "spatial.tensor"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     tensor_type = prop_def(MemRefType, prop_name="type")
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = "$sym_name `:` $type attr-dict-with-keyword"
 
     def __init__(self, name: str, tensor_type: MemRefType):
         super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> TensorOp:
-        name = parser.parse_symbol_name()
-        parser.parse_punctuation(":")
-        tensor_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls.create(properties={"sym_name": name, "type": tensor_type})
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" : ")
-        printer.print_attribute(self.tensor_type)
-        _print_attrs(printer, self)
 
 
 @irdl_op_definition
@@ -596,10 +582,11 @@ class SiteOp(IRDLOperation):
 
     name = "spatial.site"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     coords = prop_def(DenseArrayBase.constr(i64))
     engines = prop_def(ArrayAttr[StringAttr])
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = "$sym_name `at` $coords `engines` $engines attr-dict-with-keyword"
 
     def __init__(self, name: str, coords: Sequence[int], engines: Sequence[str]):
         super().__init__(
@@ -617,26 +604,6 @@ class SiteOp(IRDLOperation):
     @property
     def engine_names(self) -> tuple[str, ...]:
         return tuple(e.data for e in self.engines.data)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SiteOp:
-        name = parser.parse_symbol_name()
-        parser.parse_keyword("at")
-        coords = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        parser.parse_keyword("engines")
-        engines = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(name.data, coords, engines)
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" at [" + ", ".join(str(c) for c in self.coordinates) + "] engines [")
-        printer.print_list(self.engine_names, printer.print_string_literal)
-        printer.print_string("]")
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"site @{self.sym_name.data}"
@@ -1132,12 +1099,13 @@ class EdgeOp(IRDLOperation):
 
     name = "spatial.edge"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     producer = prop_def(FlatSymbolRefAttrConstr, prop_name="from")
     consumer = prop_def(FlatSymbolRefAttrConstr, prop_name="to")
     buffer = prop_def(FlatSymbolRefAttrConstr, prop_name="via")
     tile = prop_def(TileType)
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = "$sym_name `from` $from `to` $to `via` $via `:` qualified($tile) attr-dict-with-keyword"
 
     def __init__(self, name: str, producer: str | SymbolRefAttr, consumer: str | SymbolRefAttr,
                  buffer: str | SymbolRefAttr, tile: TileType):
@@ -1150,32 +1118,6 @@ class EdgeOp(IRDLOperation):
                 "tile": tile,
             }
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> EdgeOp:
-        name = parser.parse_symbol_name()
-        parser.parse_keyword("from")
-        producer = _parse_symbol(parser)
-        parser.parse_keyword("to")
-        consumer = _parse_symbol(parser)
-        parser.parse_keyword("via")
-        buffer = _parse_symbol(parser)
-        parser.parse_punctuation(":")
-        tile = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls.create(properties={"sym_name": name, "from": producer, "to": consumer, "via": buffer, "tile": tile})
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        for word, ref in (("from", self.producer), ("to", self.consumer), ("via", self.buffer)):
-            printer.print_string(f" {word} ")
-            printer.print_symbol_name(_name(ref))
-        printer.print_string(" : ")
-        printer.print_attribute(self.tile)
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"edge @{self.sym_name.data}"
@@ -1214,10 +1156,11 @@ class MulticastOp(IRDLOperation):
 
     name = "spatial.multicast"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     reader = prop_def(FlatSymbolRefAttrConstr)
     targets = prop_def(ArrayAttr[SymbolRefAttr])
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = "$sym_name `reader` $reader `to` $targets attr-dict-with-keyword"
 
     def __init__(self, name: str, reader: str | SymbolRefAttr, targets: Sequence[str | SymbolRefAttr]):
         super().__init__(
@@ -1227,28 +1170,6 @@ class MulticastOp(IRDLOperation):
                 "targets": ArrayAttr([_ref(t) for t in targets]),
             }
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MulticastOp:
-        name = parser.parse_symbol_name()
-        parser.parse_keyword("reader")
-        reader = _parse_symbol(parser)
-        parser.parse_keyword("to")
-        targets = _parse_symbols(parser, parser.Delimiter.SQUARE)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(name.data, reader, targets)
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" reader ")
-        printer.print_symbol_name(_name(self.reader))
-        printer.print_string(" to [")
-        _print_symbols(printer, self.targets.data)
-        printer.print_string("]")
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"multicast group @{self.sym_name.data}"
@@ -1290,33 +1211,14 @@ class SemaphoreOp(IRDLOperation):
 
     name = "spatial.semaphore"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     site = prop_def(FlatSymbolRefAttrConstr)
-    init = prop_def(IntegerAttr)
+    init = prop_def(IntegerAttr[I64])
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = "$sym_name `on` $site `init` $init attr-dict-with-keyword"
 
     def __init__(self, name: str, site: str | SymbolRefAttr, init: int = 0):
         super().__init__(properties={"sym_name": StringAttr(name), "site": _ref(site), "init": _i64(init)})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SemaphoreOp:
-        name = parser.parse_symbol_name()
-        parser.parse_keyword("on")
-        site = _parse_symbol(parser)
-        parser.parse_keyword("init")
-        init = parser.parse_integer(allow_boolean=False)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(name.data, site, init)
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" on ")
-        printer.print_symbol_name(_name(self.site))
-        printer.print_string(f" init {_int(self.init)}")
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"semaphore @{self.sym_name.data}"
@@ -1339,13 +1241,16 @@ class TripOp(IRDLOperation):
 
     name = "spatial.trip"
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     tensor = prop_def(FlatSymbolRefAttrConstr)
-    elem = prop_def(IntegerAttr)
-    per = prop_def(IntegerAttr)
-    bias = prop_def(IntegerAttr)
+    elem = prop_def(IntegerAttr[I64])
+    per = prop_def(IntegerAttr[I64])
+    bias = prop_def(IntegerAttr[I64])
     admit = prop_def(DenseArrayBase.constr(i64))
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
+    assembly_format = (
+        "$sym_name `from` $tensor `[` $elem `]` `per` $per `bias` $bias `admit` $admit attr-dict-with-keyword"
+    )
 
     def __init__(self, name: str, tensor: str | SymbolRefAttr, elem: int, per: int, bias: int, admit: Sequence[int]):
         super().__init__(
@@ -1385,37 +1290,6 @@ class TripOp(IRDLOperation):
     def greatest_count(self) -> int:
         """The count at the greatest admitted value, the bound every static question takes."""
         return self.count(self.admitted[-1])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> TripOp:
-        name = parser.parse_symbol_name()
-        parser.parse_keyword("from")
-        tensor = _parse_symbol(parser)
-        parser.parse_punctuation("[")
-        elem = parser.parse_integer(allow_boolean=False)
-        parser.parse_punctuation("]")
-        parser.parse_keyword("per")
-        per = parser.parse_integer(allow_boolean=False)
-        parser.parse_keyword("bias")
-        bias = parser.parse_integer(allow_boolean=False)
-        parser.parse_keyword("admit")
-        admit = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-        )
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(name.data, tensor, elem, per, bias, admit)
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" from ")
-        printer.print_symbol_name(_name(self.tensor))
-        printer.print_string(f"[{self.element}] per {self.per_value} bias {self.bias_value} admit [")
-        printer.print_string(", ".join(str(v) for v in self.admitted))
-        printer.print_string("]")
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"trip @{self.sym_name.data}"
@@ -1725,33 +1599,12 @@ class _StageStep(IRDLOperation):
     stage = prop_def(FlatSymbolRefAttrConstr)
     indices = var_operand_def(IndexType)
     traits = lazy_traits_def(lambda: (HasParent(EngineOp, LoopOp),))
+    assembly_format = "$stage (` ` `[` $indices^ `]`)? attr-dict-with-keyword"
 
     KIND: ClassVar[str]
 
     def __init__(self, stage: str | SymbolRefAttr, indices: Sequence[SSAValue] = ()):
         super().__init__(operands=[list(indices)], properties={"stage": _ref(stage)})
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        stage = _parse_symbol(parser)
-        indices = []
-        if parser.parse_optional_punctuation("[") is not None:
-            if parser.parse_optional_punctuation("]") is None:
-                indices = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-                parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(stage, [parser.resolve_operand(i, IndexType()) for i in indices])
-        _set_attrs(op, attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(_name(self.stage))
-        if self.indices:
-            printer.print_string(" [")
-            printer.print_list(self.indices, printer.print_ssa_value)
-            printer.print_string("]")
-        _print_attrs(printer, self)
 
     def verify_(self) -> None:
         me = f"{self.name.split('.', 1)[1]} @{_name(self.stage)}"
