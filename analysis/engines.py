@@ -77,8 +77,8 @@ class Signal:
 @dataclass(frozen=True, slots=True)
 class Step:
     """A unit of work of `cycles`, taking a slot of each FIFO in `takes`, then filling one of each in
-    `fills`; it starts no earlier than `not_before`. `key` groups the steps whose runs are counted
-    together (`Simulator.runs`; default: the step itself)."""
+    `fills`; it starts no earlier than `not_before`. `key` names what it runs: the steps of one key
+    are counted together (`Simulator.runs`)."""
 
     key: Hashable
     cycles: float = 0.0
@@ -197,14 +197,14 @@ class Engine:
         self.index = index  # its position among the simulator's engines
         self.clock = clock
         self.executed = 0  # instructions executed
-        self._program: Iterator[Instruction] = iter(program)
+        self.program: Iterator[Instruction] = iter(program)
         self.pending: Instruction | None = None  # the next instruction, fetched
         self.done = False
 
     def fetch(self) -> Instruction | None:
         """The next instruction (None: the program is finished)."""
         if self.pending is None and not self.done:
-            self.pending = next(self._program, None)
+            self.pending = next(self.program, None)
             self.done = self.pending is None
         return self.pending
 
@@ -290,10 +290,9 @@ class Simulator:
             for engine in live:
                 if self._advance(engine, eager):
                     progressed = True
-            still = [e for e in live if not e.done]
-            if not progressed and len(still) == len(live):
-                raise Deadlock([(e, e.pending, self.semaphores[e.pending.semaphore].value) for e in still])  # pyright: ignore
-            live = still
+            if not progressed:  # every engine is blocked on a wait (an engine finishes only by executing)
+                raise Deadlock([(e, e.pending, self.semaphores[e.pending.semaphore].value) for e in live])  # pyright: ignore
+            live = [e for e in live if not e.done]
             if self.check is not None:
                 self.check()
         return self
@@ -302,7 +301,7 @@ class Simulator:
         """Execute `engine`'s instructions until it blocks or ends (one, unless `eager`); whether any ran."""
         ran = 0
         instr = engine.pending
-        program = engine._program
+        program = engine.program
         semaphores = self.semaphores
         limit = float("inf") if self.max_steps is None else self.max_steps - self.executed
         while instr is not None:
