@@ -349,6 +349,13 @@ class Interpreter:
             self.target: Target = target_of(self.module)
         except TargetError as exc:
             raise error(self.module, str(exc)) from None
+        held = element_format(IndexType()).itemsize  # every other width follows from the type's bits
+        if self.target.index_bytes != held:
+            raise error(
+                self.module,
+                f"the target's index_bytes is {self.target.index_bytes}, but the interpreter holds an index "
+                f"element in {held} bytes of memory",
+            )
         # The LX scratchpad of a core: the option, else the module's target.
         self.lx_limit = self.options.lx_limit if self.options.lx_limit is not None else self.target.lx_bytes
         self.functions = functions_of(self.module)

@@ -76,6 +76,7 @@ class ElementFormat:
 
     @property
     def itemsize(self) -> int:
+        """Bytes of one element in HBM and LX: the target's `element_bytes` of the type."""
         return self.storage.itemsize
 
     def from_storage(self, array: np.ndarray) -> np.ndarray:

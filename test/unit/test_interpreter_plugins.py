@@ -9,9 +9,10 @@ import spyre_mlir
 from spyre_mlir.diagnostics import Diagnostic
 from spyre_mlir.dialects.ktdp import LoadOp
 from spyre_mlir.interpreter import DEFAULT_LX_BYTES, Interpreter, InterpreterOptions, plugins
+from spyre_mlir.interpreter.dtypes import element_format_named, element_type_names
 from spyre_mlir.interpreter.liveness import LxEstimate
 from spyre_mlir.interpreter.plugins import LxUse, Plugin, ReportSection
-from spyre_mlir.target import SPYRE
+from spyre_mlir.target import SPYRE, element_bytes
 
 ROWS, COLS = 8, 64
 
@@ -174,7 +175,20 @@ def test_arrays_start_at_the_targets_alignment(alignment):
         assert report.arguments[name].address * 2 % alignment == 0, name
 
 
+@pytest.mark.parametrize("name", element_type_names())
+def test_an_element_takes_the_targets_bytes_in_memory(name):
+    """The interpreter's HBM and LX hold each element in its storage dtype: as many bytes as the target says."""
+    fmt = element_format_named(name)
+    ty = spyre_mlir.parse(f"func.func @f(%x: {name}) {{ return }}").body.block.first_op.function_type.inputs.data[0]
+    assert fmt.itemsize == element_bytes(ty), name
+
+
 def test_a_bad_target_attribute_is_a_located_error():
     with pytest.raises(spyre_mlir.DiagnosticError, match="lx_bytes' must be positive") as info:
         Interpreter(copy_kernel(lx_bytes=-1))
     assert info.value.diagnostic.location is not None
+
+
+def test_a_target_whose_index_width_the_interpreter_does_not_hold_is_refused():
+    with pytest.raises(spyre_mlir.DiagnosticError, match="index_bytes is 4, but the interpreter holds an index element in 8"):
+        Interpreter(copy_kernel(index_bytes=4))
