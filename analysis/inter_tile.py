@@ -20,16 +20,24 @@ dependencies are producers (R3) and, for a reduce, every producer is claimed
 (R4: a consume may leave producers unclaimed, e.g. one producer's tile
 broadcast to every consumer); with a grid, no set names a tile outside it
 (B1). Tile ids are linear tile ids (`spyre_mlir.analysis.grid`).
+
+`ground_groups` and `ground_delivery` ground the sets on a grid of `ncores`
+tiles, as tables indexed by linear tile id (each producer's and consumer's
+group, the producers each consumer waits for): what the interpreter runs and
+the cost model prices.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import AffineSetAttr, ArrayAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
+from spyre_mlir.analysis.affine import format_set
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
@@ -184,4 +192,86 @@ def check_inter_tile(module: ModuleOp) -> None:
             check_delivery(inner)
 
 
-__all__ = ["check_delivery", "check_inter_tile", "check_produce"]
+# ---------------------------------------------------------------------------
+# The sets grounded on a grid (what the interpreter and the cost model run)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Groups:
+    """The groups of a future, grounded on a grid of `ncores` tiles."""
+
+    ids: list[int]
+    group_of_producer: np.ndarray  # int64 per core id: its group, -1 if it produces for none
+    producers: dict[int, list[int]]  # group -> producer tiles, ascending
+
+
+def ground_groups(produce: InterTileProduceOp, ncores: int) -> Groups:
+    """The groups of `produce` and their producer tiles on a grid of `ncores` tiles (tiles past it dropped);
+    a groups set without constant bounds, or two groups sharing a producer, is a located error."""
+    future = produce.future.type
+    assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
+    ids = enumerate_groups(future.groups)
+    if ids is None:
+        raise error(produce, f"the groups set affine_set<{format_set(future.groups.data)}> has no constant bounds or spans more than 2^20 groups: "
+            "the interpreter cannot enumerate its groups")
+    group_of = np.full(ncores, -1, np.int64)
+    producers: dict[int, list[int]] = {}
+    for g in ids:
+        tiles = enumerate_tiles(produce.producer_tiles_per_group, (g,), ncores) or []
+        tiles = [t for t in tiles if t < ncores]
+        for t in tiles:
+            if group_of[t] >= 0:
+                raise error(
+                    produce,
+                    f"producer_tiles_per_group for groups {int(group_of[t])} and {g} are not disjoint: "
+                    f"tile {t} is in both",
+                )
+            group_of[t] = g
+        producers[g] = tiles
+    return Groups(ids, group_of, producers)
+
+
+@dataclass
+class Delivery:
+    """A delivery op grounded on the grid: who consumes, and whom each consumer needs."""
+
+    group_of_consumer: np.ndarray  # int64 per core id, -1 for non-consumers
+    needs: np.ndarray  # (cores, width) int64: the producers each consumer waits for, -1 padded
+    groups: Groups
+
+
+def ground_delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int) -> Delivery:
+    """`op` checked (`check_delivery`) and grounded on a grid of `ncores` tiles: each consumer's group and
+    the producers it waits for (its group's, or those its dependency set names)."""
+    check_delivery(op, ncores)
+    produce = op.future.owner
+    assert isinstance(produce, InterTileProduceOp)  # U2, checked above
+    groups = ground_groups(produce, ncores)
+    group_of_consumer = np.full(ncores, -1, np.int64)
+    needs: dict[int, list[int]] = {}
+    dep = op.producer_dependency_per_consumer
+    for g in groups.ids:
+        for c in enumerate_tiles(op.consumer_tiles_per_group, (g,), ncores) or []:
+            if c >= ncores:
+                continue
+            if group_of_consumer[c] >= 0:
+                raise error(
+                    op,
+                    f"consumer_tiles_per_group for groups {int(group_of_consumer[c])} and {g} are not disjoint: "
+                    f"tile {c} is in both",
+                )
+            group_of_consumer[c] = g
+            if dep is None:
+                needs[c] = groups.producers[g]
+            else:
+                syms = (c,) if dep.data.num_symbols == 1 else (c, g)
+                needs[c] = [p for p in enumerate_tiles(dep, syms, ncores) or [] if p in groups.producers[g]]
+    width = max((len(v) for v in needs.values()), default=0)
+    table = np.full((ncores, max(width, 1)), -1, np.int64)
+    for c, ps in needs.items():
+        table[c, : len(ps)] = ps
+    return Delivery(group_of_consumer, table, groups)
+
+
+__all__ = ["Delivery", "Groups", "check_delivery", "check_inter_tile", "check_produce", "ground_delivery", "ground_groups"]

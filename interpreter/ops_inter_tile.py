@@ -32,23 +32,20 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import AffineSetAttr
 from xdsl.ir import Operation
 
-from spyre_mlir.analysis.affine import format_set
-from spyre_mlir.analysis.inter_tile import check_delivery, check_produce
+from spyre_mlir.analysis.inter_tile import Delivery, check_produce, ground_delivery, ground_groups
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
     InterTileProduceOp,
     InterTileReduceOp,
-    TileFutureType,
-    enumerate_groups,
-    enumerate_tiles,
 )
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, handles, value_name
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.lanes import LaneContext
+
+_delivery = ground_delivery  # interpreter/cost_model.py's name for it, until it asks the analysis
 
 
 @dataclass
@@ -73,39 +70,6 @@ def _require_batched(fc: FunctionCompiler, op: Operation) -> None:
         )
 
 
-@dataclass
-class Groups:
-    """The groups of a future, grounded on a grid of `ncores` tiles."""
-
-    ids: list[int]
-    group_of_producer: np.ndarray  # int64 per core id: its group, -1 if it produces for none
-    producers: dict[int, list[int]]  # group -> producer tiles, ascending
-
-
-def _groups(produce: InterTileProduceOp, ncores: int) -> Groups:
-    future = produce.future.type
-    assert isinstance(future, TileFutureType) and isinstance(future.groups, AffineSetAttr)
-    ids = enumerate_groups(future.groups)
-    if ids is None:
-        raise error(produce, f"the groups set affine_set<{format_set(future.groups.data)}> has no constant bounds or spans more than 2^20 groups: "
-            "the interpreter cannot enumerate its groups")
-    group_of = np.full(ncores, -1, np.int64)
-    producers: dict[int, list[int]] = {}
-    for g in ids:
-        tiles = enumerate_tiles(produce.producer_tiles_per_group, (g,), ncores) or []
-        tiles = [t for t in tiles if t < ncores]
-        for t in tiles:
-            if group_of[t] >= 0:
-                raise error(
-                    produce,
-                    f"producer_tiles_per_group for groups {int(group_of[t])} and {g} are not disjoint: "
-                    f"tile {t} is in both",
-                )
-            group_of[t] = g
-        producers[g] = tiles
-    return Groups(ids, group_of, producers)
-
-
 def _produce_varying(fc: FunctionCompiler, op: Operation) -> bool:
     """The future and `%gid` differ between cores, whatever the region reads."""
     assert isinstance(op, InterTileProduceOp)
@@ -118,7 +82,7 @@ def _produce(fc: FunctionCompiler, op: Operation) -> Step:
     _require_batched(fc, op)
     ncores = len(fc.program.cores)
     check_produce(op, ncores)
-    group_of = _groups(op, ncores).group_of_producer
+    group_of = ground_groups(op, ncores).group_of_producer
     block = op.body.block
     body = fc.compile_block(block)
     gid = fc.slot(block.args[0])
@@ -159,46 +123,6 @@ def _delivery_varying(fc: FunctionCompiler, op: Operation) -> bool:
     for region in op.regions:
         changed |= fc.mark(region.block.args)
     return changed
-
-
-@dataclass
-class Delivery:
-    """A delivery op grounded on the grid: who consumes, and whom each consumer needs."""
-
-    group_of_consumer: np.ndarray  # int64 per core id, -1 for non-consumers
-    needs: np.ndarray  # (cores, width) int64: the producers each consumer waits for, -1 padded
-    groups: Groups
-
-
-def _delivery(op: InterTileReduceOp | InterTileConsumeOp, ncores: int) -> Delivery:
-    check_delivery(op, ncores)
-    produce = op.future.owner
-    assert isinstance(produce, InterTileProduceOp)  # U2, checked above
-    groups = _groups(produce, ncores)
-    group_of_consumer = np.full(ncores, -1, np.int64)
-    needs: dict[int, list[int]] = {}
-    dep = op.producer_dependency_per_consumer
-    for g in groups.ids:
-        for c in enumerate_tiles(op.consumer_tiles_per_group, (g,), ncores) or []:
-            if c >= ncores:
-                continue
-            if group_of_consumer[c] >= 0:
-                raise error(
-                    op,
-                    f"consumer_tiles_per_group for groups {int(group_of_consumer[c])} and {g} are not disjoint: "
-                    f"tile {c} is in both",
-                )
-            group_of_consumer[c] = g
-            if dep is None:
-                needs[c] = groups.producers[g]
-            else:
-                syms = (c,) if dep.data.num_symbols == 1 else (c, g)
-                needs[c] = [p for p in enumerate_tiles(dep, syms, ncores) or [] if p in groups.producers[g]]
-    width = max((len(v) for v in needs.values()), default=0)
-    table = np.full((ncores, max(width, 1)), -1, np.int64)
-    for c, ps in needs.items():
-        table[c, : len(ps)] = ps
-    return Delivery(group_of_consumer, table, groups)
 
 
 def _enclosing_loops(fc: FunctionCompiler, op: Operation) -> list[tuple[scf.ForOp, int]]:
@@ -325,7 +249,7 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, InterTileReduceOp)
     _require_batched(fc, op)
     ncores = len(fc.program.cores)
-    delivery = _delivery(op, ncores)
+    delivery = ground_delivery(op, ncores)
     future_slot = fc.slot(op.future)
     loops = _enclosing_loops(fc, op)
     block = op.combiner.block
@@ -462,7 +386,7 @@ def _consume(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, InterTileConsumeOp)
     _require_batched(fc, op)
     ncores = len(fc.program.cores)
-    delivery = _delivery(op, ncores)
+    delivery = ground_delivery(op, ncores)
     future_slot = fc.slot(op.future)
     loops = _enclosing_loops(fc, op)
     source = delivery.needs[:, 0]  # R8a/R8b: exactly one per consumer

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 import spyre_mlir
-from spyre_mlir.analysis.inter_tile import check_delivery, check_inter_tile, check_produce
+from spyre_mlir.analysis.inter_tile import (
+    check_delivery,
+    check_inter_tile,
+    check_produce,
+    ground_delivery,
+    ground_groups,
+)
 from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects.ktdp import InterTileProduceOp, InterTileReduceOp
 
@@ -68,3 +74,20 @@ def test_ncores_bounds_the_tiles_instead_of_the_grid_attribute():
         check_produce(produce, ncores=3)
     with pytest.raises(DiagnosticError, match="consumer_tiles_per_group for group 0 names tiles 3"):
         check_delivery(reduce, ncores=3)
+
+
+def test_ground_groups_and_delivery_on_a_grid():
+    _, produce, reduce = _kernel("#first")
+    groups = ground_groups(produce, 4)
+    assert groups.ids == [0] and groups.producers == {0: [0, 1, 2, 3]}
+    assert groups.group_of_producer.tolist() == [0, 0, 0, 0]
+    delivery = ground_delivery(reduce, 4)
+    assert delivery.group_of_consumer.tolist() == [0, -1, -1, -1]
+    assert delivery.needs[0].tolist() == [0, 1, 2, 3] and (delivery.needs[1:] == -1).all()
+
+
+def test_ground_groups_drops_tiles_past_the_grid_and_delivery_checks_first():
+    _, produce, reduce = _kernel()
+    assert ground_groups(produce, 2).producers == {0: [0, 1]}
+    with pytest.raises(DiagnosticError, match="outside the grid of 2 tiles"):
+        ground_delivery(reduce, 2)
