@@ -2,7 +2,7 @@
 
     pm = spyre_mlir.PassManager.parse("cse,spyre-coarse-tile{slices=2 lx-bytes=4096}")
     pm = spyre_mlir.PassManager.from_pipeline("ktir-to-bundle{out-dir=/tmp/b slices=2}")
-    pm = spyre_mlir.PassManager.parse("ktir-to-bundle{out-dir=/tmp/b}", target=load_target("card.json"))
+    pm = spyre_mlir.PassManager.from_pipeline("ktir-to-bundle{out-dir=/tmp/b}", target=load_target("card.json"))
     pm.run(module)            # verifies after every pass; raises DiagnosticError
 
 Before each pass of ours the pass manager checks its stage contract
@@ -20,7 +20,6 @@ pipelines are defined.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +30,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from spyre_mlir.diagnostics import INTERNAL_ERROR, Diagnostic, DiagnosticError, error
-from spyre_mlir.target import Target, load_target
+from spyre_mlir.target import Target
 
 PIPELINES: dict[str, tuple[str, str]] = {
     # name: (pass list, what it is for)
@@ -80,20 +79,16 @@ class PassManager:
     is a bug in that pass: an internal error). `verify_input=False` skips
     the first check for a caller that has just verified the module. Each
     pass of ours runs only on a module in a stage its contract takes
-    (`contracts.check`). `target` (a `Target` or the path of a target
-    file), when given, is recorded on the module before the first pass, in
-    place of any `spyre.target` attribute it has."""
+    (`contracts.check`). `target`, when given, is recorded on the module
+    before the first pass, in place of any `spyre.target` attribute it has
+    (`spyre_mlir.target.load_target` reads one from a file)."""
 
     passes: list[ModulePass]
     verify_each: bool = True
     after_pass: list[AfterPassHook] = field(default_factory=list)
     ctx: Context | None = None
     verify_input: bool = True
-    target: Target | str | os.PathLike[str] | None = None
-
-    def __post_init__(self) -> None:
-        if self.target is not None and not isinstance(self.target, Target):
-            self.target = load_target(self.target)  # a bad file: TargetError, naming it
+    target: Target | None = None
 
     @classmethod
     def parse(cls, spec: str, **kwargs) -> PassManager:
@@ -173,13 +168,17 @@ class PassManager:
     def _run(self, module: ModuleOp) -> ModuleOp:
         from spyre_mlir.ir import make_context, verify
         from spyre_mlir.passes import contracts
-        from spyre_mlir.target import set_target
+        from spyre_mlir.target import TargetError, set_target, target_of
 
         ctx = self.ctx or make_context()
         if self.verify_each and self.verify_input and self.passes:
             verify(module)  # an invalid input is the user's error, before any pass sees it
-        if isinstance(self.target, Target):
+        if self.target is not None:
             set_target(module, self.target)
+        try:
+            target_of(module)  # a bad spyre.target attribute: the user's error, at the module
+        except TargetError as exc:
+            raise error(module, str(exc)) from None
         for p in self.passes:
             contracts.check(module, p.name)  # a pass out of order: the user's error, before it runs
             start = time.perf_counter()

@@ -4,7 +4,7 @@
               [--verify-diagnostics] [--mlir-print-op-generic]
               [--mlir-print-ir-after-all] [--mlir-timing]
               [--print-identity] [--cache-dir DIR] [--cache-stats]
-              [--print-plan-summary] [--plan-summary-json PATH]
+              [--print-plan-summary] [--plan-summary-json PATH] [--target FILE]
 
 Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
@@ -39,6 +39,7 @@ from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
 from spyre_mlir.passes.spatial.summary import PlanSummary, plan_summaries
+from spyre_mlir.target import TargetError, load_target
 from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)
@@ -81,9 +82,16 @@ symbol names, locations and attribute order have one identity.
 
 --cache-dir DIR (or SPYRE_OPT_CACHE_DIR=DIR) keeps the output of each run of a
 pipeline in DIR, keyed by the input's identity and exact text, the pipeline,
-the output options and the version of spyre-opt; a later run on the same
-input parses and verifies it, then prints the kept output without running
-the pipeline. Off by default. --cache-stats reports hits and misses on stderr.
+the output options, the --target facts and the version of spyre-opt; a later
+run on the same input parses and verifies it, then prints the kept output
+without running the pipeline. Off by default. --cache-stats reports hits and
+misses on stderr.
+
+--target FILE compiles for the target described in FILE: a JSON object of
+target facts ({"cores": 4, "lx_bytes": 65536}; the others keep Spyre's, see
+docs/target.md), recorded on each module as its spyre.target attribute (in
+place of the module's own) before the first pass. A file that cannot be read
+or holds a bad fact is an error (exit 1).
 
 --print-plan-summary prints, after the pipeline, the plan summary of every
 spatial.program of the output to stderr (sites, multicast groups, block shape,
@@ -139,6 +147,9 @@ class SpyreOptMain(xDSLOptMain):
         add("--pipeline", metavar="NAME", type=_nonempty("--pipeline", "a pipeline name (see --list-pipelines)"),
             help=f"run a named pipeline (one of: {', '.join(sorted(PIPELINES))}), options as NAME{{opt=v ...}}; "
             "see --list-pipelines")
+        add("--target", dest="target_file", metavar="FILE", type=_nonempty("--target", "a target file"), default=None,
+            help="compile for the target in FILE, a JSON object of target facts such as {\"cores\": 4} "
+            "(recorded on the module as spyre.target before the first pass; default: the module's own, else Spyre)")
         add("--split-input-file", action="store_true",
             help="process each '// -----'-separated chunk of the input on its own")
         add("--verify-diagnostics", dest="verify_diagnostics", action="store_const", const="all", default=None,
@@ -179,9 +190,15 @@ class SpyreOptMain(xDSLOptMain):
         """Build the PassManager; errors are reported in `run` (usage errors:
         an unknown pass or pipeline, options that do not parse)."""
         self._pipeline_error: DiagnosticError | None = None
+        self._target_error: TargetError | None = None
         verify_each = not self.args.disable_verify
         # `_process_chunk` verifies each input before the pipeline runs.
-        kwargs = {"verify_each": verify_each, "verify_input": False, "ctx": self.ctx}
+        kwargs = {"verify_each": verify_each, "verify_input": False, "ctx": self.ctx, "target": None}
+        if self.args.target_file is not None:
+            try:
+                kwargs["target"] = load_target(self.args.target_file)
+            except TargetError as exc:  # the file's error, not the command line's: exit 1
+                self._target_error = exc
         self.pass_manager = PassManager([], **kwargs)
         if self.args.pipeline is not None and self.args.passes is not None:
             self._pipeline_error = DiagnosticError(Diagnostic("error", "use either -p or --pipeline, not both"))
@@ -208,6 +225,9 @@ class SpyreOptMain(xDSLOptMain):
             self._arg_parser.print_usage(sys.stderr)
             print(f"spyre-opt: error: {self._pipeline_error.diagnostic.message}", file=sys.stderr)
             return 2
+        if self._target_error is not None:
+            print(f"spyre-opt: error: {self._target_error}", file=sys.stderr)
+            return 1
         source = args.input_file or "-"
         try:
             text, name = ir.read_source(source if source == "-" else Path(source))
@@ -316,6 +336,7 @@ class SpyreOptMain(xDSLOptMain):
             "generic_for": args.print_op_generic_for,
             "debuginfo": args.print_debuginfo,
             "allow_unregistered": args.allow_unregistered_dialect,
+            "target": str(self.pass_manager.target.to_attr()) if self.pass_manager.target is not None else None,
         }
         if args.print_debuginfo:  # locations print the file name and line numbers
             options.update(file=name, line_offset=line_offset)

@@ -2,7 +2,7 @@
 
     spyre-run FILE [--func NAME] [--arg NAME=VALUE ...] [--hbm ADDR=VALUE ...]
               [--out DIR] [--grid 32|2x16] [--grid-order col-major|row-major]
-              [--lx-limit 2MiB] [--check-lx] [--allow-uninitialized]
+              [--lx-limit 2MiB] [--target FILE.json] [--check-lx] [--allow-uninitialized]
               [--strict-bounds] [--execution auto|batched|per-core]
               [--timeout SECONDS] [--memory-limit 8GiB] [--host-layout]
               [--print-summary] [--print-outputs]
@@ -39,6 +39,9 @@ load once), "cycles" its simulated cycles (engines overlapping) and
 "spatial" its measurements; the trace has one track per (site, engine),
 one slice per step. --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
 --hw FILE.json changes the modeled hardware.
+--target FILE.json (flat JSON of target facts, e.g. {"lx_bytes": 65536};
+docs/target.md) is the hardware the kernel runs on, in place of the
+module's `spyre.target` attribute; --lx-limit defaults to its lx_bytes.
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
@@ -143,7 +146,16 @@ def build_parser() -> argparse.ArgumentParser:
         "(which core writes last)",
     )
     parser.add_argument(
-        "--lx-limit", metavar="BYTES", help=f"LX scratchpad per core (default {_size_text(DEFAULT_LX_BYTES)})"
+        "--lx-limit",
+        metavar="BYTES",
+        help=f"LX scratchpad per core (default: the lx_bytes of the kernel's target, {_size_text(DEFAULT_LX_BYTES)} "
+        "on Spyre)",
+    )
+    parser.add_argument(
+        "--target",
+        metavar="FILE.json",
+        help="the target the kernel runs on: a JSON file of facts such as {\"lx_bytes\": 65536} (default: the "
+        "module's spyre.target attribute, else Spyre)",
     )
     parser.add_argument("--check-lx", action="store_true", help="make LX use above --lx-limit an error")
     parser.add_argument(
@@ -331,14 +343,35 @@ def _split(item: str, what: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _target(module, path: str | None):
+    """The target `module` runs on: the file `path` (recorded on the module, for every reader), else the
+    module's own `spyre.target`. A bad file is a usage error; a bad attribute a located error."""
+    from spyre_mlir.diagnostics import error
+    from spyre_mlir.target import TargetError, load_target, set_target, target_of
+
+    if path is not None:
+        try:
+            target = load_target(path)
+        except TargetError as exc:
+            raise UsageError(f"bad --target: {exc}") from None
+        set_target(module, target)
+        return target
+    try:
+        return target_of(module)
+    except TargetError as exc:
+        raise error(module, str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions, InterpreterWarning
-    from spyre_mlir.interpreter.runtime import DEFAULT_LX_BYTES, DEFAULT_MEMORY_LIMIT
+    from spyre_mlir.interpreter.runtime import DEFAULT_MEMORY_LIMIT
 
     memory_limit = parse_size(args.memory_limit) if args.memory_limit else DEFAULT_MEMORY_LIMIT
     if memory_limit <= 0:
         raise UsageError(f"bad --memory-limit '{args.memory_limit}': it must be positive")
     timeout = parse_seconds(args.timeout) if args.timeout is not None else None
+    lx_limit = parse_size(args.lx_limit) if args.lx_limit is not None else None
+    grid = parse_grid(args.grid) if args.grid else None
     hardware = parse_hardware(args.hw)
     kernel_args = {}
     for item in args.arg:
@@ -356,27 +389,29 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--hbm {key}= needs an array value, not '{value}'")
         hbm[address] = array
 
-    options = InterpreterOptions(
-        grid_order=args.grid_order,
-        lx_limit=parse_size(args.lx_limit) if args.lx_limit is not None else DEFAULT_LX_BYTES,
-        check_lx=args.check_lx,
-        check_uninitialized=not args.allow_uninitialized,
-        mask_out_of_bounds=args.mask_out_of_bounds,
-        execution=args.execution,
-        grid=parse_grid(args.grid) if args.grid else None,
-        timeout=timeout,
-        memory_limit=memory_limit,
-        host_layout=args.host_layout,
-        cost_model=hardware if (args.estimate or args.estimate_json or args.trace) else None,
-        bundle_dir=(os.path.dirname(args.file) or os.curdir) if args.file != "-" else None,
-    )
     try:
         text, name = ir.read_source(Path(args.file) if args.file != "-" else "-")
     except OSError as exc:
         raise UsageError(f"cannot read '{args.file}': {exc.strerror or exc}") from None
     sources = {name: text}
     try:
-        interpreter = Interpreter(call_deep(ir.parse_module, text, name), options)
+        module = call_deep(ir.parse_module, text, name)
+        target = _target(module, args.target)
+        options = InterpreterOptions(
+            grid_order=args.grid_order,
+            lx_limit=lx_limit if lx_limit is not None else target.lx_bytes,
+            check_lx=args.check_lx,
+            check_uninitialized=not args.allow_uninitialized,
+            mask_out_of_bounds=args.mask_out_of_bounds,
+            execution=args.execution,
+            grid=grid,
+            timeout=timeout,
+            memory_limit=memory_limit,
+            host_layout=args.host_layout,
+            cost_model=hardware if (args.estimate or args.estimate_json or args.trace) else None,
+            bundle_dir=(os.path.dirname(args.file) or os.curdir) if args.file != "-" else None,
+        )
+        interpreter = Interpreter(module, options)
         sources = {**interpreter.sources, **sources}  # shared: SDSC files' "ktir" texts join it as read
         interpreter.sources = sources
         interpreter.sdsc_files.sources = sources

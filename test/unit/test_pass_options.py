@@ -231,7 +231,7 @@ def test_list_passes_shows_options_with_types_and_defaults(capsys):
     expected = ["slices=<int>", "lx-bytes=<int>", "auto-tile=<bool>", "cores=<int>", "engine=<string>", "jobs=<int>",
                 "max-evaluations=<int>", "search-report=<string>"]
     assert [s for s in spelled if s in expected] == expected
-    assert "default unset" in options[0] and "default 2097152" in options[1] and "default false" in options[2]
+    assert "default unset" in options[0] and "default unset; " in options[1] and "the target" in options[1] and "default false" in options[2]
     assert any("grid=<int,...>" in line and "default (empty)" in line and "grid=2,16" in line for line in lines)
     assert "(see module docstring)" not in "".join(line for line in lines if line.startswith("      "))
 

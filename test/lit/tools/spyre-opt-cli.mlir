@@ -48,8 +48,10 @@
 // HELP: expected-note @unknown
 // HELP: expected-remark-re
 // HELP: only-expected
+// HELP: --target FILE compiles for the target described in FILE
 // RUN: %spyre-opt --help | %FileCheck %s --check-prefix=HIDDEN
-// HIDDEN-NOT: --target
+// (--target is ours: a target file; xDSL's output target takes a choice in braces.)
+// HIDDEN-NOT: --target {{[{]}}
 // HIDDEN-NOT: --frontend
 // HIDDEN-NOT: --shrink
 // HIDDEN-NOT: --parsing-diagnostics
@@ -82,10 +84,10 @@
 // LIST:      {{^}}  spatial-verify {{ +}}Simulate {{.+}}
 // LIST:      {{^}}  spyre-coarse-tile {{ +}}Divide {{.+}}
 // LIST-NEXT: {{^}}      slices=<int> {{ +}}default unset
-// LIST-NEXT: {{^}}      lx-bytes=<int> {{ +}}default 2097152
+// LIST-NEXT: {{^}}      lx-bytes=<int> {{ +}}default unset; {{.+}}the target{{.+}}
 // LIST-NEXT: {{^}}      auto-tile=<bool> {{ +}}default false
 // LIST:      {{^}}  spyre-distribute-work {{ +}}Record {{.+}}
-// LIST-NEXT: {{^}}      cores=<int> {{ +}}default 32
+// LIST-NEXT: {{^}}      cores=<int> {{ +}}default unset; {{.+}}the target{{.+}}
 // LIST:      {{^}}  spyre-emit-bundle {{ +}}Write {{.+}}
 // LIST-NEXT: {{^}}      out-dir=<string> {{ +}}default unset
 // LIST-NEXT: {{^}}      kernel=<string> {{ +}}default unset
@@ -112,8 +114,8 @@
 // PIPES-NEXT: {{^}}    lower a kernel to the runtime's bundle{{.*}}
 // PIPES-NEXT: {{^}}    options (ktir-to-bundle{option=value ...}; each goes to the passes that take it):
 // PIPES:      {{^}}      slices=<int> {{ +}}default unset; [spyre-coarse-tile]
-// PIPES-NEXT: {{^}}      lx-bytes=<int> {{ +}}default 2097152; [spyre-coarse-tile, spyre-plan-scratchpad]
-// PIPES:      {{^}}      cores=<int> {{ +}}default 32; [spyre-coarse-tile, spyre-distribute-work]
+// PIPES-NEXT: {{^}}      lx-bytes=<int> {{ +}}default unset; [spyre-coarse-tile, spyre-plan-scratchpad] {{.+}}the target{{.+}}
+// PIPES:      {{^}}      cores=<int> {{ +}}default unset; [spyre-coarse-tile, spyre-distribute-work] {{.+}}the target{{.+}}
 // PIPES:      {{^}}      out-dir=<string> {{ +}}default unset; [spyre-emit-bundle]
 // PIPES:      {{^}}ktir-to-spatial:
 // PIPES:      {{^}}      scalars=<string> {{ +}}default ""; [spatial-tile] Values of the kernel's scalar arguments {{.+}}
