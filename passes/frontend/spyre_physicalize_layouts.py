@@ -62,13 +62,14 @@ from functools import lru_cache
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AffineSetAttr,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -80,12 +81,13 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, ReduceOp, TransposeOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSet
-from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
+from xdsl.ir.affine.affine_set import AffineConstraintExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.analysis.affine import box_bounds, format_set, permutation_of, projected_dims
-from spyre_mlir.analysis.layout import Axis, Layout, LayoutError
+from spyre_mlir.analysis.boxes import box_set, nonnegative, shape_set
+from spyre_mlir.analysis.layout import Axis, Layout, LayoutError, host_layout_attr
 from spyre_mlir.diagnostics import error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -94,7 +96,7 @@ from spyre_mlir.dialects.ktdp import (
     LoadOp,
     StoreOp,
 )
-from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
+from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, RelayoutOp, TensorLayoutOp
 from spyre_mlir.ir import fill_locations, upstream_op
 from spyre_mlir.target import TargetError, target_of
 from spyre_mlir.traits import is_elementwise
@@ -137,21 +139,6 @@ def _index_const(rewriter_at: InsertPoint, value: int) -> SSAValue:
     op = arith.ConstantOp(IntegerAttr(value, IndexType()))
     Rewriter.insert_op(op, rewriter_at)
     return op.result
-
-
-def _box_set(bounds: Sequence[tuple[int, int]]) -> AffineSetAttr:
-    """`affine_set<(d0, ...) : (d0 - lo >= 0, -d0 + hi >= 0, ...)>`."""
-    constraints = []
-    for k, (lo, hi) in enumerate(bounds):
-        d = AffineDimExpr(k)
-        constraints.append(_nonnegative(d - lo))
-        constraints.append(_nonnegative(AffineConstantExpr(hi) - d))
-    return AffineSetAttr(AffineSet(len(bounds), 0, tuple(constraints)))
-
-
-def _nonnegative(expr: AffineExpr) -> AffineConstraintExpr:
-    """The constraint `expr >= 0`."""
-    return AffineConstraintExpr(AffineConstraintKind.ge, expr, AffineConstantExpr(0))
 
 
 class Refusal(Exception):
@@ -967,7 +954,7 @@ class Physicalizer:
             view,
             AffineMap.identity(rank),
             indices,
-            _box_set(bounds),
+            box_set(bounds),
             AffineMap.identity(rank),
             AccessTileType(list(shape)),  # pyright: ignore[reportCallIssue]
         )
@@ -1302,8 +1289,6 @@ def _divmod(value: SSAValue, divisor: int, kind: type, at: InsertPoint) -> SSAVa
 
 def _anchor(op: ConstructAccessTileOp, at: InsertPoint) -> list[SSAValue]:
     """The logical anchor of an access tile, one index value per view dim."""
-    from xdsl.dialects import affine
-
     amap = op.base_map.data
     values = []
     for e in amap.results:
@@ -1321,7 +1306,7 @@ def _anchor(op: ConstructAccessTileOp, at: InsertPoint) -> list[SSAValue]:
 def _physical_set(aset: AffineSet, layout: Layout, sizes: Sequence[int]) -> AffineSetAttr:
     """The coordinate set over physical axes holding exactly the images of `aset`'s points."""
     if box_bounds(aset) == [(0, s - 1) for s in sizes]:
-        return _box_set([(0, e - 1) for e in layout.physical_shape(sizes)])
+        return shape_set(layout.physical_shape(sizes))
     logical: list[AffineExpr | None] = [None] * layout.rank
     for k, axis in enumerate(layout.axes):
         p = AffineDimExpr(k)
@@ -1337,8 +1322,8 @@ def _physical_set(aset: AffineSet, layout: Layout, sizes: Sequence[int]) -> Affi
     ]
     for k, axis in enumerate(layout.axes):
         if axis.part == "inner":
-            constraints.append(_nonnegative(AffineDimExpr(k)))
-            constraints.append(_nonnegative(AffineConstantExpr(axis.stick - 1) - AffineDimExpr(k)))
+            constraints.append(nonnegative(AffineDimExpr(k)))
+            constraints.append(nonnegative(AffineConstantExpr(axis.stick - 1) - AffineDimExpr(k)))
     return AffineSetAttr(AffineSet(len(layout.axes), aset.num_symbols, tuple(constraints)))
 
 
@@ -1400,12 +1385,6 @@ class SpyrePhysicalizeLayoutsPass(ModulePass):
 def _record_host_layouts(physicalizer: Physicalizer) -> None:
     """Each pointer parameter that was a marked view's base keeps the layout and
     logical shape as `spyre.host_layout` (for `spyre-run --host-layout`)."""
-    try:
-        from spyre_mlir.analysis.layout import HOST_LAYOUT_ATTR, host_layout_attr
-    except ImportError:  # the interpreter side is not there yet
-        return
-    from xdsl.dialects.builtin import DictionaryAttr
-
     for marker in physicalizer.markers:
         view = marker.view.owner
         assert isinstance(view, ConstructMemoryViewOp)
