@@ -6,7 +6,9 @@ Two parts, in this order (`spyre-opt --list-passes` shows them so):
   lives in its own module `passes/<stage>/<name_with_underscores>.py` (stage:
   frontend, bundle, schedule, spatial) and its `name` equals its key here
   (checked by test/unit/test_registry.py); the module is imported only when
-  the pass is asked for.
+  the pass is asked for. What each one needs of its input and what its
+  output is (its stage contract, which the pass manager checks) is declared
+  in `contracts.CONTRACTS` (test/unit/test_contracts.py: one per pass).
 - `UPSTREAM_PASSES`: a named allow-list of xDSL's transformations that make
   sense on KTIR. Only pure IR-to-IR rewrites on func/arith/tensor/linalg/
   scf/math/affine are admitted, each after reading its source: nothing that

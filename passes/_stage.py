@@ -61,6 +61,6 @@ def require_groups(module: ModuleOp, pass_name: str, needs: str = "", also: str 
 def require_before(groups: list[func.FuncOp], pass_name: str, later: str, marker: str, what: str) -> None:
     """A located error when `later` (which leaves `marker` on a group) has already run: `pass_name`
     must come first. `what` says what `pass_name` would break."""
-    mark = next(name for name, m in MARKS.items() if m.attr == marker)
+    mark = next(name for name, attr in MARKS.items() if attr == marker)
     assert later == maker(mark), (later, mark)
     require_unmarked(groups, pass_name, mark, what)

@@ -85,18 +85,8 @@ STAGES: dict[str, Stage] = {
 """The stages, by name (the spatial ones are the phases of `spyre_mlir.dialects.spatial.PHASES`)."""
 
 
-@dataclass(frozen=True)
-class Mark:
-    """A fact a pass leaves on compute groups (the module stays grouped)."""
-
-    attr: str
-    """The attribute on the group function."""
-
-
-MARKS: dict[str, Mark] = {
-    "planned": Mark(PEAK_LX_BYTES_ATTR),
-    "distributed": Mark(CORE_SPLIT_ATTR),
-}
+MARKS: dict[str, str] = {"planned": PEAK_LX_BYTES_ATTR, "distributed": CORE_SPLIT_ATTR}
+"""Facts a pass leaves on compute groups (the module stays grouped): mark -> the attribute on the group."""
 
 
 # -- the contracts ----------------------------------------------------------------
@@ -303,13 +293,14 @@ def _refusal(pass_name: str, contract: Contract, stage: str | None, op: Operatio
     wanted = _required(contract, stage)
     needs = contract.needs or STAGES[wanted].noun
     head = f"pass '{pass_name}' needs {needs}"
-    if stage is None:  # a spatial program with an unknown phase
-        return f"{head}, but this module is a spatial program (@{_symbol(op)})"
+    program = f"@{op.sym_name.data}" if isinstance(op, ProgramOp) else ""
+    if stage is None:  # a spatial program without a known phase
+        return f"{head}, but this module is a spatial program ({program})"
     to_do = path(stage, wanted)
     if to_do:
         return f"{head}: run {_quoted([*to_do, *contract.also])} first"
     shared, done, instead = _fork(stage, wanted)
-    where = f" (@{_symbol(op)}, phase {stage})" if isinstance(op, ProgramOp) else ""
+    where = f" ({program}, phase {stage})" if program else ""
     already = f"{head}, but this module is already {STAGES[stage].state}{where}"
     if pass_name in done:
         return f"{already}: '{pass_name}' has run on it already"
@@ -343,14 +334,9 @@ def _spatial_refusal(pass_name: str, contract: Contract, stage: str | None, op: 
     return f"{message}; the program is past this phase"
 
 
-def _symbol(op: Operation) -> str:
-    sym = getattr(op, "sym_name", None)
-    return getattr(sym, "data", "?")
-
-
 def require_unmarked(groups: list[func.FuncOp], pass_name: str, mark: str, why: str) -> None:
     """A located error when a group carries `mark`: its maker has run, and `pass_name` must come first."""
-    attr = MARKS[mark].attr
+    attr = MARKS[mark]
     later = maker(mark)
     for group in groups:
         if attr in group.attributes:
@@ -364,7 +350,7 @@ def require_unmarked(groups: list[func.FuncOp], pass_name: str, mark: str, why: 
 def _marked_op(group: func.FuncOp, attr: str) -> Operation:
     """Where to point: the first LX view of a planned group (at its producer's line), else the group."""
     if attr == PEAK_LX_BYTES_ATTR:
-        for op in group.body.walk():
+        for op in walk_ops(group):
             if isinstance(op, ConstructMemoryViewOp) and LX_OFFSET_ATTR in op.attributes:
                 return op
     return group
