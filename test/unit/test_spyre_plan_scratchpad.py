@@ -175,3 +175,40 @@ def test_planned_layernorm_runs_lx_batched(point_path_in_lx):
     assert point_path_in_lx == []
     for k in expected:
         np.testing.assert_array_equal(got[k], expected[k], err_msg=f"layernorm_fwd_ktir: output {k!r}")
+
+
+# ---------------------------------------------------------------------------
+# The LX budget and the alignment are the target's; `lx-bytes=` overrides the budget.
+
+
+def _planned(passes: str, target=None) -> str:
+    from pathlib import Path
+
+    from spyre_mlir.ir import print_ir
+    from spyre_mlir.target import set_target
+
+    text = (Path(__file__).resolve().parents[1] / "lit" / "passes" / "bundle" / "spyre-plan-scratchpad.mlir").read_text()
+    module = spyre_mlir.parse(text.split("\n// -----\n")[0])  # @chain: four intermediates
+    if target is not None:
+        set_target(module, target)
+    # Not tiled first: a small target LX would make spyre-coarse-tile tile the group as well.
+    spyre_mlir.PassManager.parse(f"ktdp-extract-compute-groups,{passes}").run(module)
+    return print_ir(module)
+
+
+def test_the_lx_budget_and_alignment_come_from_the_target():
+    import re
+
+    from spyre_mlir.target import SPYRE
+
+    def offsets(printed: str) -> list[int]:
+        return [int(n) for n in re.findall(r"spyre.lx_offset = (\d+)", printed)]
+
+    assert offsets(_planned("spyre-plan-scratchpad")) == [0, 128, 256, 0]
+    # A 300-byte LX spills the third buffer, whether the target or the option says so.
+    small = _planned("spyre-plan-scratchpad", SPYRE.replace(lx_bytes=300))
+    assert offsets(small) == [0, 128, 0] and "spyre.lx_spilled" in small
+    assert offsets(_planned("spyre-plan-scratchpad{lx-bytes=300}")) == [0, 128, 0]
+    assert offsets(_planned("spyre-plan-scratchpad{lx-bytes=4096}", SPYRE.replace(lx_bytes=300))) == [0, 128, 256, 0]
+    # Buffers start on the target's alignment.
+    assert offsets(_planned("spyre-plan-scratchpad", SPYRE.replace(alignment_bytes=512))) == [0, 512, 1024, 0]
