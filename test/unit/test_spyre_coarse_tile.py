@@ -482,3 +482,24 @@ def test_kernels_without_tails_run_strict(name, tmp_path):
         assert "arith.maxsi" in (tmp_path / "bundle.mlir").read_text() or any(
             "arith.maxsi" in json.loads(p.read_text())["ktir"] for p in tmp_path.glob("sdsc_*.json")
         )
+
+
+def test_the_target_lx_size_drives_the_automatic_tiling():
+    """A kernel's `spyre.target` LX size is what the working set must fit, as `lx-bytes=` says."""
+    from spyre_mlir.dialects.spyre import TARGET_ATTR
+    from spyre_mlir.target import SPYRE, set_target
+
+    text = (REPO / "test" / "lit" / "passes" / "bundle" / "spyre-coarse-tile.mlir").read_text()
+    tiled_by_target = 0
+    for chunk in text.split("\n// -----\n"):
+        by_option = spyre_mlir.parse(chunk)
+        spyre_mlir.PassManager.parse("ktdp-extract-compute-groups,spyre-coarse-tile{lx-bytes=1024}").run(by_option)
+        by_target = spyre_mlir.parse(chunk)
+        set_target(by_target, SPYRE.replace(lx_bytes=1024))
+        spyre_mlir.PassManager.parse("ktdp-extract-compute-groups,spyre-coarse-tile").run(by_target)
+        by_target.attributes.pop(TARGET_ATTR)
+        assert ir.print_ir(by_target) == ir.print_ir(by_option)
+        untiled = spyre_mlir.parse(chunk)
+        spyre_mlir.PassManager.parse("ktdp-extract-compute-groups,spyre-coarse-tile").run(untiled)
+        tiled_by_target += ir.print_ir(untiled) != ir.print_ir(by_target)
+    assert tiled_by_target  # some group fits the default LX but not 1024 bytes
