@@ -103,7 +103,7 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
 )
 from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
-from spyre_mlir.ir import fill_locations
+from spyre_mlir.ir import ancestor_in, fill_locations
 from spyre_mlir.target import Target, target_of
 
 SHAPE_ONLY = (tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.ReshapeOp, tensor.CastOp)
@@ -150,7 +150,7 @@ class RoundTrips:
         def follow(v: SSAValue, path: tuple[Operation, ...]) -> None:
             for use in list(v.uses):
                 op = use.operation
-                if not _within(op, block):
+                if ancestor_in(op, block) is None:
                     continue
                 if isinstance(op, SHAPE_ONLY):
                     if use.index == 0 and op not in path:
@@ -201,7 +201,9 @@ class RoundTrips:
             block = load.parent_block()
             holders: dict[Operation, list[Use]] = {}
             for use in self._reached(load.results[0], block, scalar_readers=True):
-                holders.setdefault(_ancestor_in(use[0], block), []).append(use)
+                holder = ancestor_in(use[0], block)
+                assert holder is not None  # _reached finds uses under `block` only
+                holders.setdefault(holder, []).append(use)
             if len(holders) < 2:
                 continue
             ops = list(block.ops)
@@ -313,7 +315,8 @@ class RoundTrips:
         loads: dict[Operation, SSAValue] = {}
         replayed: list[Operation] = []
         for consumer, read, path in consumers:
-            holder = _ancestor_in(consumer, producer.parent_block())
+            holder = ancestor_in(consumer, producer.parent_block())
+            assert holder is not None  # consumers are under the producer's block
             if holder not in loads:
                 load = LoadOp(tile.result, ty)
                 load.location = producer.location
@@ -365,26 +368,6 @@ def _in_collective(op: Operation) -> bool:
     node = op.parent_op()
     while node is not None:
         if node.name.startswith("ktdp.inter_tile_"):
-            return True
-        node = node.parent_op()
-    return False
-
-
-def _ancestor_in(op: Operation, block) -> Operation:
-    """The op of `block` that is `op` or holds it."""
-    node = op
-    while node.parent_block() is not block:
-        parent = node.parent_op()
-        assert parent is not None
-        node = parent
-    return node
-
-
-def _within(op: Operation, block) -> bool:
-    """Whether `op` is in `block` or nested in an op of it."""
-    node: Operation | None = op
-    while node is not None:
-        if node.parent_block() is block:
             return True
         node = node.parent_op()
     return False
