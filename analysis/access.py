@@ -187,61 +187,70 @@ class View:
     """What may-alias knows of a view: its memory space and the bytes it
     may touch, as `anchor + [low, high]` in allocation `root`: a kernel
     parameter (each pointer parameter is its own buffer: the runtime's
-    calling convention), `ABSOLUTE` (constant addresses), or `UNKNOWN`;
-    for `UNKNOWN`, `may_be_scratch` says whether its address may come from
-    the compiler's scratch parameter (else it cannot touch scratch).
-    `unit` is the byte size of one unit of the root parameter's value in the
-    address: a parameter is an address in elements of its view's type (the
-    calling convention), an address divided by the element width is bytes
-    (1); bytes from two units of one parameter are not comparable."""
+    calling convention), `ABSOLUTE` (no parameter in the address), or
+    `UNKNOWN`. `anchor` is the variable part of the address: its affine
+    terms (the root parameter's among them, scaled to bytes: one parameter
+    read in two element sizes names different bytes), or an SSA value when
+    the address is not affine. `may_be_scratch` says whether the address
+    may be computed from the compiler's scratch parameter (else it cannot
+    touch scratch)."""
 
     space: str | None
     root: object
     anchor: object
-    low: float
-    high: float
+    low: int
+    high: int
     may_be_scratch: bool = True
-    unit: int = 1
 
 
-def _byte_address(value: SSAValue, width: int) -> tuple[object, object, float, float, int]:
-    """The first byte of a view whose base (in its own `width`-byte elements)
-    is `value`, as (allocation, anchor, low, high, unit): `anchor + [low,
-    high]` bytes in the allocation, `anchor` the SSA value of the variable
-    part of the address (None: a constant offset), `unit` the bytes of one
-    unit of the root's value (1: a byte address divided by the width)."""
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi") and constant_int(owner.operands[1]) == width:
-        alloc, anchor, low, high = _offset(owner.operands[0], 1)
-        if is_scratch(alloc) and low == high and low % width == 0:
-            return alloc, anchor, low, high, 1  # scratch is aligned (ktdp-hbm-roundtrip): the division is exact
-        return alloc, anchor, low - (width - 1), high, 1
-    return (*_offset(value, width), width)
+_DIVISIONS = ("arith.divui", "arith.divsi")
 
 
-def _offset(value: SSAValue, unit: int) -> tuple[object, object, float, float]:
-    """`value` (an address in `unit`-byte units) as (allocation, anchor, low,
-    high): constants are absolute, `x + c` shifts, `x + y` with one side in a
-    kernel parameter's buffer stays in it, anchored at the sum."""
-    c = constant_int(value)
-    if c is not None:
-        return ABSOLUTE, None, c * unit, c * unit
-    if isinstance(value, BlockArgument):
-        if isinstance(value.block.parent_op(), func.FuncOp):
-            return value, None, 0, 0
-        return UNKNOWN, value, 0, 0
+def _base(offset: SSAValue, width: int, memo: dict | None = None) -> tuple[object, Linear | None, int, str]:
+    """The byte address of a view's first element, from its base `offset`
+    (in the view's `width`-byte elements; `(byte address) / width` is
+    read as that byte address, rounded down to an element): (root, form,
+    slack, note). `form` is the byte address as a `Linear` over loop
+    variables and fixed values (the root parameter's term included),
+    `slack` how many bytes below it the address may lie (the rounding;
+    none for aligned compiler scratch), `note` why `form` is None. The
+    root is the one parameter whose value is the address, ABSOLUTE when
+    none is, UNKNOWN when several are; an address that is not affine lies
+    in the buffer it is computed from by addition (`_buffer`)."""
+    owner = offset.owner
+    divided = isinstance(owner, Operation) and owner.name in _DIVISIONS and constant_int(owner.operands[1]) == width
+    value = owner.operands[0] if divided else offset  # pyright: ignore[reportOptionalMemberAccess]
+    unit = 1 if divided else width
+    element = linearize(value, memo)
+    if element is None:
+        return _buffer(value), None, 0, "the view's base is not parameter + affine offset"
+    form = element.times(unit)
+    params = [v for v, c in form.terms.items() if c == unit and is_param(v)]
+    if len(params) > 1:
+        return UNKNOWN, None, 0, f"the view's base adds several parameters ({', '.join(map(value_name, params))})"
+    root: object = params[0] if params else ABSOLUTE
+    aligned = is_scratch(root) and all(c % width == 0 for v, c in form.terms.items() if v is not root)
+    slack = 0 if not divided or (aligned and form.const % width == 0) else width - 1
+    return root, form, slack, ""
+
+
+def _buffer(value: SSAValue) -> object:
+    """The allocation an address that is not affine lies in, by the calling
+    convention: a parameter's buffer holds every address computed from it
+    by addition (`%p + %loaded`), a constant is ABSOLUTE; else UNKNOWN."""
+    if constant_int(value) is not None:
+        return ABSOLUTE
+    if is_param(value):
+        return value
     owner = value.owner
     if isinstance(owner, Operation) and owner.name == "arith.addi":
-        x, y = owner.operands
-        for a, b in ((x, y), (y, x)):
-            k = constant_int(b)
-            if k is not None:
-                alloc, anchor, low, high = _offset(a, unit)
-                return alloc, anchor, low + k * unit, high + k * unit
-        allocs = [r for r in (_offset(x, unit)[0], _offset(y, unit)[0]) if r is not UNKNOWN and r is not ABSOLUTE]
-        if len(allocs) == 1:
-            return allocs[0], value, 0, 0
-    return UNKNOWN, value, 0, 0
+        found = {_buffer(v) for v in owner.operands}
+        buffers = found - {UNKNOWN, ABSOLUTE}
+        if len(buffers) == 1:
+            return buffers.pop()
+        if found == {ABSOLUTE}:
+            return ABSOLUTE
+    return UNKNOWN
 
 
 def view_of(tile: SSAValue) -> View:
@@ -251,41 +260,44 @@ def view_of(tile: SSAValue) -> View:
         view = owner.base.owner
         if isinstance(view, ConstructMemoryViewOp):
             kind = _space_key(view)
+            scratchy = computed_from_scratch(view.offset)
             width = _width(view)
             if width is None:
-                return View(kind, UNKNOWN, None, 0, 0, computed_from_scratch(view.offset))
+                return View(kind, UNKNOWN, None, 0, 0, scratchy)
             sizes = [int(s) for s in view.static_sizes.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
             strides = [int(s) for s in view.static_strides.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
-            root, anchor, low, high, unit = _byte_address(view.offset, width)
-            scratchy = computed_from_scratch(view.offset)
+            root, form, slack, _ = _base(view.offset, width)
+            if form is None:
+                anchor, low = view.offset, 0  # not affine: one SSA value, the same only to itself
+            else:
+                anchor, low = frozenset(form.terms.items()), form.const
             if any(s < 0 for s in sizes) or any(s < 0 for s in strides) or len(strides) != len(sizes):
-                return View(kind, root, object(), 0, 0, scratchy, unit)  # runtime-shaped: anywhere in its allocation
+                return View(kind, root, object(), 0, 0, scratchy)  # runtime-shaped: anywhere in its allocation
             span = (sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0) + 1) * width - 1
-            return View(kind, root, anchor, low, high + span, scratchy, unit)
+            return View(kind, root, anchor, low - slack, low + span, scratchy)
     return View(None, UNKNOWN, None, 0, 0, computed_from_scratch(tile))
 
 
 def may_alias(a: View, b: View) -> bool:
     """May the two views touch a common byte in one execution of the block
-    that holds both (an SSA anchor has one value there)? See `View`."""
+    that holds both (an SSA value has one value there)? See `View`."""
     if _spaces_differ(a.space, b.space):
         return False
+    for x, y in ((a, b), (b, a)):
+        if is_scratch(x.root) and y.root is not x.root:
+            return y.may_be_scratch  # scratch is reached only from its own parameter
     if a.root is UNKNOWN or b.root is UNKNOWN:
-        # Scratch is reached only from its own parameter.
-        if a.root is UNKNOWN and not a.may_be_scratch and is_scratch(b.root):
-            return False
-        if b.root is UNKNOWN and not b.may_be_scratch and is_scratch(a.root):
-            return False
         return True
     if a.root is not b.root:
-        # Two parameters are two buffers; a constant address may be anywhere but in scratch.
-        if a.root is ABSOLUTE or b.root is ABSOLUTE:
-            return not (is_scratch(a.root) or is_scratch(b.root))
-        return False
-    if a.anchor is not b.anchor:
-        return True  # two variable offsets in one buffer: anything may overlap
-    if a.unit != b.unit and a.root is not ABSOLUTE:
-        return True  # one parameter read as addresses of two element sizes: its bytes differ
+        # Two parameters are two buffers; an address with no parameter in it may lie in either.
+        return a.root is ABSOLUTE or b.root is ABSOLUTE
+    return _ranges_meet(a, b)
+
+
+def _ranges_meet(a: View, b: View) -> bool:
+    """Whether two views from one base may meet: the same variable part and overlapping byte ranges."""
+    if a.anchor != b.anchor:
+        return True
     return not (a.high < b.low or b.high < a.low)
 
 
@@ -527,22 +539,16 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
     )
     common = dict(space=_space_key(view), views_marked=marked, view=view,
                   may_be_scratch=computed_from_scratch(view.offset), **base)
-    base_form = linearize(view.offset, ctx.memo)
-    if base_form is None:
-        return Access(op, kind, UNKNOWN, width, None, (), runtime_shaped=runtime,
-                      note="the view's base is not parameter + affine offset", **common)
-    params = [v for v, c in base_form.terms.items() if c == 1 and is_param(v)]
-    if len(params) > 1:
-        names = ", ".join(value_name(p) for p in params)
-        return Access(op, kind, UNKNOWN, width, None, (), runtime_shaped=runtime,
-                      note=f"the view's base adds several parameters ({names})", **common)
-    root: object = params[0] if params else ABSOLUTE
+    root, form, slack, note = _base(view.offset, width, ctx.memo)
+    if form is None:
+        return Access(op, kind, UNKNOWN, width, None, (), runtime_shaped=runtime, note=note, **common)
     if runtime:
         return Access(op, kind, root, width, None, (), runtime_shaped=True,
                       note="the view has runtime sizes or strides", **common)
-    offset = base_form.times(width)
+    offset = form
+    rounding = ((1, -slack, 0),) if slack else ()  # the address rounded down to an element: a byte range
     rank = len(sizes)
-    whole = tuple((width * strides[d], 0, sizes[d] - 1) for d in range(rank))
+    whole = tuple((width * strides[d], 0, sizes[d] - 1) for d in range(rank)) + rounding
     inj = injective(sizes, strides)
     if not isinstance(owner, ConstructAccessTileOp) or owner.symbol_operands:
         why = "the tile set has symbols" if isinstance(owner, ConstructAccessTileOp) else f"'{owner.name}' (data-dependent coordinates)"  # pyright: ignore[reportOptionalMemberAccess]
@@ -561,10 +567,10 @@ def _tile_access(op: Operation, kind: str, tile: SSAValue, ctx: _Context) -> Acc
     for d in range(rank):
         offset = offset.plus(anchor[d].times(width * strides[d]))  # pyright: ignore[reportOptionalMemberAccess]
         offset = Linear(offset.const + width * strides[d] * box[d][0], offset.terms)
-    tile_box = tuple((width * strides[d], 0, box[d][1] - box[d][0]) for d in range(rank))
+    tile_box = tuple((width * strides[d], 0, box[d][1] - box[d][0]) for d in range(rank)) + rounding
     inside = exact and _tile_in_view(anchor, box, sizes, view, loops)  # pyright: ignore[reportArgumentType]
     return Access(op, kind, root, width, offset, tile_box, injective=inj, in_bounds=inside,
-                  exact=exact and not marked, **common)
+                  exact=exact and not marked and not slack, **common)
 
 
 def _interval(form: Linear, loops: Sequence[LoopDomain]) -> tuple[int, int] | None:

@@ -80,22 +80,23 @@ def test_local_space_without_a_tile_may_be_any_tiles():
     assert not may_alias(view_of(t["a"]), view_of(t["b"]))
 
 
-SCRATCH = "%p: index, %s: index {spyre.scratch_bytes = 1024 : i64}"
+SCRATCH = "%p: index, %q: index, %s: index {spyre.scratch_bytes = 1024 : i64}"
 
 
 def test_scratch_is_reached_only_from_its_parameter():
     t = tiles(
         "  %c4 = arith.constant 4 : index\n  %c64 = arith.constant 64 : index\n"
         "  %byte = arith.addi %s, %c64 : index\n  %e = arith.divui %byte, %c4 : index\n"
-        "  %pe = arith.muli %p, %c4 : index\n"
-        + view("a", "%e") + view("b", "%p") + view("c", "%c64") + view("d", "%pe"),
+        "  %pe = arith.muli %p, %c4 : index\n  %pp = arith.addi %p, %q : index\n"
+        + view("a", "%e") + view("b", "%p") + view("c", "%c64") + view("d", "%pe") + view("f", "%pp"),
         SCRATCH,
     )
-    a, b, c, d = (view_of(t[k]) for k in "abcd")
+    a, b, c, d, f = (view_of(t[k]) for k in "abcdf")
     assert is_scratch(a.root) and not is_scratch(b.root)
     assert computed_from_scratch(t["a"]) and not computed_from_scratch(t["b"])
     assert not may_alias(a, b) and not may_alias(a, c)  # a parameter's buffer, a constant address
-    assert d.root is UNKNOWN and not d.may_be_scratch and not may_alias(a, d)
+    assert d.root is ABSOLUTE and not d.may_be_scratch and not may_alias(a, d)  # 4 * %p: no parameter's value
+    assert f.root is UNKNOWN and not f.may_be_scratch and not may_alias(a, f)  # %p + %q: two parameters' values
 
 
 def test_dependence_on_an_address_computed_from_scratch_is_not_proven_independent():
