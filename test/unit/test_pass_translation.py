@@ -16,7 +16,7 @@ touch) fails here, not only a pass that computes wrong numbers.
 Passes whose output is not the kernel they were given (spyre-emit-bundle, the
 spatial phases before verification) run as prefixes only: their results are
 validated by executing what they write against the source in their own tests
-(test_coarse_tiling.py, test_bundle_interpreter.py, test_ktir_to_spatial.py).
+(test_spyre_coarse_tile.py, test_bundle_interpreter.py, test_ktir_to_spatial.py).
 The example kernel is also checked against a NumPy oracle.
 """
 
