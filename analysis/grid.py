@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+from xdsl.ir import Operation
+
 GRID_ORDERS = ("col-major", "row-major")
 """Linearizations of grid coordinates into tile ids, the default first."""
 
@@ -57,6 +60,15 @@ def linear_id(coords: tuple[int, ...], grid: tuple[int, ...], order: str = DEFAU
     for d in slowest_first:
         linear = linear * grid[d] + coords[d]
     return linear
+
+
+def grid_attr(op: Operation) -> tuple[int, ...] | None:
+    """The dims of `op`'s `grid` attribute (a kernel's, a spatial program's), None without one or when it
+    is not an array of integers."""
+    attr = op.attributes.get("grid")
+    if isinstance(attr, ArrayAttr) and all(isinstance(d, IntegerAttr) for d in attr.data):
+        return tuple(int(d.value.data) for d in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
+    return None
 
 
 def _size(grid: tuple[int, ...]) -> int:

@@ -33,11 +33,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import AffineSetAttr, ArrayAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import AffineSetAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from spyre_mlir.analysis.affine import format_set
+from spyre_mlir.analysis.grid import grid_attr
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     InterTileConsumeOp,
@@ -59,10 +60,8 @@ def _grid_size(op: Operation) -> int | None:
         parent = parent.parent_op()
     if parent is None:
         return None
-    grid = parent.attributes.get("grid")
-    if isinstance(grid, ArrayAttr) and all(isinstance(d, IntegerAttr) for d in grid.data):
-        return math.prod(d.value.data for d in grid.data)  # pyright: ignore[reportAttributeAccessIssue]
-    return None
+    grid = grid_attr(parent)
+    return None if grid is None else math.prod(grid)
 
 
 def _check_in_grid(op: Operation, tiles: AffineSetAttr, name: str, groups: list[int], ncores: int | None) -> None:

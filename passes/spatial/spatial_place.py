@@ -36,7 +36,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.passes import ModulePass
 
-from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, grid_attr, linear_id
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects import spatial
 from spyre_mlir.passes.spatial.phases import advance, programs_in
@@ -55,9 +55,8 @@ def _sym(op) -> str:
 
 def _grid(program: spatial.ProgramOp, sites: list[spatial.SiteOp]) -> tuple[int, ...]:
     """The program's `grid` attribute, else the extent of its sites' coordinates."""
-    attr = program.attributes.get("grid")
-    if isinstance(attr, ArrayAttr) and all(isinstance(d, IntegerAttr) for d in attr.data):
-        grid = tuple(int(d.value.data) for d in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
+    grid = grid_attr(program)
+    if grid is not None:
         if all(len(s.coordinates) == len(grid) and all(0 <= c < g for c, g in zip(s.coordinates, grid))
                for s in sites):
             return grid

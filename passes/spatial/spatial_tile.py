@@ -86,7 +86,11 @@ from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    BFloat16Type,
     DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -94,6 +98,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
     UnitAttr,
 )
@@ -110,7 +115,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import box_bounds, permutation_of
-from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, linear_id
+from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, grid_attr, linear_id
 from spyre_mlir.diagnostics import error, warning
 from spyre_mlir.dialects import spatial
 from spyre_mlir.dialects.ktdp import (
@@ -422,13 +427,6 @@ def _static_values(kernel: func.FuncOp, scalars: dict[SSAValue, object]) -> set[
 # ---------------------------------------------------------------------------
 
 
-def _grid(kernel: func.FuncOp) -> list[int]:
-    attr = kernel.attributes.get("grid")
-    if isinstance(attr, ArrayAttr):
-        return [int(a.value.data) for a in attr.data if isinstance(a, IntegerAttr)] or [1]
-    return [1]
-
-
 def _tile_type(t: Attribute, where: Operation, what: str) -> spatial.TileType:
     if not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()) or not t.get_shape():
         raise error(where, f"spatial-tile: {what} of type {t} cannot be a tile (a tile has a static shape of "
@@ -460,7 +458,7 @@ class KernelLowering:
         self.kernel = kernel
         self.grid_order = grid_order
         self.name = kernel.sym_name.data
-        self.grid = grid or _grid(kernel)
+        self.grid = grid or list(grid_attr(kernel) or (1,))
         self.decls: list[Operation] = []
         self.tensors: dict[SSAValue, str] = {}  # pointer argument -> tensor symbol
         self.scalars = self._scalars(given)
@@ -693,8 +691,6 @@ def _may_run_outside(origin: Sequence[AffineExpr], tile: Sequence[int], shape: S
 
 
 def _is_float_type(t: Attribute) -> bool:
-    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
-
     return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
 
 
@@ -1148,9 +1144,7 @@ def _buffer_tile(buffers: list[Operation], name: str) -> spatial.TileType:
     raise KeyError(name)
 
 
-def _ref(name: str):
-    from xdsl.dialects.builtin import SymbolRefAttr
-
+def _ref(name: str) -> SymbolRefAttr:
     return SymbolRefAttr(name)
 
 

@@ -10,7 +10,7 @@ from a `spatial.program` op (any phase) and never changes it:
 - the block shape: the distinct tile types of its buffers (e.g. "16x64xf16");
 - per site: the number of FIFO buffers and, separately, of local buffers
   (one engine's variables), the LX bytes they use and the LX limit
-  (`lx_bytes`, default 2 MiB). LX bytes: placed buffers (with an offset)
+  (`lx_bytes`, default the target's LX size). LX bytes: placed buffers (with an offset)
   count the bytes they cover, once (two locals of one engine may share
   bytes); unplaced ones depth x tile bytes each;
 - the engine-program classes: engines whose choreography is identical up to
