@@ -9,7 +9,9 @@
   printed as one sorted dictionary, and read back into the two.
 - `parse_value_into` / `print_value_into`: `%value, %into attr-dict : T, H`,
   a value put somewhere (`ktdp.store` into an access tile, `ktdf.write_to_fifo`
-  into a FIFO slot).
+  into a FIFO slot), and `parse_value_from` / `print_value_from`:
+  `%from attr-dict : H -> T`, a value taken from there (`ktdp.load`,
+  `ktdf.read_from_fifo`).
 """
 
 from __future__ import annotations
@@ -139,3 +141,31 @@ def print_value_into(printer: Printer, op: Operation, value: SSAValue, into: SSA
         into.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
     else:
         printer.print_attribute(into.type)
+
+
+def parse_value_from(parser: Parser, op_cls: type[IRDLOperation], from_cls: type[ParametrizedAttribute]) -> Operation:
+    """`%from attr-dict : H -> T` as an `op_cls` of that operand and a result of type T; H in full or, for a
+    `from_cls`, short form."""
+    source = parser.parse_unresolved_operand()
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    source_type = parse_short_type(parser, from_cls)
+    parser.parse_punctuation("->")
+    result_type = parser.parse_type()
+    return op_cls.create(
+        operands=[parser.resolve_operand(source, source_type)], result_types=[result_type], attributes=attrs
+    )
+
+
+def print_value_from(printer: Printer, op: Operation, source: SSAValue, result: SSAValue, *, short: bool) -> None:
+    """`%from attr-dict : H -> T` (H's short form `<...>` if `short`)."""
+    printer.print_string(" ")
+    printer.print_ssa_value(source)
+    print_attrs_sorted(printer, op, set())
+    printer.print_string(" : ")
+    if short:
+        source.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
+    else:
+        printer.print_attribute(source.type)
+    printer.print_string(" -> ")
+    printer.print_attribute(result.type)

@@ -83,9 +83,11 @@ from spyre_mlir.diagnostics import NotedRegionVerifyException, NotedVerifyExcept
 from spyre_mlir.dialects.format_helpers import (
     SSAAffineSpace,
     parse_short_type,
+    parse_value_from,
     parse_value_into,
     print_attrs_sorted,
     print_ssa_expr,
+    print_value_from,
     print_value_into,
     split_props,
 )
@@ -968,24 +970,10 @@ class ReadFromFifoOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ReadFromFifoOp:
-        slot = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        slot_type = parse_short_type(parser, FifoSlotType)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.create(
-            operands=[parser.resolve_operand(slot, slot_type)], result_types=[result_type], attributes=attrs
-        )
+        return parse_value_from(parser, cls, FifoSlotType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.fifo_slot)
-        print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        self.fifo_slot.type.print_parameters(printer)  # pyright: ignore[reportAttributeAccessIssue]
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_value_from(printer, self, self.fifo_slot, self.result, short=True)
 
     def verify_(self) -> None:
         _check_fifo_tensor(self, self.fifo_slot.type, self.result.type, "result", "fifo_slot, result")

@@ -79,9 +79,11 @@ from spyre_mlir.diagnostics import NotedVerifyException
 from spyre_mlir.dialects.format_helpers import (
     SSAAffineSpace,
     parse_short_type,
+    parse_value_from,
     parse_value_into,
     print_attrs_sorted,
     print_ssa_expr,
+    print_value_from,
     print_value_into,
     split_props,
 )
@@ -865,24 +867,10 @@ class LoadOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
-        tile = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        tile_type = parse_short_type(parser, AccessTileType)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.create(
-            operands=[parser.resolve_operand(tile, tile_type)], result_types=[result_type], attributes=attrs
-        )
+        return parse_value_from(parser, cls, AccessTileType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.access_tile)
-        print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        printer.print_attribute(self.access_tile.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_value_from(printer, self, self.access_tile, self.result, short=False)
 
     def verify_(self) -> None:
         _check_tile_data(self.access_tile, self.result.type, "result")
