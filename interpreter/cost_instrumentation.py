@@ -16,6 +16,7 @@ from xdsl.ir import Operation
 
 from spyre_mlir.interpreter.cost_model import COMPONENTS, HardwareConfig, OpCosts, pipelined_per_core
 from spyre_mlir.interpreter.cost_report import LOG_CAP, CostEstimate
+from spyre_mlir.walk import walk_ops
 
 # ===========================================================================
 # The model of a Program, and the counter of a run
@@ -42,8 +43,6 @@ class CostModel:
     def _combiner_ops(self, module) -> set[int]:
         """Ids of the ops inside inter-tile reduce combiners of `module` (found once, linearly)."""
         if self._combiners is None:
-            from spyre_mlir.walk import walk_ops
-
             found: set[int] = set()
             for op in walk_ops(module):
                 if op.name == "ktdp.inter_tile_reduce":

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, MemRefType, StringAttr, TensorType
+from xdsl.dialects.builtin import AnyFloat, ArrayAttr, IntAttr, IntegerAttr, MemRefType, StringAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import ReduceOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -63,6 +63,8 @@ from xdsl.ir.affine import AffineDimExpr
 from xdsl.traits import IsTerminator
 
 from spyre_mlir.analysis.engines import Signal, Simulator, Step, Wait
+from spyre_mlir.analysis.inter_tile import ground_delivery
+from spyre_mlir.dialects.ktdp import normalized_memory_space
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
 from spyre_mlir.target import SPYRE, element_bytes
 
@@ -419,9 +421,7 @@ class OpCosts:
         """The combiner of an inter-tile reduce: each consumer applies it once per
         producer of its group but the first (ktir-cpu's ring: group size - 1 folds),
         whatever the interpreter's fold plan shares between consumers."""
-        from spyre_mlir.interpreter.ops_inter_tile import _delivery
-
-        delivery = _delivery(op, self.cores)  # pyright: ignore[reportArgumentType]
+        delivery = ground_delivery(op, self.cores)  # pyright: ignore[reportArgumentType]
         sizes = {g: len(p) for g, p in delivery.groups.producers.items()}
         charge.applications = np.array(
             [max(0, sizes.get(int(g), 1) - 1) if g >= 0 else 0 for g in delivery.group_of_consumer.tolist()], np.int64
@@ -598,15 +598,11 @@ def _element_type(ty):
 
 
 def _is_float(ty) -> bool:
-    from xdsl.dialects.builtin import AnyFloat
-
     return isinstance(ty, AnyFloat)
 
 
 def _view_space(view: SSAValue) -> str:
     """"hbm" or "lx" for a memory view value (HBM when it cannot be told statically, as in ktir-cpu)."""
-    from spyre_mlir.dialects.ktdp import normalized_memory_space
-
     owner = view.owner
     if isinstance(owner, Operation):
         if owner.name == "ktdp.construct_memory_view":
