@@ -45,8 +45,6 @@ from spyre_mlir.interpreter.core import FunctionCompiler, Step, gather_frame, ha
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.lanes import LaneContext
 
-_delivery = ground_delivery  # interpreter/cost_model.py's name for it, until it asks the analysis
-
 
 @dataclass
 class Future:

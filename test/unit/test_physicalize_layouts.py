@@ -251,23 +251,6 @@ def test_an_op_without_a_rule_is_reported_not_skipped():
 
 
 
-def test_bytes_moved_are_element_bytes_of_the_module_target():
-    from xdsl.dialects.builtin import ComplexType, DictionaryAttr, IndexType, IntegerAttr, TensorType, f16, f32
-
-    from spyre_mlir.dialects.spyre import TARGET_ATTR
-
-    module = spyre_mlir.parse(UNHANDLED)
-    at = next(op for op in module.walk() if op.name == "tensor.extract_slice")
-    default = Physicalizer(module, report_unhandled=False, check_agreement=False)
-    assert default.nbytes(TensorType(f16, [2, 64]), at) == 256
-    assert default.nbytes(TensorType(IndexType(), [4]), at) == 32
-    module.attributes[TARGET_ATTR] = DictionaryAttr({"index_bytes": IntegerAttr(4, 64)})
-    assert Physicalizer(module, False, False).nbytes(TensorType(IndexType(), [4]), at) == 16
-    # An element without a byte width is a located error, not a 32-bit guess.
-    with pytest.raises(spyre_mlir.DiagnosticError, match="no byte width for element type complex<f32>") as info:
-        default.nbytes(TensorType(ComplexType(f32), [4]), at)
-    assert info.value.diagnostic.location.line == 10
-
 # -- the corpus, with generated markers -------------------------------------------
 
 
