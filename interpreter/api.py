@@ -365,7 +365,6 @@ class Interpreter:
         for plugin in plugins.plugins():
             if plugin.entry_points is not None:
                 self.entry_points.update(plugin.entry_points(self.module, {**self.functions, **self.entry_points}))
-        self.entry_points.update(_spatial_entry_points(self.module, {**self.functions, **self.entry_points}))
         self.functions.update(self.entry_points)
         # The plug-ins' state for as long as this Interpreter lives (plugins.Plugin.session).
         self.sessions: dict[str, object] = {p.name: p.session(self) for p in plugins.plugins() if p.session is not None}
@@ -825,20 +824,6 @@ class Interpreter:
             except InterpreterError as exc:
                 raise error(func_op, f"argument '{name}': {exc.message}") from None
         return values, placed, described
-
-
-# -- spatial programs: until interpreter/ops_spatial.py registers its plug-in --------------------------
-
-
-def _spatial_entry_points(module: ModuleOp, taken) -> dict[str, func.FuncOp]:
-    """A `spatial.program` runs by its symbol name as a kernel does, through a wrapper function
-    (ops_spatial.py). The one place the interpreter's entry names a spatial IR: it becomes that
-    module's `Plugin(entry_points=spatial_kernels)` and goes (issue 19)."""
-    if "spatial" in plugins.PLUGINS:
-        return {}
-    from spyre_mlir.interpreter.ops_spatial import spatial_kernels
-
-    return spatial_kernels(module, taken)
 
 
 def _place_host_array(

@@ -40,7 +40,7 @@ class CostModel:
     def unpriced(self) -> set[str]:
         return self.costs.unpriced
 
-    def _combiner_ops(self, module) -> set[int]:
+    def combiner_ops(self, module) -> set[int]:
         """Ids of the ops inside inter-tile reduce combiners of `module` (found once, linearly)."""
         if self._combiners is None:
             found: set[int] = set()
@@ -59,7 +59,7 @@ class CostModel:
 
     def instrument(self, fc, op: Operation, step):
         """`step`, followed by charging `op`'s cycles to the active lanes (or `step` itself when free)."""
-        if fc.body_depth or id(op) in self._combiner_ops(fc.program.module):
+        if fc.body_depth or id(op) in self.combiner_ops(fc.program.module):
             # inside a linalg body (the structured op is charged as a whole) or an
             # inter-tile combiner (charged with its delivery, to every consumer)
             return step

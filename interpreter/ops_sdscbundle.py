@@ -291,7 +291,7 @@ def _sdsc_execute(fc: FunctionCompiler, op: Operation) -> Step:
     program.functions.update(sdsc.functions)
     model = program.cost_model
     if model is not None:  # the ops of an inter-tile combiner are charged with their delivery (cost.py)
-        combiners = model._combiner_ops(program.module)  # noqa: SLF001 - its cache, extended by our module
+        combiners = model.combiner_ops(program.module)  # its cache, extended by our module
         for inner in walk_ops(sdsc.module):
             if inner.name == "ktdp.inter_tile_reduce":
                 combiners.update(id(x) for region in inner.regions for x in walk_ops(region))

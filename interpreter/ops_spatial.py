@@ -197,6 +197,7 @@ from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, not_exe
 from spyre_mlir.interpreter.cost_model import HardwareConfig, tile_move_cycles
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError
+from spyre_mlir.interpreter.plugins import Plugin, register
 
 RUNNABLE_FROM = "synthesized"
 """The first phase whose programs run (choreographies and buffer offsets exist)."""
@@ -1121,3 +1122,7 @@ def _run_program(fc: FunctionCompiler, op: Operation) -> Step:
         _RUNS.setdefault(runtime, []).append(stats)
 
     return step
+
+
+# A spatial.program runs by its symbol name as a kernel does, through its wrapper function.
+register(Plugin("spatial", entry_points=spatial_kernels))
