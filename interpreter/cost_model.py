@@ -59,9 +59,9 @@ from xdsl.dialects.builtin import AnyFloat, ArrayAttr, IntAttr, IntegerAttr, Mem
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import ReduceOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
 from xdsl.traits import IsTerminator
 
+from spyre_mlir.analysis.dim_maps import DimMap, dim_map, loops_of
 from spyre_mlir.analysis.engines import Signal, Simulator, Step, Wait
 from spyre_mlir.analysis.inter_tile import ground_delivery
 from spyre_mlir.dialects.ktdp import normalized_memory_space
@@ -516,9 +516,10 @@ class OpCosts:
 
     def _structured(self, fc, op: LinalgStructuredOperation) -> Charge | None:
         block = op.body.block
-        iterators = [str(it.data) for it in op.get_iterator_types().data]
-        domain = self._domain(fc, op)
-        if "reduction" in iterators and _is_contraction(block):
+        dims = dim_map(op)
+        assert dims is not None, op.name  # a verified structured op has one indexing map per operand
+        domain = self._domain(fc, op, dims)
+        if dims.reductions and _is_contraction(block):
             return Charge("compute", self._scaled(domain, 2.0 / self.config.systolic_flops_per_cycle))
         factor = self.body_factor(block)
         cycles = self._scaled(domain, factor / self.simd)
@@ -530,28 +531,24 @@ class OpCosts:
             return None
         return Charge("compute", cycles)
 
-    def _domain(self, fc, op: LinalgStructuredOperation) -> int | Callable[[list], int]:
-        """The number of points of a structured op's iteration domain."""
-        maps = [m.data for m in op.get_indexing_maps().data]
+    def _domain(self, fc, op: LinalgStructuredOperation, dims: DimMap) -> int | Callable[[list], int]:
+        """The number of points of a structured op's iteration domain (its loops' extents, analysis/dim_maps)."""
         operands = (*op.inputs, *op.outputs)
-        n = maps[0].num_dims if maps else 0
-        sizes: list[int | None] = [None] * n
-        for amap, v in zip(maps, operands):
-            shape = v.type.get_shape() if isinstance(v.type, TensorType | MemRefType) else ()
-            for k, e in enumerate(amap.results):
-                if isinstance(e, AffineDimExpr) and k < len(shape) and shape[k] >= 0:
-                    sizes[e.position] = shape[k]
+        shapes = [v.type.get_shape() if isinstance(v.type, TensorType | MemRefType) else None for v in operands]
+        sizes = dims.extents(shapes)
         if all(s is not None for s in sizes):
             return math.prod(s for s in sizes if s is not None)
         slots = [(fc.slot(v), 1 if fc.is_varying(v) else 0) for v in operands]
 
         def at_run_time(frame) -> int:
             found = list(sizes)
-            for amap, (slot, lead) in zip(maps, slots):
+            for amap, (slot, lead) in zip(dims.operands, slots):
+                if amap is None:
+                    continue
                 shape = np.shape(frame[slot])[lead:]
-                for k, e in enumerate(amap.results):
-                    if isinstance(e, AffineDimExpr) and k < len(shape):
-                        found[e.position] = shape[k]
+                for loop, n in zip(loops_of(amap), shape):
+                    if loop is not None:
+                        found[loop] = n
             return math.prod(s or 0 for s in found)
 
         return at_run_time
