@@ -1,5 +1,7 @@
 """Parse and print helpers that the custom formats of several dialects share (ktdp, ktdf).
 
+- `parse_kind`: one identifier of a closed list (a stage kind, a memory
+  space, a loop type); another is a located error listing them.
 - `parse_short_type`: a type of a dialect in full (`!ktdp.access_tile<...>`) or
   short (`<...>`) form, as an op's trailing type list writes it.
 - `SSAAffineSpace` / `print_ssa_expr`: affine expressions written over SSA
@@ -22,12 +24,21 @@ from io import StringIO
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr
 from xdsl.irdl import IRDLOperation
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from spyre_mlir.analysis.affine import format_expr
+
+
+def parse_kind(parser: AttrParser, kinds: Sequence[str], what: str) -> str:
+    """An identifier, one of `kinds`; another is a parse error at it: "unknown {what} 'x', expected one of: ..."."""
+    pos = parser.pos
+    kind = parser.parse_identifier()
+    if kind not in kinds:
+        parser.raise_error(f"unknown {what} '{kind}', expected one of: {', '.join(kinds)}", pos, parser.pos)
+    return kind
 
 
 def parse_short_type(parser: Parser, cls: type[ParametrizedAttribute]) -> Attribute:

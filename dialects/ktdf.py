@@ -82,6 +82,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from spyre_mlir.diagnostics import NotedRegionVerifyException, NotedVerifyException
 from spyre_mlir.dialects.format_helpers import (
     SSAAffineSpace,
+    parse_kind,
     parse_short_type,
     parse_value_from,
     parse_value_into,
@@ -191,11 +192,7 @@ class LoopTypeAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            pos = parser.pos
-            kind = parser.parse_identifier()
-            if kind not in cls.KINDS:
-                parser.raise_error(f"unknown loop type '{kind}', expected one of: {', '.join(cls.KINDS)}", pos,
-                                   parser.pos)
+            kind = parse_kind(parser, cls.KINDS, "loop type")
         return (StringAttr(kind),)
 
     def print_parameters(self, printer: Printer) -> None:

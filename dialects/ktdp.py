@@ -78,6 +78,7 @@ from spyre_mlir.analysis.affine import bounding_box, format_set, permutation_of
 from spyre_mlir.diagnostics import NotedVerifyException
 from spyre_mlir.dialects.format_helpers import (
     SSAAffineSpace,
+    parse_kind,
     parse_short_type,
     parse_value_from,
     parse_value_into,
@@ -107,12 +108,7 @@ class _KindAndIndexAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            pos = parser.pos
-            kind = parser.parse_identifier()
-            if kind not in cls.KINDS:
-                parser.raise_error(
-                    f"unknown memory space '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos
-                )
+            kind = parse_kind(parser, cls.KINDS, "memory space")
             index: Attribute = NoneAttr()
             if parser.parse_optional_punctuation(","):
                 parser.parse_keyword(cls.INDEX_KEY)
@@ -915,10 +911,7 @@ class RuntimeArgExtractOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> RuntimeArgExtractOp:
-        pos = parser.pos
-        kind = parser.parse_identifier()
-        if kind not in cls.KINDS:
-            parser.raise_error(f"unknown extraction kind '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos)
+        kind = parse_kind(parser, cls.KINDS, "extraction kind")
         parser.parse_keyword("from")
         operand = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")

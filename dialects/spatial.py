@@ -100,6 +100,7 @@ from xdsl.traits import HasParent, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import format_map
+from spyre_mlir.dialects.format_helpers import parse_kind
 from spyre_mlir.target import element_bytes, target_of
 
 PHASES: tuple[str, ...] = ("tiled", "placed", "fused", "sized", "synthesized", "verified")
@@ -908,10 +909,7 @@ class StageOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> StageOp:
         name = parser.parse_symbol_name()
-        pos = parser.pos
-        kind = parser.parse_identifier()
-        if kind not in cls.KINDS:
-            parser.raise_error(f"unknown stage kind '{kind}', expected one of: {', '.join(cls.KINDS)}", pos, parser.pos)
+        kind = parse_kind(parser, cls.KINDS, "stage kind")
         if parser.parse_optional_punctuation("(") is not None:
             inputs = [] if parser.parse_optional_punctuation(")") is not None else None
             if inputs is None:

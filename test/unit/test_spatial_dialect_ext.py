@@ -111,6 +111,16 @@ def test_a_malformed_scalar_is_a_located_parse_error(decl, message):
     assert info.value.diagnostic.location.line == 2
 
 
+def test_an_unknown_stage_kind_is_a_located_parse_error_at_the_kind():
+    text = ('spatial.program @p attributes {spatial.phase = "tiled"} {\n'
+            '  spatial.stage @ld fetch @x -> @b on @s engine "load"\n}\n')
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(text)
+    diagnostic = info.value.diagnostic
+    assert diagnostic.message == "unknown stage kind 'fetch', expected one of: load, store, receive, compute"
+    assert (diagnostic.location.line, diagnostic.location.col) == (2, 21)
+
+
 # -- local buffers --------------------------------------------------------------
 
 
