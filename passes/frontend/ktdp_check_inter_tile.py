@@ -35,10 +35,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from spyre_mlir.analysis.inter_tile import check_delivery, check_inter_tile, check_produce
+from spyre_mlir.analysis.inter_tile import check_inter_tile
 
-# Importable from here until the interpreter asks the analysis.
-__all__ = ["KtdpCheckInterTilePass", "check_delivery", "check_inter_tile", "check_produce"]
+# check_inter_tile stays importable from here until the fuzzer (test/fuzz/spyre_fuzz/stages.py) asks the analysis.
+__all__ = ["KtdpCheckInterTilePass", "check_inter_tile"]
 
 
 @dataclass(frozen=True)
