@@ -69,6 +69,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from spyre_mlir.analysis.affine import Linear, linear_form
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import (
     ConstructAccessTileOp,
@@ -227,23 +228,16 @@ def _defined_outside(v: SSAValue, block: Block) -> bool:
 
 
 def _linear(op: affine.ApplyOp, nloops: int) -> tuple[int, list[int], int] | None:
-    """(constant, per-dim coefficients, coefficient of the symbol) of an affine map of dims and one symbol."""
+    """(constant, per-dim coefficients, coefficient of the symbol) of an affine map of dims and one symbol;
+    None when the map is not linear (`d0 mod 8`: the one linearizer, analysis/affine.linear_form, decides)."""
     amap = op.map.data
     if amap.num_symbols != 1 or len(amap.results) != 1:
         return None
     nd = amap.num_dims
-
-    def at(dims: list[int], sym: int) -> int:
-        return amap.eval(dims, [sym])[0]
-
-    const = at([0] * nd, 0)
-    coeffs = [at([1 if j == i else 0 for j in range(nd)], 0) - const for i in range(nd)]
-    sym = at([0] * nd, 1) - const
-    # affine: check one more point so a non-linear map is not mistaken
-    probe = [3 + i for i in range(nd)]
-    if at(probe, 5) != const + sum(c * p for c, p in zip(coeffs, probe)) + 5 * sym:
+    form = linear_form(amap.results[0], [Linear(0, {i: 1}) for i in range(nd)], [Linear(0, {"s0": 1})])
+    if form is None:
         return None
-    return const, coeffs, sym
+    return form.const, [form.terms.get(i, 0) for i in range(nd)], form.terms.get("s0", 0)
 
 
 # --------------------------------------------------------------------------
@@ -371,7 +365,7 @@ class Emitter:
     def _address(self, apply: affine.ApplyOp, width: int, mapping, at_op: Operation, call: func.CallOp, group) -> SSAValue:
         nloops = apply.map.data.num_dims
         lin = _linear(apply, nloops)
-        if lin is None or lin[1] and False:
+        if lin is None:
             raise error(apply, "a tile address is not affine in the loop numbers")
         const, coeffs, sym = lin
         if sym != 1:

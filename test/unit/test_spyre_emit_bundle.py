@@ -78,3 +78,28 @@ def test_bundle_is_read_by_upstream_mlir(path, name, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sdscbundle.sdsc_execute" in done.stdout
     spyre_mlir.parse(bundle)  # and still ours (the corpus bundles' results: test_spyre_coarse_tile.py)
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ("s0 + d0 * 256 + d1 * 2 + 7", (7, [256, 2], 1)),
+        ("s0 + (d0 * 4) floordiv 2", (0, [2], 1)),
+        ("s0 + d0 mod 8", None),  # equal to s0 + d0 at every point a probe tried before: not linear
+        ("s0 + d0 floordiv 4", None),
+    ],
+)
+def test_tile_address_is_linear_only_when_its_map_is(expr, expected):
+    from xdsl.context import Context
+    from xdsl.dialects import affine
+    from xdsl.dialects.builtin import AffineMapAttr, IndexType
+    from xdsl.parser import Parser
+    from xdsl.utils.test_value import create_ssa_value
+
+    from spyre_mlir.passes.bundle.spyre_emit_bundle import _linear
+
+    dims = 2 if "d1" in expr else 1
+    amap = Parser(Context(), f"affine_map<({', '.join(f'd{i}' for i in range(dims))})[s0] -> ({expr})>").parse_attribute()
+    assert isinstance(amap, AffineMapAttr)
+    apply = affine.ApplyOp([create_ssa_value(IndexType()) for _ in range(dims + 1)], amap)
+    assert _linear(apply, dims) == expected
