@@ -22,8 +22,10 @@ tensor itself.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, MemRefType, TensorType, i64
-from xdsl.ir import Dialect, SSAValue
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, MemRefType, TensorType, i64
+from xdsl.ir import BlockArgument, Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -37,6 +39,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.layout import Layout, LayoutError
+from spyre_mlir.diagnostics import location_of
 
 PHYS_OPS = {0: "identity", 1: "floordiv", 2: "mod"}
 
@@ -182,6 +185,121 @@ class RelayoutOp(IRDLOperation):
                 f"the result of laying out logical {list(logical)} by {target} has shape {list(expected)}, "
                 f"not {list(out_type.get_shape())}"
             )
+
+
+# ===========================================================================
+# Host layouts of kernel parameters (IR-aware)
+# ===========================================================================
+
+# `HOST_LAYOUT_ATTR` (declared above) is the arg attribute of a pointer parameter whose memory holds a
+# tensor in a physical layout: `{phys_src = array<i64: ...>, phys_op = array<i64: ...>, phys_arg =
+# array<i64: ...>, shape = array<i64: ...>}` (`shape`: the logical shape). `spyre-physicalize-layouts`
+# puts it where it erases the markers, so that the host side still knows how to lay out the array.
+
+
+def host_layout_attr(layout: Layout, shape: Sequence[int]):
+    """The `spyre.host_layout` value (a DictionaryAttr) of a parameter holding a
+    logical `shape` tensor in `layout`; LayoutError if `layout` cannot lay it out."""
+    shape = tuple(int(s) for s in shape)
+    layout.check_shape(shape)
+    src, op, arg = layout.arrays()
+    return DictionaryAttr(
+        {
+            "phys_src": DenseArrayBase.from_list(i64, src),
+            "phys_op": DenseArrayBase.from_list(i64, op),
+            "phys_arg": DenseArrayBase.from_list(i64, arg),
+            "shape": DenseArrayBase.from_list(i64, list(shape)),
+        }
+    )
+
+
+def host_layout_of_attr(attr) -> tuple[Layout, tuple[int, ...]]:
+    """(layout, logical shape) of a `spyre.host_layout` value; LayoutError if malformed."""
+    keys = ("phys_src", "phys_op", "phys_arg", "shape")
+    if not isinstance(attr, DictionaryAttr) or set(attr.data) != set(keys):
+        raise LayoutError(
+            f"{HOST_LAYOUT_ATTR} must be a dictionary of exactly {', '.join(keys)} (arrays of i64), got {attr}"
+        )
+    values = {}
+    for key in keys:
+        entry = attr.data[key]
+        if not isinstance(entry, DenseArrayBase):
+            raise LayoutError(f"{HOST_LAYOUT_ATTR}: '{key}' must be an array<i64: ...>, got {entry}")
+        values[key] = tuple(int(v) for v in entry.get_values())
+    shape = values["shape"]
+    layout = Layout.from_arrays(values["phys_src"], values["phys_op"], values["phys_arg"], len(shape))
+    layout.check_shape(shape)
+    return layout, shape
+
+
+def host_layouts(func_op) -> dict[int, tuple[Layout, tuple[int, ...]]]:
+    """By parameter index, the host layout and logical shape of each pointer
+    parameter that has one: from its `spyre.host_layout` arg attribute, or, in
+    a kernel still carrying markers, from the `spyre.tensor_layout` markers of
+    views whose base is that parameter itself (the entry block's argument).
+    LayoutError when a parameter's marked views disagree (naming them), when
+    they disagree with its attribute, or when an attribute or marker is
+    malformed."""
+    found: dict[int, tuple[Layout, tuple[int, ...]]] = {}
+    entry = func_op.body.blocks[0] if func_op.body.blocks else None
+    names = [a.name_hint for a in entry.args] if entry is not None else []
+
+    def param(i: int) -> str:
+        name = names[i] if i < len(names) and names[i] else None
+        return f"parameter #{i}" + (f" (%{name})" if name else "")
+
+    arg_attrs = func_op.arg_attrs
+    for i, attrs in enumerate(arg_attrs.data if arg_attrs is not None else ()):
+        attr = attrs.data.get(HOST_LAYOUT_ATTR)
+        if attr is not None:
+            try:
+                found[i] = host_layout_of_attr(attr)
+            except LayoutError as exc:
+                raise LayoutError(f"{param(i)}: {exc}") from None
+    if entry is None:
+        return found
+
+    marked: dict[int, list[tuple[Layout, tuple[int, ...], object]]] = {}
+    for op in func_op.walk():
+        if not isinstance(op, TensorLayoutOp):
+            continue
+        view = op.operands[0]
+        owner = view.owner
+        if getattr(owner, "name", None) != "ktdp.construct_memory_view":
+            continue
+        base = owner.operands[0]
+        if not isinstance(base, BlockArgument) or base.block is not entry:
+            continue
+        where = location_of(op)
+        at = f" at {where}" if where else ""
+        sizes = tuple(int(s) for s in owner.static_sizes.get_values())
+        if any(s < 0 for s in sizes):
+            raise LayoutError(f"{param(base.index)}: the marked view{at} does not have static sizes")
+        try:
+            layout = Layout.from_arrays(
+                op.phys_src.get_values(), op.phys_op.get_values(), op.phys_arg.get_values(), len(sizes)
+            )
+            layout.check_shape(sizes)
+        except LayoutError as exc:
+            raise LayoutError(f"{param(base.index)}: the marker{at}: {exc}") from None
+        marked.setdefault(base.index, []).append((layout, sizes, where))
+
+    for i, entries in marked.items():
+        distinct = list(dict.fromkeys((layout, shape) for layout, shape, _ in entries))
+        if len(distinct) > 1:
+            described = "; ".join(
+                f"{layout} of {list(shape)} (marker at {where or 'an unknown location'})"
+                for layout, shape, where in entries
+            )
+            raise LayoutError(f"{param(i)} has views marked with different layouts, so its host layout is ambiguous: {described}")
+        if i in found and found[i] != distinct[0]:
+            (la, sa), (lb, sb) = found[i], distinct[0]
+            raise LayoutError(
+                f"{param(i)}: its {HOST_LAYOUT_ATTR} attribute says {la} of {list(sa)} but its marked views say "
+                f"{lb} of {list(sb)}"
+            )
+        found[i] = distinct[0]
+    return dict(sorted(found.items()))
 
 
 SPYRE = Dialect("spyre", [TensorLayoutOp, RelayoutOp], [])

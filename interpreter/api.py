@@ -38,11 +38,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
-from spyre_mlir.analysis.layout import Layout, LayoutError, from_device, host_layouts, to_device
+from spyre_mlir.analysis.layout import Layout, LayoutError, from_device, to_device
 from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, error, location_of
 from spyre_mlir.dialects.ktdp import RuntimeArgType
-from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR
+from spyre_mlir.dialects.spyre import SCRATCH_BYTES_ATTR, host_layouts
 from spyre_mlir.interpreter import plugins
 from spyre_mlir.interpreter.core import CompiledFunction, Program, always_varying, functions_of, varying_rule_of
 from spyre_mlir.interpreter.cost import CostCounter, CostEstimate, CostModel

@@ -134,7 +134,7 @@ class InterpreterOptions:
       `spyre_mlir.interpreter.cost.HardwareConfig`; the estimate is
       `result.report.estimate`. Default None: off, no overhead.
     - `host_layout`: an array passed for a pointer parameter that has a host
-      layout (`spyre_mlir.analysis.layout.host_layouts`: its `spyre.host_layout` arg
+      layout (`spyre_mlir.dialects.spyre.host_layouts`: its `spyre.host_layout` arg
       attribute, or the marker of a view directly on it) is the host
       (logical) array: the interpreter places its device form (`to_device`)
       and returns the argument in logical form (`from_device`). Default

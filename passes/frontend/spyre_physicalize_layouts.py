@@ -87,7 +87,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.analysis.affine import box_bounds, format_set, permutation_of, projected_dims
 from spyre_mlir.analysis.boxes import box_set, nonnegative, shape_set
-from spyre_mlir.analysis.layout import Axis, Layout, LayoutError, host_layout_attr
+from spyre_mlir.analysis.layout import Axis, Layout, LayoutError
 from spyre_mlir.diagnostics import error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
@@ -96,7 +96,7 @@ from spyre_mlir.dialects.ktdp import (
     LoadOp,
     StoreOp,
 )
-from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, RelayoutOp, TensorLayoutOp
+from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, RelayoutOp, TensorLayoutOp, host_layout_attr
 from spyre_mlir.ir import fill_locations, upstream_op
 from spyre_mlir.target import TargetError, target_of
 from spyre_mlir.traits import is_elementwise

@@ -21,16 +21,8 @@ import pytest
 from xdsl.dialects.builtin import DictionaryAttr
 
 import spyre_mlir
-from spyre_mlir.analysis.layout import (
-    HOST_LAYOUT_ATTR,
-    Layout,
-    LayoutError,
-    from_device,
-    host_layout_attr,
-    host_layout_of_attr,
-    host_layouts,
-    to_device,
-)
+from spyre_mlir.analysis.layout import Layout, LayoutError, from_device, to_device
+from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, host_layout_attr, host_layout_of_attr, host_layouts
 from spyre_mlir.interpreter import Interpreter, InterpreterOptions
 
 STICK = Layout.stick_last(2)  # [d1 floordiv 64, d0, d1 mod 64]

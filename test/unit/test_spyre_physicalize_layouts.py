@@ -8,8 +8,8 @@ import pytest
 from xdsl.dialects.builtin import ComplexType, DictionaryAttr, IndexType, IntegerAttr, TensorType, f16, f32
 
 import spyre_mlir
-from spyre_mlir.analysis.layout import Layout, host_layout_of_attr
-from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, TARGET_ATTR
+from spyre_mlir.analysis.layout import Layout
+from spyre_mlir.dialects.spyre import HOST_LAYOUT_ATTR, TARGET_ATTR, host_layout_of_attr
 from spyre_mlir.passes.frontend.spyre_physicalize_layouts import Physicalizer
 
 # A 1x64 f32 view stick-laid on its last dim: loaded, then doubled.
