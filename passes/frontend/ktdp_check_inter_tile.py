@@ -37,9 +37,6 @@ from xdsl.passes import ModulePass
 
 from spyre_mlir.analysis.inter_tile import check_inter_tile
 
-# check_inter_tile stays importable from here until the fuzzer (test/fuzz/spyre_fuzz/stages.py) asks the analysis.
-__all__ = ["KtdpCheckInterTilePass", "check_inter_tile"]
-
 
 @dataclass(frozen=True)
 class KtdpCheckInterTilePass(ModulePass):

@@ -81,11 +81,6 @@ from spyre_mlir.dialects.spyre import COMPUTE_GROUP_ATTR
 from spyre_mlir.ir import fill_locations
 from spyre_mlir.walk import capture_summaries, walk_ops, walk_ops_post
 
-# Importable from here until their users (ktdp-hbm-roundtrip, spyre-plan-scratchpad, ktdf-build-pipelines and
-# test_schedule_passes) ask spyre_mlir.analysis.access / .remat directly.
-_may_alias, _view_of = may_alias, view_of
-__all__ = ["SUPPORTED_DIALECTS", "KtdpExtractComputeGroupsPass", "rematerializable"]
-
 SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math", "scf", "spyre", "tensor"}
 """Dialects whose ops a group may hold (what the interpreter and the later stages know)."""
 

@@ -205,7 +205,8 @@ func.func @k(%p: index, %q: index) {
 
 
 def test_alias_analysis_from_address_ranges():
-    from spyre_mlir.passes.frontend.ktdp_extract_compute_groups import _may_alias, _view_of
+    from spyre_mlir.analysis.access import may_alias as _may_alias
+    from spyre_mlir.analysis.access import view_of as _view_of
 
     module = spyre_mlir.parse(ALIAS)
     tiles = {op.results[0].name_hint: op.results[0] for op in module.walk() if op.name == "ktdp.construct_access_tile"}

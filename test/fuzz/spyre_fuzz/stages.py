@@ -112,9 +112,9 @@ def verified_interpreter(module, options: dict):
     as the interpreter would: the parse stage, or the pass manager after the
     last pass): only the check the interpreter adds (ktdp-check-inter-tile) is
     made again, with the same outcome as a verifying interpreter's."""
+    from spyre_mlir.analysis.inter_tile import check_inter_tile
     from spyre_mlir.deep import call_deep
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions
-    from spyre_mlir.passes.frontend.ktdp_check_inter_tile import check_inter_tile
 
     call_deep(check_inter_tile, module)
     return Interpreter(module, InterpreterOptions(**options, verify=False))
