@@ -165,7 +165,7 @@ def upstream_op(base: type[Operation]) -> type[Operation]:
     return base
 
 
-def _with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
+def with_upstream_extensions(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
     """Load xDSL's dialect `name` with our op subclasses swapped in, lazily."""
     if name not in UPSTREAM_EXTENSIONS:
         return factory
@@ -189,7 +189,7 @@ def make_context(allow_unregistered: bool = False) -> Context:
 
     ctx = Context(allow_unregistered=allow_unregistered)
     for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, _with_upstream_extensions(name, factory))
+        ctx.register_dialect(name, with_upstream_extensions(name, factory))
     for name, factory in SPYRE_DIALECTS.items():
         ctx.register_dialect(name, factory)
     return ctx

@@ -10,7 +10,7 @@ verifiers xDSL lacks, MLIR ops it lacks) into xDSL's own dialect objects.
 from xdsl.dialects import get_all_dialects
 from xdsl.universe import Universe
 
-from spyre_mlir.ir import SPYRE_DIALECTS, UPSTREAM_EXTENSIONS, _with_upstream_extensions
+from spyre_mlir.ir import SPYRE_DIALECTS, UPSTREAM_EXTENSIONS, with_upstream_extensions
 from spyre_mlir.passes import SPYRE_PASSES, get_all_passes
 
 
@@ -18,7 +18,7 @@ def _extend_upstream_dialects() -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_EXTENSIONS:
         dialect = upstream[name]()  # xDSL's dialect object, shared by every context
-        extended = _with_upstream_extensions(name, upstream[name])()
+        extended = with_upstream_extensions(name, upstream[name])()
         dialect._operations[:] = list(extended.operations)  # pyright: ignore[reportPrivateUsage]
 
 
