@@ -244,3 +244,16 @@ def test_spyre_run_bad_target(tmp_path, capsys):
     assert (code, err) == (1, f"spyre-run: error: bad --target: {card}: target fact 'lx_bytes' must be a number, not 'big'\n")
     code, _, err = _spyre_run(tmp_path, capsys, "module attributes {spyre.target = {cores = 0 : i64}} {\n" + SCALE + "}\n")
     assert code == 1 and err.startswith(f"{tmp_path / 'k.mlir'}:1:1: error: target fact 'cores' must be positive, not 0")
+
+
+def test_the_compile_cache_keys_on_the_target(tmp_path, capsys):
+    """A cached output for one target is not reused for another."""
+    kernel = tmp_path / "big.mlir"
+    kernel.write_text(BIG)
+    card = tmp_path / "card.json"
+    card.write_text('{"lx_bytes": 8192}')
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert spyre_opt.main([str(kernel), "-p", TILE, *cache]) == 0
+    assert _loops(capsys.readouterr().out) == []
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--target", str(card), *cache]) == 0
+    assert _loops(capsys.readouterr().out) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
