@@ -379,12 +379,6 @@ class Interpreter:
         self._collective: dict[str, bool] = {}  # kernel -> holds inter-tile ops (callees too)
         self._layouts: dict[str, dict] = {}  # kernel -> host layouts of its parameters (host_layout option)
 
-    @property
-    def sdsc_files(self):
-        """The bundle plug-in's session. Transitional: tools/spyre_run.py sets its `sources`; it goes when
-        spyre-run sets `Interpreter.sources` alone (issue 19)."""
-        return self.sessions["sdscbundle"]
-
     # -- selection ---------------------------------------------------------
 
     def kernel(self, name: str | None) -> func.FuncOp:

@@ -13,7 +13,6 @@ This module re-exports the names its callers import from it (`interpreter/api.py
 `tools/spyre_run.py`, `benchmarks/bundle_bench.py`, test/unit/test_cost_model.py).
 """
 
-from spyre_mlir.analysis.trace import write_json as _write_json
 from spyre_mlir.interpreter.cost_instrumentation import CostCounter, CostModel
 from spyre_mlir.interpreter.cost_model import (
     CASTS,
@@ -47,7 +46,6 @@ __all__ = [
     "HardwareConfig",
     "OpCosts",
     "StageRun",
-    "_write_json",
     "fifo_depth_of",
     "pipelined_per_core",
     "resolve",

@@ -571,7 +571,7 @@ def _write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """After EPIPE: point stdout at /dev/null so the interpreter's final flush
     cannot fail ("Exception ignored ... BrokenPipeError"), as the Python docs
     recommend (library/signal.html, note on SIGPIPE)."""
@@ -614,7 +614,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stdout is not None:
             sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output went away: stop quietly
-        _silence_stdout()
+        silence_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return 130

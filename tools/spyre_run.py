@@ -412,9 +412,8 @@ def run(args: argparse.Namespace) -> int:
             bundle_dir=(os.path.dirname(args.file) or os.curdir) if args.file != "-" else None,
         )
         interpreter = Interpreter(module, options)
-        sources = {**interpreter.sources, **sources}  # shared: SDSC files' "ktir" texts join it as read
-        interpreter.sources = sources
-        interpreter.sdsc_files.sources = sources
+        interpreter.sources.update(sources)  # shared with the plug-ins: SDSC files' "ktir" texts join it as read
+        sources = interpreter.sources
         with warnings.catch_warnings():  # printed below as diagnostics, with the source line
             warnings.simplefilter("ignore", InterpreterWarning)
             result = interpreter.run(args.func, kernel_args, hbm)
@@ -438,7 +437,7 @@ def run(args: argparse.Namespace) -> int:
         print(result.report.render())
     estimate = result.report.estimate
     if estimate is not None:
-        from spyre_mlir.interpreter.cost import _write_json
+        from spyre_mlir.analysis.trace import write_json as write_json_file
         from spyre_mlir.interpreter.ops_spatial import spatial_stats
 
         # A spatial program: its own measurements (engines overlapping, a multicast load once)
@@ -455,7 +454,7 @@ def run(args: argparse.Namespace) -> int:
                 data["hbm_bytes"] = spatial.hbm_bytes
                 data["cycles"] = spatial.cycles
                 data["spatial"] = spatial.to_json()
-            _write_json(path, data)
+            write_json_file(path, data)
 
         write_trace = spatial.write_trace if spatial is not None else estimate.write_trace
         for path, write in ((args.estimate_json, write_json), (args.trace, write_trace)):
@@ -481,9 +480,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
         return code
     except BrokenPipeError:  # the reader of our output went away (`spyre-run ... | head`): stop quietly
-        from spyre_mlir.tools.spyre_opt import EXIT_BROKEN_PIPE, _silence_stdout
+        from spyre_mlir.tools.spyre_opt import EXIT_BROKEN_PIPE, silence_stdout
 
-        _silence_stdout()
+        silence_stdout()
         return EXIT_BROKEN_PIPE
     except UsageError as exc:
         print(f"spyre-run: error: {exc}", file=sys.stderr)
