@@ -33,7 +33,7 @@ site uses (the end of its highest buffer) is recorded as
 
 Refused, each with a located error, before anything changes:
 
-- a program in another phase (spatial_phases.programs_in);
+- a program in another phase (phases.programs_in);
 - a site whose buffers do not fit its LX, at the program: "site @b3 needs
   2359296 bytes of LX for its buffers (@b3_x: 2 x 1048576, ...), more than
   its 2097152" (the buffers biggest first, as depth x tile bytes);

@@ -23,7 +23,7 @@ yet) moves to phase "synthesized":
   compute stages in program order) needs no handshake and gets nothing.
 
 Refused, each with a located error, before anything changes: a program in
-another phase (spatial_phases.programs_in); a choreography that already
+another phase (phases.programs_in); a choreography that already
 has a wait or a signal (at it), except on the semaphores spatial-tile makes
 to order a store before a later load of the same tensor (`hbm_order`); a `spatial.recv_step` (a multicast tile is
 delivered by the reader's load step, not received by a step of its own);
