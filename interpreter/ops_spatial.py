@@ -170,11 +170,12 @@ from spyre_mlir.analysis.engines import (
 from spyre_mlir.analysis.engines import Step as EngineStep
 from spyre_mlir.diagnostics import DiagnosticError, error, location_of
 from spyre_mlir.dialects.spatial import (
+    CHOREOGRAPHY,
+    DECLARATIONS,
     MASKED_ATTR,
     PHASES,
     BufferOp,
     ComputeStepOp,
-    EdgeOp,
     EngineOp,
     LoadStepOp,
     LoopOp,
@@ -207,31 +208,7 @@ _PART_OF_A_PROGRAM = (
     "runs the program (interpreter/ops_spatial.py)"
 )
 
-not_executable(
-    dict.fromkeys(
-        (
-            ProgramOp,
-            TensorOp,
-            ScalarOp,
-            SiteOp,
-            BufferOp,
-            StageOp,
-            EdgeOp,
-            MulticastOp,
-            SemaphoreOp,
-            TripOp,
-            EngineOp,
-            LoopOp,
-            WaitOp,
-            SignalOp,
-            LoadStepOp,
-            StoreStepOp,
-            ComputeStepOp,
-            RecvStepOp,
-        ),
-        _PART_OF_A_PROGRAM,
-    )
-)
+not_executable(dict.fromkeys((ProgramOp, *DECLARATIONS, *CHOREOGRAPHY), _PART_OF_A_PROGRAM))
 
 
 @irdl_op_definition
