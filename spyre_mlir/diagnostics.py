@@ -3,7 +3,9 @@
 Everything a user sees about bad input goes through here and is rendered as
 MLIR does: `FILE:LINE:COL: error: MESSAGE`, the source line, a caret.
 Ops get a `FileLineColLoc` when parsed (see `spyre_mlir.ir`), so verifier and
-pass diagnostics point at the op's source.
+pass diagnostics point at the op's source. A transformation that does not
+apply says why with the one `Refusal` (an op, a message, an optional kind),
+which becomes such an error where the refusal is the user's answer.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
@@ -76,6 +79,40 @@ class DiagnosticError(Exception):
     def __init__(self, diagnostic: Diagnostic):
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
+
+
+class Refusal(Exception):
+    """Why a transformation does not apply, found before anything changes: at
+    `op` (None when no one op is to blame), a message, and optionally a typed
+    `kind` (an Enum member; e.g. the loop transformations' `RefusalKind`).
+
+    Raised by an analysis deep in a pass, or returned as a value where a
+    refusal is an answer rather than a failure (the tiling search keeps it as
+    a candidate's reason). `str()` is `KIND: message` with a kind, else the
+    message; `error()` makes it the user-facing located error."""
+
+    def __init__(self, op: Operation | None, message: str, kind: Enum | None = None):
+        super().__init__(op, message, kind)
+        self.op = op
+        self.message = message
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{self.kind.name}: {self.message}" if self.kind is not None else self.message
+
+    def __repr__(self) -> str:
+        return f"Refusal({self})"
+
+    def __eq__(self, other: object) -> bool:
+        """The same refusal: the same kind and message at the same op."""
+        return isinstance(other, Refusal) and (self.op, self.message, self.kind) == (other.op, other.message, other.kind)
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.kind))
+
+    def error(self, *notes: tuple[Operation | None, str]) -> DiagnosticError:
+        """The refusal as an error at its op (for `raise`), with optional notes at other ops."""
+        return error(self.op, self.message, *notes)
 
 
 def location_of(op: Operation | None) -> Location | None:

@@ -8,7 +8,7 @@ own preconditions from the analysis views (`spyre_mlir.analysis.loops`,
 `spyre_mlir.analysis.access`):
 
     t = Tile(("kernel", 0), 4)
-    refusal = t.check(module)          # None, or a Refusal (kind, message)
+    refusal = t.check(module)          # None, or a Refusal (op, message, kind)
     child = t.apply(module)            # a NEW module, or the Refusal; `module` is never modified
 
 A transformation is atomic and deterministic: `apply` works on a clone and
@@ -34,6 +34,7 @@ from xdsl.traits import IsTerminator
 
 from spyre_mlir.analysis.access import Verdict, accesses, dependence, interchange_dependence
 from spyre_mlir.analysis.loops import LoopDomain, enclosing_function, iteration_domains
+from spyre_mlir.diagnostics import Refusal
 from spyre_mlir.walk import walk_ops
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "Interchange",
     "LoopPath",
     "Parallelize",
-    "Refusal",
     "RefusalKind",
     "Tile",
     "Transformation",
@@ -64,6 +64,8 @@ LoopPath = tuple[str, int]
 
 
 class RefusalKind(Enum):
+    """The typed reason of a transformation's `Refusal` (its `kind`; `str(refusal)` is `KIND: message`)."""
+
     NO_OP = "no-op"
     NOT_A_LOOP = "not a loop"
     UNSUPPORTED = "unsupported"
@@ -79,17 +81,6 @@ class RefusalKind(Enum):
     PROOF_NOT_ESTABLISHED = "proof not established"
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """Why a transformation does not apply: a typed kind and a message."""
-
-    kind: RefusalKind
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.kind.name}: {self.message}"
-
-
 def find_loop(module: Operation, path: LoopPath) -> LoopDomain | Refusal:
     """The loop `path` names in `module`: in the first function of that name
     with a body (walk order), the loop at that index of its iteration domains."""
@@ -98,9 +89,9 @@ def find_loop(module: Operation, path: LoopPath) -> LoopDomain | Refusal:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name and op.body.blocks:
             domains = iteration_domains(op)
             if not 0 <= index < len(domains):
-                return Refusal(RefusalKind.NOT_A_LOOP, f"@{name} has {len(domains)} loops, no loop #{index}")
+                return Refusal(op, f"@{name} has {len(domains)} loops, no loop #{index}", RefusalKind.NOT_A_LOOP)
             return domains[index]
-    return Refusal(RefusalKind.NOT_A_LOOP, f"no function @{name} with a body")
+    return Refusal(None, f"no function @{name} with a body", RefusalKind.NOT_A_LOOP)
 
 
 class Transformation:
@@ -136,7 +127,9 @@ class Transformation:
         if isinstance(d, Refusal):
             return d
         if not isinstance(d.op, scf.ForOp):
-            return Refusal(RefusalKind.UNSUPPORTED, f"loop #{d.index} of @{d.function} is a '{d.kind}', not an scf.for")
+            return Refusal(
+                d.op, f"loop #{d.index} of @{d.function} is a '{d.kind}', not an scf.for", RefusalKind.UNSUPPORTED
+            )
         return d
 
 
@@ -147,23 +140,25 @@ class Transformation:
 
 def _factor_refusal(factor: int, d: LoopDomain, what: str) -> Refusal | None:
     if factor == 1:
-        return Refusal(RefusalKind.NO_OP, f"{what} by 1 leaves the loop as it is: no new candidate")
+        return Refusal(d.op, f"{what} by 1 leaves the loop as it is: no new candidate", RefusalKind.NO_OP)
     if not MIN_FACTOR <= factor <= MAX_FACTOR:
         return Refusal(
-            RefusalKind.FACTOR_OUT_OF_RANGE, f"{what} factor {factor} is outside {MIN_FACTOR}..{MAX_FACTOR}"
+            d.op, f"{what} factor {factor} is outside {MIN_FACTOR}..{MAX_FACTOR}", RefusalKind.FACTOR_OUT_OF_RANGE
         )
     if not d.static:
         return Refusal(
-            RefusalKind.DYNAMIC_BOUNDS,
+            d.op,
             f"loop #{d.index} of @{d.function} has bounds or step not known statically "
             f"({_bounds(d)}): its trip count is needed",
+            RefusalKind.DYNAMIC_BOUNDS,
         )
     assert d.trip_count is not None
     if d.trip_count == 0 or d.trip_count % factor:
         return Refusal(
-            RefusalKind.FACTOR_DOES_NOT_DIVIDE,
+            d.op,
             f"{what} factor {factor} does not divide the trip count {d.trip_count} of loop #{d.index} "
             f"of @{d.function} ({_bounds(d)}); a factor must divide it exactly",
+            RefusalKind.FACTOR_DOES_NOT_DIVIDE,
         )
     return None
 
@@ -182,7 +177,7 @@ def _overflow(d: LoopDomain, span: int) -> Refusal | None:
         assert d.lower is not None
         top = d.lower + span
         if top >= 1 << (ty.width.data - 1):
-            return Refusal(RefusalKind.OVERFLOW, f"the new bounds reach {top}, beyond {ty}")
+            return Refusal(d.op, f"the new bounds reach {top}, beyond {ty}", RefusalKind.OVERFLOW)
     return None
 
 
@@ -212,9 +207,9 @@ def _legality(pairs, verdict_of) -> Refusal | None:
     for a, b in pairs:
         verdict, why = verdict_of(a, b)
         if verdict is Verdict.PROVEN_DEPENDENT:
-            return Refusal(RefusalKind.DEPENDENCE_PROVEN, why)
+            return Refusal(b.op, why, RefusalKind.DEPENDENCE_PROVEN)
         if verdict is Verdict.PROOF_NOT_ESTABLISHED and unknown is None:
-            unknown = Refusal(RefusalKind.PROOF_NOT_ESTABLISHED, why)
+            unknown = Refusal(b.op, why, RefusalKind.PROOF_NOT_ESTABLISHED)
     return unknown
 
 
@@ -373,23 +368,34 @@ class Interchange(Transformation):
         others = [op for op in ops if not op.regions and op.name != "arith.constant"]
         if len(loops) != 1 or others:
             return Refusal(
-                RefusalKind.NOT_PERFECTLY_NESTED,
+                outer,
                 f"{where} does not hold exactly one loop and nothing else "
                 f"({len(loops)} region op(s), {len(others)} other op(s))",
+                RefusalKind.NOT_PERFECTLY_NESTED,
             )
         inner_op = loops[0]
         inner = next((x for x in iteration_domains(enclosing_function(outer)) if x.op is inner_op), None)
         if inner is None or not isinstance(inner_op, scf.ForOp):
-            return Refusal(RefusalKind.UNSUPPORTED, f"the op nested in {where} is a '{inner_op.name}', not an scf.for")
+            return Refusal(
+                inner_op, f"the op nested in {where} is a '{inner_op.name}', not an scf.for", RefusalKind.UNSUPPORTED
+            )
         if outer.iter_args or inner_op.iter_args:
-            return Refusal(RefusalKind.CARRIES_VALUES, f"{where} or the loop in it carries values (iter_args)")
+            return Refusal(outer, f"{where} or the loop in it carries values (iter_args)", RefusalKind.CARRIES_VALUES)
         if d.iv.type != inner.iv.type:
-            return Refusal(RefusalKind.INCOMPATIBLE_TYPES, f"induction variables of types {d.iv.type} and {inner.iv.type}")
+            return Refusal(
+                outer, f"induction variables of types {d.iv.type} and {inner.iv.type}", RefusalKind.INCOMPATIBLE_TYPES
+            )
         for value in (inner_op.lb, inner_op.ub, inner_op.step):
             if value is d.iv or (isinstance(value.owner, Operation) and value.owner.parent_op() is outer and value.owner.name != "arith.constant"):
-                return Refusal(RefusalKind.BOUNDS_DEPEND_ON_OUTER, f"the bounds of the loop in {where} use its induction variable")
+                return Refusal(
+                    inner_op,
+                    f"the bounds of the loop in {where} use its induction variable",
+                    RefusalKind.BOUNDS_DEPEND_ON_OUTER,
+                )
         if not (d.static and inner.static):
-            return Refusal(RefusalKind.DYNAMIC_BOUNDS, f"{where} or the loop in it has bounds not known statically")
+            return Refusal(
+                outer, f"{where} or the loop in it has bounds not known statically", RefusalKind.DYNAMIC_BOUNDS
+            )
         found = accesses(outer)
         refusal = _legality(
             _writes_pairs(found),
@@ -444,8 +450,9 @@ class Parallelize(Transformation):
         assert isinstance(loop, scf.ForOp)
         if loop.iter_args:
             return Refusal(
-                RefusalKind.CARRIES_VALUES,
+                loop,
                 f"loop #{d.index} of @{d.function} carries {len(loop.iter_args)} value(s) from iteration to iteration",
+                RefusalKind.CARRIES_VALUES,
             )
         return _legality(
             _writes_pairs(accesses(loop)),
@@ -460,8 +467,9 @@ class Parallelize(Transformation):
         assert isinstance(d, LoopDomain)
         if not isinstance(d.iv.type, IndexType):
             return Refusal(
-                RefusalKind.INCOMPATIBLE_TYPES,
+                d.op,
                 f"loop #{d.index} of @{d.function} counts in {d.iv.type}; scf.forall iterates over index",
+                RefusalKind.INCOMPATIBLE_TYPES,
             )
         return d
 

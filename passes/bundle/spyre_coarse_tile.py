@@ -91,7 +91,7 @@ from spyre_mlir.analysis.affine import box_bounds, permutation_of
 from spyre_mlir.analysis.boxes import extent_set
 from spyre_mlir.analysis.dim_maps import dim_map, loops_of
 from spyre_mlir.analysis.liveness import live_ranges, peak_bytes, value_bytes
-from spyre_mlir.diagnostics import error, remark
+from spyre_mlir.diagnostics import Refusal, error, remark
 from spyre_mlir.dialects.ktdp import (
     DYNAMIC_INDEX,
     AccessTileType,
@@ -106,15 +106,6 @@ from spyre_mlir.ir import fill_locations, replace_module_body
 from spyre_mlir.passes._stage import group_functions as group_functions  # re-exported: tiling_search asks here
 from spyre_mlir.passes._stage import require_before, require_groups
 from spyre_mlir.target import Target, target_of
-
-
-class Refusal(Exception):
-    """Why a group cannot be tiled as asked, at an op."""
-
-    def __init__(self, op: Operation | None, message: str):
-        super().__init__(message)
-        self.op = op
-        self.message = message
 
 
 class NothingToTile(Exception):
@@ -640,12 +631,10 @@ def _retile(op: Operation, plan: Plan, dims: dict[int, int], ivs: list[SSAValue]
 
 def _apply_transformations(module: ModuleOp, transforms: list) -> None:
     """Apply the chosen loop transformations (each returns a new module) and take the result in place."""
-    from spyre_mlir.passes.bundle.loop_transforms import Refusal as TransformRefusal
-
     current = module
     for t in transforms:
         done = t.apply(current)
-        if isinstance(done, TransformRefusal):
+        if isinstance(done, Refusal):
             raise error(module, f"spyre-coarse-tile: the search chose {t!r}, which now refuses: {done.message}")
         current = done
     replace_module_body(module, current)
@@ -734,7 +723,7 @@ class SpyreCoarseTilePass(ModulePass):
                 continue
             except Refusal as refusal:
                 if request is not None and request.explicit:
-                    raise error(refusal.op, refusal.message, (request.at, "the tiling was asked for here")) from None
+                    raise refusal.error((request.at, "the tiling was asked for here")) from None
                 remark(refusal.op, f"group @{group.sym_name.data} left untiled: {refusal.message}")
         for plan in plans:
             apply_plan(plan)
@@ -749,14 +738,14 @@ class SpyreCoarseTilePass(ModulePass):
         """The tiling search over the groups (spyre_mlir.passes.bundle.tiling_search); its table on stderr, JSON at search-report."""
         import sys
 
-        from spyre_mlir.passes.bundle.tiling_search import ENGINES, SearchError, search_tilings
+        from spyre_mlir.passes.bundle.tiling_search import ENGINES, search_tilings
 
         if self.engine not in ENGINES:
             raise error(module, f"spyre-coarse-tile: engine must be one of {', '.join(ENGINES)}, got '{self.engine}'")
         try:
             report = search_tilings(module, lx_bytes, cores, self.engine, self.jobs, max_evaluations=self.max_evaluations)
-        except SearchError as exc:
-            raise error(module, f"spyre-coarse-tile: {exc}") from None
+        except Refusal as refusal:  # the search cannot run
+            raise error(module, f"spyre-coarse-tile: {refusal}") from None
         print(report.table(), file=sys.stderr)
         if self.search_report:
             try:

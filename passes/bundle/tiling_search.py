@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from spyre_mlir.diagnostics import Refusal
 from spyre_mlir.dialects.spyre import SEARCH_ARGS_ATTR
 from spyre_mlir.target import target_of
 
@@ -144,7 +145,7 @@ def _divisors(n: int) -> list[int]:
 def transformation_candidates(module, group_name: str) -> list[Candidate]:
     """The typed loop transformations (spyre_mlir.passes.bundle.loop_transforms) of the group's scf.for loops;
     one refused by its own check carries the typed reason."""
-    from spyre_mlir.passes.bundle.loop_transforms import enumerate_transformations
+    from spyre_mlir.passes.bundle.loop_transforms import RefusalKind, enumerate_transformations
 
     out = []
     for t, refusal in enumerate_transformations(module, assume_distinct_params=True):
@@ -152,9 +153,9 @@ def transformation_candidates(module, group_name: str) -> list[Candidate]:
             continue
         c = Candidate(group_name, [], transform=t)
         if refusal is not None:
-            if refusal.kind.name == "NO_OP":
+            if refusal.kind is RefusalKind.NO_OP:
                 continue  # a no-op makes no candidate
-            c.status, c.reason = "refused", f"{refusal.kind.name}: {refusal.message}"
+            c.status, c.reason = "refused", str(refusal)
         out.append(c)
     return out
 
@@ -180,10 +181,6 @@ def candidates_for(group) -> list[Candidate]:
     return out
 
 
-class SearchError(Exception):
-    """The search cannot run (arguments it cannot derive, an unknown engine)."""
-
-
 @dataclass
 class _Job:
     text: str  # the extracted module
@@ -201,7 +198,7 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
     """Seeded arguments of the kernel of an extracted module: arrays sized by the
     views of the groups it calls (each group parameter is the kernel argument
     the call passes), scalars from the kernel's `spyre.search_args`
-    dictionary. Raises SearchError naming what cannot be derived."""
+    dictionary. Raises a Refusal naming what cannot be derived."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
 
@@ -232,7 +229,8 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
         try:
             found = sample_arguments(group, inner_given, seed=0)
         except MissingArgument as exc:
-            raise SearchError(
+            raise Refusal(
+                call,
                 f"auto-tile runs every candidate's bundle on seeded arguments and cannot derive {exc} "
                 f"(put scalars in the kernel's {SEARCH_ARGS_ATTR} = {{name = value}})"
             ) from None
@@ -246,7 +244,8 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
                 args[name] = value
     missing = [n for n in params.values() if n not in args]
     if missing:
-        raise SearchError(
+        raise Refusal(
+            kernel,
             f"auto-tile cannot derive the kernel argument '{missing[0]}' (put scalars in the kernel's "
             f"{SEARCH_ARGS_ATTR} = {{name = value}})"
         )
@@ -256,22 +255,18 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
 def _tiled(job: _Job):
     """The module with the candidate applied, or a refusal message."""
     import spyre_mlir
-    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, Refusal, analyze, apply_plan, group_functions
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, analyze, apply_plan, group_functions
 
     module = spyre_mlir.parse(job.text)
     if job.transform is not None:
-        from spyre_mlir.passes.bundle.loop_transforms import Refusal as TransformRefusal
-
         done = job.transform.apply(module)  # pyright: ignore[reportAttributeAccessIssue]
-        if isinstance(done, TransformRefusal):
-            return None, f"{done.kind.name}: {done.message}"
-        return done, None
+        return (None, str(done)) if isinstance(done, Refusal) else (done, None)
     group = next(g for g in group_functions(module) if g.sym_name.data == job.group)
     if job.levels:
         try:
             apply_plan(analyze(group, [Level(count, list(dims)) for count, dims in job.levels]))
         except Refusal as refusal:
-            return None, refusal.message
+            return None, str(refusal)
     return module, None
 
 
@@ -327,7 +322,7 @@ def _evaluate_all(jobs: list[_Job], engine: str, workers: int) -> list[dict]:
         try:
             import ray  # pyright: ignore[reportMissingImports]
         except ImportError:
-            raise SearchError("engine=ray needs Ray: pip install 'spyre-mlir[ray]'") from None
+            raise Refusal(None, "engine=ray needs Ray: pip install 'spyre-mlir[ray]'") from None
         if not ray.is_initialized():
             ray.init(ignore_reinit_error=True, log_to_driver=False)
         remote = ray.remote(evaluate)
@@ -362,14 +357,13 @@ def search_tilings(
     from spyre_mlir.passes.bundle.spyre_coarse_tile import (
         Level,
         NothingToTile,
-        Refusal,
         analyze,
         group_functions,
         working_set,
     )
 
     if engine not in ENGINES:
-        raise SearchError(f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
+        raise Refusal(module, f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")
     target = target_of(module)
     lx_bytes = target.lx_bytes if lx_bytes is None else lx_bytes
     cores = target.cores if cores is None else cores
@@ -395,7 +389,7 @@ def search_tilings(
                 c.status, c.reason = "refused", "nothing to tile: the group stores nothing"
                 continue
             except Refusal as refusal:
-                c.status, c.reason = "refused", refusal.message
+                c.status, c.reason = "refused", str(refusal)
                 continue
             need = working_set(group, plan)
             if need > lx_bytes:

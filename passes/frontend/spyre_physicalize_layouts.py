@@ -88,7 +88,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from spyre_mlir.analysis.affine import box_bounds, format_set, permutation_of, projected_dims
 from spyre_mlir.analysis.boxes import box_set, nonnegative, shape_set
 from spyre_mlir.analysis.layout import Axis, Layout, LayoutError
-from spyre_mlir.diagnostics import error, internal_error, warning
+from spyre_mlir.diagnostics import Refusal, error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
     ConstructAccessTileOp,
@@ -139,15 +139,6 @@ def _index_const(rewriter_at: InsertPoint, value: int) -> SSAValue:
     op = arith.ConstantOp(IntegerAttr(value, IndexType()))
     Rewriter.insert_op(op, rewriter_at)
     return op.result
-
-
-class Refusal(Exception):
-    """A located refusal found by the analysis (raised before anything is rewritten)."""
-
-    def __init__(self, op: Operation, message: str):
-        super().__init__(message)
-        self.op = op
-        self.message = message
 
 
 class Physicalizer:
@@ -1368,8 +1359,8 @@ class SpyrePhysicalizeLayoutsPass(ModulePass):
         physicalizer = Physicalizer(op, self.report_unhandled, self.check_agreement)
         try:
             physicalizer.analyze()
-        except Refusal as refusal:
-            raise error(refusal.op, refusal.message) from None
+        except Refusal as refusal:  # found by the analysis, before anything is rewritten
+            raise refusal.error() from None
         if not physicalizer.view_layout:
             return
         for unhandled, message in physicalizer.unhandled:

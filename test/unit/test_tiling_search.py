@@ -15,7 +15,8 @@ import pytest
 from conftest import REPO
 
 import spyre_mlir
-from spyre_mlir.passes.bundle.tiling_search import SearchError, search_tilings
+from spyre_mlir.diagnostics import Refusal
+from spyre_mlir.passes.bundle.tiling_search import search_tilings
 
 SEED = REPO / "test" / "unit" / "kernels" / "tiling" / "seed000_add_mul.mlir"
 LX = 512 * 1024  # the untiled group needs 768 KiB per core
@@ -82,7 +83,7 @@ def test_ray_engine_needs_ray_or_runs():
     try:
         import ray  # noqa: F401
     except ImportError:
-        with pytest.raises(SearchError, match="pip install 'spyre-mlir\\[ray\\]'"):
+        with pytest.raises(Refusal, match="pip install 'spyre-mlir\\[ray\\]'"):
             search_tilings(extracted(), lx_bytes=LX, max_evaluations=2, engine="ray")
         return
     a = search_tilings(extracted(), lx_bytes=LX, max_evaluations=2)
