@@ -116,6 +116,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import box_bounds, permutation_of
 from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER, GRID_ORDERS, grid_attr, linear_id
+from spyre_mlir.analysis.loops import trip_count
 from spyre_mlir.diagnostics import error, warning
 from spyre_mlir.dialects import spatial
 from spyre_mlir.dialects.ktdp import (
@@ -882,7 +883,8 @@ class SiteLowering:
         step = self.values.const(op.step, op, "the step")
         if step <= 0:
             raise error(op, f"spatial-tile: this loop's step is {step} here; a spatial loop needs a positive step")
-        count = max(0, -(-(ub - lb) // step))
+        count = trip_count(lb, ub, step)
+        assert count is not None  # the bounds are constants here and the step is positive
         if count >= 2**62:
             raise error(op, f"spatial-tile: this loop runs {count} times here, too many to simulate or run")
         depth = len(dims)
