@@ -103,12 +103,12 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 
-from spyre_mlir.diagnostics import remark
+from spyre_mlir.diagnostics import Refusal, remark
 from spyre_mlir.ir import fill_locations, upstream_op
-from spyre_mlir.walk import walk_ops_post
 
 # arith.cmpi predicates (MLIR's numbering).
 _EQ, _NE, _SLT, _SLE, _SGT, _SGE, _ULT, _ULE, _UGT, _UGE = range(10)
@@ -116,10 +116,6 @@ _NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 # `next OP ub` (next on the left) / `ub OP next` that mean `next != ub` on the domain.
 _LATCH_LEFT = {_NE, _SLT, _ULT}
 _LATCH_RIGHT = {_NE, _SGT, _UGT}
-
-
-class NotRaised(Exception):
-    """Why one loop is not the exact counted-loop projection."""
 
 
 def _width(ty) -> int | None:
@@ -157,7 +153,7 @@ def _describe(value: SSAValue) -> str:
 # -- duplicate lanes ----------------------------------------------------------
 
 
-def _merge_duplicate_lanes(loop: scf.WhileOp) -> scf.WhileOp:
+def _merge_duplicate_lanes(loop: scf.WhileOp, rewriter: PatternRewriter) -> scf.WhileOp:
     """Merge each lane that repeats an earlier one (same initial value, same
     forwarded value, both identity feedback); returns the loop (rebuilt if
     lanes were merged)."""
@@ -187,28 +183,28 @@ def _merge_duplicate_lanes(loop: scf.WhileOp) -> scf.WhileOp:
         return loop
 
     for dup, keep in survivor.items():
-        before.args[dup].replace_all_uses_with(before.args[keep])
-        after.args[dup].replace_all_uses_with(after.args[keep])
+        rewriter.replace_all_uses_with(before.args[dup], before.args[keep])
+        rewriter.replace_all_uses_with(after.args[dup], after.args[keep])
     kept = [k for k in range(n) if k not in survivor]
     new_condition = scf.ConditionOp(condition.condition, *(condition.args[k] for k in kept))
     new_condition.location = condition.location
-    Rewriter.replace_op(condition, new_condition)
+    rewriter.replace(condition, new_condition)
     new_yield = scf.YieldOp(*(after.args[k] for k in kept))
     new_yield.location = yield_.location
-    Rewriter.replace_op(yield_, new_yield)
+    rewriter.replace(yield_, new_yield)
     for k in sorted(survivor, reverse=True):
-        before.erase_arg(before.args[k])
-        after.erase_arg(after.args[k])
+        rewriter.erase_block_argument(before.args[k])
+        rewriter.erase_block_argument(after.args[k])
 
-    regions = (loop.before_region, loop.after_region)
-    before_region, after_region = (loop.detach_region(r) for r in regions)
+    before_region, after_region = (
+        rewriter.move_region_contents_to_new_regions(r) for r in (loop.before_region, loop.after_region)
+    )
     while_cls = upstream_op(scf.WhileOp)
     new_loop = while_cls([loop.arguments[k] for k in kept], [loop.res[k].type for k in kept], before_region, after_region)
     new_loop.attributes.update(loop.attributes)
     new_loop.location = loop.location
     position = {k: i for i, k in enumerate(kept)}
-    results = [new_loop.res[position[survivor.get(k, k)]] for k in range(n)]
-    Rewriter.replace_op(loop, new_loop, results)
+    rewriter.replace(loop, new_loop, [new_loop.res[position[survivor.get(k, k)]] for k in range(n)])
     return new_loop
 
 
@@ -251,9 +247,9 @@ def _enclosing_proof(loop: Operation, ub: SSAValue) -> bool:
 
 
 def _match(loop: scf.WhileOp) -> _Counted:
-    """The counted-loop projection of `loop`, or NotRaised with the reason."""
+    """The counted-loop projection of `loop`; else a Refusal (at the loop) says why not."""
     if len(loop.before_region.blocks) != 1 or len(loop.after_region.blocks) != 1:
-        raise NotRaised("a region has more than one block")
+        raise Refusal(loop, "a region has more than one block")
     before, after = loop.before_region.block, loop.after_region.block
     condition, yield_ = before.last_op, after.last_op
     assert isinstance(condition, scf.ConditionOp) and isinstance(yield_, scf.YieldOp)
@@ -263,22 +259,22 @@ def _match(loop: scf.WhileOp) -> _Counted:
     if extra:
         effects = [op.name for op in extra if not is_side_effect_free(op)]
         if effects:
-            raise NotRaised(f"the after-region has side effects (`{effects[0]}`)")
-        raise NotRaised(f"the after-region is not empty (`{extra[0].name}`)")
+            raise Refusal(loop, f"the after-region has side effects (`{effects[0]}`)")
+        raise Refusal(loop, f"the after-region is not empty (`{extra[0].name}`)")
     n = len(before.args)
     if len(condition.args) != n:
-        raise NotRaised(f"the condition forwards {len(condition.args)} values for {n} lanes")
+        raise Refusal(loop, f"the condition forwards {len(condition.args)} values for {n} lanes")
     for k, value in enumerate(yield_.arguments):
         if value is not after.args[k]:
             got = (
                 f"argument #{value.index}" if isinstance(value, BlockArgument) and value.block is after else _describe(value)
             )
-            raise NotRaised(f"the after-region does not return every lane by identity (lane #{k} gets {got})")
+            raise Refusal(loop, f"the after-region does not return every lane by identity (lane #{k} gets {got})")
 
     # The latch: cmpi (ne | slt | ult) next, ub with next = iv + step forwarded on the iv lane.
     latch = condition.condition.owner
     if not isinstance(latch, arith.CmpiOp):
-        raise NotRaised(f"the condition is not a latch test `next != upper` (it is {_describe(condition.condition)})")
+        raise Refusal(loop, f"the condition is not a latch test `next != upper` (it is {_describe(condition.condition)})")
     pred = latch.predicate.value.data
     found: _Counted | None = None
     for nxt, ub, allowed in ((latch.lhs, latch.rhs, _LATCH_LEFT), (latch.rhs, latch.lhs, _LATCH_RIGHT)):
@@ -289,13 +285,14 @@ def _match(loop: scf.WhileOp) -> _Counted:
             if isinstance(iv, BlockArgument) and iv.block is before and condition.args[iv.index] is nxt:
                 if pred not in allowed:
                     side = "next, upper" if allowed is _LATCH_LEFT else "upper, next"
-                    raise NotRaised(f"the latch `cmpi {_NAMES[pred]}, {side}` is not `next != upper`")
+                    raise Refusal(loop, f"the latch `cmpi {_NAMES[pred]}, {side}` is not `next != upper`")
                 found = _Counted(iv.index, loop.arguments[iv.index], ub, step, latch, add)
                 break
         if found is not None:
             break
     if found is None:
-        raise NotRaised(
+        raise Refusal(
+            loop,
             "the condition is not a latch test `next != upper`: no operand of its `cmpi` is "
             "`next = iv + step` forwarded on the lane of `iv`"
         )
@@ -303,35 +300,36 @@ def _match(loop: scf.WhileOp) -> _Counted:
     # The domain.
     step = _constant(found.step)
     if step is None:
-        raise NotRaised("the step is not a constant")
+        raise Refusal(loop, "the step is not a constant")
     if step <= 0:
-        raise NotRaised(f"the step {step} is not positive")
+        raise Refusal(loop, f"the step {step} is not positive")
     lb, ub = _constant(found.lb), _constant(found.ub)
     if lb is not None and ub is not None:
         if lb < 0:
-            raise NotRaised(f"the lower bound {lb} is negative")
+            raise Refusal(loop, f"the lower bound {lb} is negative")
         if ub <= lb:
-            raise NotRaised(f"wrapping bound: the upper bound {ub} is not greater than the lower bound {lb}")
+            raise Refusal(loop, f"wrapping bound: the upper bound {ub} is not greater than the lower bound {lb}")
         if (ub - lb) % step:
-            raise NotRaised(f"non-landing step: {step} does not divide upper - lower = {ub - lb}")
+            raise Refusal(loop, f"non-landing step: {step} does not divide upper - lower = {ub - lb}")
         return found
     if lb is None:
-        raise NotRaised("the lower bound is not a constant")
+        raise Refusal(loop, "the lower bound is not a constant")
     if lb != 0 or step != 1:
-        raise NotRaised(
+        raise Refusal(
+            loop,
             f"unproven dynamic bound: a dynamic upper bound needs lower bound 0 and step 1 (here {lb} and {step})"
         )
     if _defined_inside(found.ub, loop):
-        raise NotRaised("the upper bound is defined inside the loop")
+        raise Refusal(loop, "the upper bound is defined inside the loop")
     if not _enclosing_proof(loop, found.ub):
-        raise NotRaised("unproven dynamic bound: no enclosing scf.if proves the upper bound > 0")
+        raise Refusal(loop, "unproven dynamic bound: no enclosing scf.if proves the upper bound > 0")
     return found
 
 
 # -- the rewrite ----------------------------------------------------------------
 
 
-def _outside(value: SSAValue, loop: Operation) -> SSAValue:
+def _outside(value: SSAValue, loop: Operation, rewriter: PatternRewriter) -> SSAValue:
     """`value`, or a copy before `loop` of the constant defining it inside the loop."""
     if not _defined_inside(value, loop):
         return value
@@ -339,44 +337,63 @@ def _outside(value: SSAValue, loop: Operation) -> SSAValue:
     assert isinstance(const, arith.ConstantOp)  # bounds defined inside are constants (checked by _match)
     copy = const.clone()
     copy.location = const.location
-    Rewriter.insert_op(copy, InsertPoint.before(loop))
+    rewriter.insert(copy, InsertPoint.before(loop))
     return copy.result
 
 
-def _raise(loop: scf.WhileOp, counted: _Counted) -> None:
+def _raise(loop: scf.WhileOp, counted: _Counted, rewriter: PatternRewriter) -> None:
     before = loop.before_region.block
     condition = before.last_op
     assert isinstance(condition, scf.ConditionOp)
     k = counted.lane
     others = [j for j in range(len(before.args)) if j != k]
-    ub = _outside(counted.ub, loop)
-    step = _outside(counted.step, loop)
+    ub = _outside(counted.ub, loop, rewriter)
+    step = _outside(counted.step, loop, rewriter)
 
     body = Block(arg_types=[before.args[k].type, *(before.args[j].type for j in others)])
     for new, j in zip(body.args, [k, *others]):
         new.name_hint = before.args[j].name_hint
-        before.args[j].replace_all_uses_with(new)
     forwarded = [condition.args[j] for j in others]
-    condition_location = condition.location
-    Rewriter.erase_op(condition)
-    for op in list(before.ops):
-        op.detach()
-        body.add_op(op)
     yield_ = scf.YieldOp(*forwarded)
-    yield_.location = condition_location
+    yield_.location = condition.location
+    rewriter.erase(condition)
+    position = {j: i for i, j in enumerate([k, *others])}
+    rewriter.inline_block(before, InsertPoint.at_end(body), [body.args[position[j]] for j in range(len(before.args))])
     body.add_op(yield_)
     # The latch and the bound constants copied out of the loop, if nothing else uses them.
     for dead in (counted.latch, counted.next, counted.ub.owner, counted.step.owner):
         if isinstance(dead, Operation) and dead.parent_block() is body and all(not r.uses for r in dead.results):
-            Rewriter.erase_op(dead)
+            rewriter.erase(dead)
 
     for_op = upstream_op(scf.ForOp)(counted.lb, ub, step, [loop.arguments[j] for j in others], body)
     for_op.location = loop.location
-    results: list[SSAValue] = [ub] * len(loop.res)
+    # The while's result on the induction lane, its last `next`, is the upper bound; the
+    # other lanes' results are the for's (each keeping its name).
+    rewriter.replace_all_uses_with(loop.res[k], ub)
+    results: list[SSAValue | None] = [None] * len(loop.res)
     for r, j in zip(for_op.results, others):
-        r.name_hint = loop.res[j].name_hint
         results[j] = r
-    Rewriter.replace_op(loop, for_op, results)
+    rewriter.replace(loop, for_op, results)
+
+
+@dataclass(frozen=True)
+class RaiseCountedLoop(RewritePattern):
+    """One scf.while: merge its duplicate lanes (every while), then raise it to
+    scf.for when it is the exact counted-loop projection; else, with
+    `remarks`, say why at the loop."""
+
+    remarks: bool = False
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: scf.WhileOp, rewriter: PatternRewriter) -> None:
+        loop = _merge_duplicate_lanes(loop, rewriter)
+        try:
+            counted = _match(loop)
+        except Refusal as refusal:
+            if self.remarks:
+                remark(loop, f"scf.while not raised: {refusal}")
+            return
+        _raise(loop, counted, rewriter)
 
 
 @dataclass(frozen=True)
@@ -389,14 +406,9 @@ class SpyreRaiseCountedLoopsPass(ModulePass):
     remarks: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loops = [inner for inner in walk_ops_post(op.body) if isinstance(inner, scf.WhileOp)]
-        for loop in loops:  # innermost first
-            loop = _merge_duplicate_lanes(loop)
-            try:
-                counted = _match(loop)
-            except NotRaised as reason:
-                if self.remarks:
-                    remark(loop, f"scf.while not raised: {reason}")
-                continue
-            _raise(loop, counted)
+        # Innermost loops first, each once: a loop is matched after the loops in it were
+        # raised, and one not raised is not retried (its remark is said once).
+        PatternRewriteWalker(
+            RaiseCountedLoop(self.remarks), walk_regions_first=True, apply_recursively=False
+        ).rewrite_module(op)
         fill_locations(op)
