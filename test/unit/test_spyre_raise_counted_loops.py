@@ -423,3 +423,58 @@ def test_duplicate_lanes_are_merged_before_raising():
     assert len(loop.iter_args) == 1 and len(loop.results) == 1
     (both,) = [op for op in ops_named(module, "arith.addi") if op.parent_op() is not loop]
     assert both.operands[0] is loop.ub and both.operands[1] is loop.ub
+
+
+# The inner loop is raised first, which makes its induction result the upper
+# bound %c16: only then do lanes %a and %b of the outer loop (both from %c0,
+# both forwarding %c16) repeat each other and merge. Then the outer loop
+# follows %w, whose result feeds it: %w is refused once, not again when the
+# loop using its result is rewritten.
+INNERMOST_FIRST = """
+func.func @nest(%x: index, %f: i1) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %w:2 = scf.while (%j = %c0, %y = %x) : (index, index) -> (index, index) {
+    scf.condition(%f) %j, %y : index, index
+  } do {
+  ^bb0(%j2: index, %y2: index):
+    scf.yield %j2, %y2 : index, index
+  }
+  %r:3 = scf.while (%i = %c0, %a = %c0, %b = %c0) : (index, index, index) -> (index, index, index) {
+    %in:2 = scf.while (%j = %c0, %y = %w#1) : (index, index) -> (index, index) {
+      %y2 = arith.addi %y, %j : index
+      %nj = arith.addi %j, %c4 : index
+      %m = arith.cmpi ne, %nj, %c16 : index
+      scf.condition(%m) %nj, %y2 : index, index
+    } do {
+    ^bb0(%j2: index, %y3: index):
+      scf.yield %j2, %y3 : index, index
+    }
+    %next = arith.addi %i, %c1 : index
+    %more = arith.cmpi ne, %next, %c4 : index
+    scf.condition(%more) %next, %in#0, %c16 : index, index, index
+  } do {
+  ^bb0(%i2: index, %a2: index, %b2: index):
+    scf.yield %i2, %a2, %b2 : index, index, index
+  }
+  %s = arith.addi %r#1, %r#2 : index
+  return %s, %w#0 : index, index
+}
+"""
+
+
+def test_loops_are_matched_innermost_first_and_once():
+    module = spyre_mlir.parse(INNERMOST_FIRST)
+    with collect() as diagnostics:
+        raise_loops(module, remarks=True)
+    outer, inner = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert len(outer.iter_args) == 1 and len(inner.iter_args) == 1  # the outer loop: %a and %b merged
+    assert len(ops_named(module, "scf.while")) == 1
+    assert [d.message for d in diagnostics] == [
+        "scf.while not raised: the condition is not a latch test `next != upper` (it is block argument #1)"
+    ]
+    result = spyre_mlir.interpret(module, "nest", x=3, f=0)
+    original = spyre_mlir.interpret(spyre_mlir.parse(INNERMOST_FIRST), "nest", x=3, f=0)
+    assert [int(v) for v in result.values()] == [int(v) for v in original.values()] == [32, 0]
