@@ -24,12 +24,13 @@ run out of order is a located error naming what to run first:
 
     pass 'spyre-coarse-tile' needs extracted compute groups: run 'ktdp-extract-compute-groups' first
 
-The passes ask too (`require_stage`, through `_stage.require_groups` and `phases.programs_in`), for
-callers of `pass.apply`. Upstream passes have no contract.
+The passes ask too (`require_stage`, through `require_groups`/`require_before` here and
+`phases.programs_in`), for callers of `pass.apply`. Upstream passes have no contract.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -354,3 +355,22 @@ def _marked_op(group: func.FuncOp, attr: str) -> Operation:
             if isinstance(op, ConstructMemoryViewOp) and LX_OFFSET_ATTR in op.attributes:
                 return op
     return group
+
+
+def require_groups(module: ModuleOp, pass_name: str, needs: str = "", also: str = "") -> list[func.FuncOp]:
+    """The groups `pass_name` works on; a located error when the extraction has not run
+    (an access outside a group) or the module is already the emitted bundle. `needs` says
+    what the pass works on, `also` a pass to run after the extraction (`and 'also'`)."""
+    contract = CONTRACTS.get(pass_name) or Contract(requires=("grouped",))
+    if needs or also:
+        contract = dataclasses.replace(contract, needs=needs, also=(also,) if also else ())
+    require_stage(module, pass_name, contract)
+    return group_functions(module)
+
+
+def require_before(groups: list[func.FuncOp], pass_name: str, later: str, marker: str, what: str) -> None:
+    """A located error when `later` (which leaves `marker` on a group) has already run: `pass_name`
+    must come first. `what` says what `pass_name` would break."""
+    mark = next(name for name, attr in MARKS.items() if attr == marker)
+    assert later == maker(mark), (later, mark)
+    require_unmarked(groups, pass_name, mark, what)

@@ -103,8 +103,7 @@ from spyre_mlir.dialects.ktdp import (
 from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, DIMS_ATTR, PEAK_LX_BYTES_ATTR, SLICES_ATTR
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import fill_locations, replace_module_body
-from spyre_mlir.passes._stage import group_functions as group_functions  # re-exported: tiling_search asks here
-from spyre_mlir.passes._stage import require_before, require_groups
+from spyre_mlir.passes.contracts import require_before, require_groups
 from spyre_mlir.target import Target, target_of
 
 

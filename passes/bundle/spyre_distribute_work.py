@@ -37,7 +37,7 @@ from xdsl.passes import ModulePass
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdp import ConstructAccessTileOp, GetComputeTileIdOp, StoreOp
 from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR
-from spyre_mlir.passes._stage import require_groups
+from spyre_mlir.passes.contracts import require_groups
 from spyre_mlir.target import target_of
 
 

@@ -82,7 +82,7 @@ from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
 from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, KERNEL_ATTR, LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
-from spyre_mlir.passes._stage import is_group, require_groups
+from spyre_mlir.passes.contracts import is_group, require_groups
 from spyre_mlir.target import Target, TargetError, target_of
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"

@@ -74,7 +74,7 @@ from spyre_mlir.dialects.ktdp import (
 )
 from spyre_mlir.dialects.spyre import LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.ir import ancestor_in
-from spyre_mlir.passes._stage import require_groups
+from spyre_mlir.passes.contracts import require_groups
 from spyre_mlir.target import Target, target_of
 
 CONTROL_FLOW = frozenset({

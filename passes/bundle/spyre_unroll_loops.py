@@ -57,8 +57,8 @@ from xdsl.rewriter import InsertPoint
 from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes._stage import require_groups
 from spyre_mlir.passes.bundle.loop_transforms import unrolled_copies
+from spyre_mlir.passes.contracts import require_groups
 from spyre_mlir.walk import walk_ops, walk_ops_post
 
 

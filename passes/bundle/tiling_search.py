@@ -34,6 +34,7 @@ from pathlib import Path
 
 from spyre_mlir.diagnostics import Refusal
 from spyre_mlir.dialects.spyre import SEARCH_ARGS_ATTR
+from spyre_mlir.passes.contracts import group_functions
 from spyre_mlir.target import target_of
 
 ENGINES = ("inprocess", "processes", "ray")
@@ -203,7 +204,6 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
     from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
 
     from spyre_mlir.interpreter.sample_args import MissingArgument, sample_arguments
-    from spyre_mlir.passes.bundle.spyre_coarse_tile import group_functions
     from spyre_mlir.passes.bundle.spyre_emit_bundle import Emitter
 
     kernel = Emitter(module, "", kernel_name).kernel()
@@ -255,7 +255,7 @@ def derive_arguments(module, kernel_name: str | None = None) -> dict:
 def _tiled(job: _Job):
     """The module with the candidate applied, or a refusal message."""
     import spyre_mlir
-    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, analyze, apply_plan, group_functions
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, analyze, apply_plan
 
     module = spyre_mlir.parse(job.text)
     if job.transform is not None:
@@ -354,13 +354,7 @@ def search_tilings(
 
     import spyre_mlir
     from spyre_mlir.ir import print_ir
-    from spyre_mlir.passes.bundle.spyre_coarse_tile import (
-        Level,
-        NothingToTile,
-        analyze,
-        group_functions,
-        working_set,
-    )
+    from spyre_mlir.passes.bundle.spyre_coarse_tile import Level, NothingToTile, analyze, working_set
 
     if engine not in ENGINES:
         raise Refusal(module, f"unknown engine '{engine}', expected one of {', '.join(ENGINES)}")

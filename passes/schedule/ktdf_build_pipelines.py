@@ -84,7 +84,7 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes._stage import require_groups
+from spyre_mlir.passes.contracts import require_groups
 
 COMPUTE_UNIT = "SFU"
 

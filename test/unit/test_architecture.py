@@ -127,8 +127,7 @@ def test_no_private_names_across_modules():
             if name is not None and name.startswith("_") and not name.startswith("__"):
                 bad.append(f"{_where(path, line)} imports the private name {imported}.{name}")
             elif any(part.startswith("_") and part != "__init__" for part in imported.split(".")[1:]):
-                if imported != "spyre_mlir.passes._stage":  # the passes' shared stage checks (package-internal)
-                    bad.append(f"{_where(path, line)} imports the private module {imported}")
+                bad.append(f"{_where(path, line)} imports the private module {imported}")
     assert not bad, "\n".join(bad)
 
 

@@ -13,7 +13,7 @@ from spyre_mlir.dialects.spatial import PHASES
 from spyre_mlir.dialects.spyre import COMPUTE_GROUP_ATTR
 from spyre_mlir.ir import print_ir
 from spyre_mlir.passes import SPYRE_PASSES, contracts
-from spyre_mlir.passes._stage import is_group, require_groups
+from spyre_mlir.passes.contracts import is_group, require_groups
 from spyre_mlir.passes.spatial.phases import programs_in
 
 KERNEL = """\
@@ -185,7 +185,7 @@ def test_spatial_verify_takes_modules_without_a_program(at):
 
 
 def test_the_guards_passes_call_give_the_same_errors(at):
-    """`_stage.require_groups` and `phases.programs_in` (for callers of `pass.apply`) say what the pass
+    """`contracts.require_groups` and `phases.programs_in` (for callers of `pass.apply`) say what the pass
     manager says."""
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
         require_groups(at("kernel"), "spyre-coarse-tile")
