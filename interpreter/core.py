@@ -469,7 +469,7 @@ class FunctionCompiler:
                 result_slots = [self.slot(v) for v in op.operands]
                 continue
             step = overrides[op] if overrides and op in overrides else self.compile_op(op)
-            if self.program.cost_model is not None:  # charges the op's cycles (interpreter/cost.py)
+            if self.program.cost_model is not None:  # charges the op's cycles (interpreter/cost_instrumentation.py)
                 step = self.program.cost_model.instrument(self, op, step)
             step = self._check_defined(op, step)
             if step is not None:

@@ -227,7 +227,7 @@ class RunProgramOp(IRDLOperation):
         self.program = program
 
 
-# The cost model (interpreter/cost.py) prices every op the interpreter executes: this one is
+# The cost model (interpreter/cost_model.py) prices every op the interpreter executes: this one is
 # priced by its steps (a load or store step charges its tile's HBM cycles, a compute step the
 # ops of its body), not as an op of its own.
 

@@ -1,4 +1,4 @@
-"""The cost model (interpreter/cost.py, docs/cost-model.md): per-op formulas,
+"""The cost model (interpreter/cost_model.py, docs/cost-model.md): per-op formulas,
 the sequential figure against hand counts and ktir-cpu's published figures,
 batched = per-core, divergence counted as executed, the pipelined recurrence,
 the Chrome trace, and spyre-run's --estimate / --estimate-json / --trace / --hw."""

@@ -209,7 +209,7 @@ def test_bounds_that_differ_between_cores(execution):
 
 
 def test_the_cost_model_charges_the_body_only():
-    """scf is free structure (interpreter/cost.py): the cycles are the body's, once per iteration."""
+    """scf is free structure (interpreter/cost_model.py): the cycles are the body's, once per iteration."""
     x = np.random.default_rng(3).standard_normal((8, 16)).astype(np.float32)
     options = InterpreterOptions(cost_model=True)
     cycles = {}
