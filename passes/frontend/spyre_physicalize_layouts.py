@@ -87,6 +87,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.analysis.affine import box_bounds, format_set, permutation_of, projected_dims
 from spyre_mlir.analysis.boxes import box_set, nonnegative, shape_set
+from spyre_mlir.analysis.dim_maps import dim_map
 from spyre_mlir.analysis.layout import Axis, Layout, LayoutError
 from spyre_mlir.diagnostics import Refusal, error, internal_error, warning
 from spyre_mlir.dialects.ktdp import (
@@ -442,8 +443,9 @@ class Physicalizer:
             self.demand[(op, 0)] = None
             self.layout[op.results[0]] = None
             return
-        perm = [int(p) for p in op.permutation.get_values()]  # result dim i is input dim perm[i]
-        result = _norm(layout.renumber([perm.index(d) for d in range(len(perm))], len(perm)))
+        dm = dim_map(op)  # the loops are the result's dims; input dim d runs along loop operand_loops(0)[d]
+        assert dm is not None
+        result = _norm(layout.renumber(dm.operand_loops(0), dm.loops))
         self.layout[op.results[0]] = result
         self.demand[(op, 1)] = result  # the init: the same physical tensor, relabeled
         self.rule[op] = "transpose"
@@ -451,7 +453,6 @@ class Physicalizer:
     def _a_reduce(self, op: ReduceOp) -> None:
         inputs, inits = [op.input], [op.init]
         target = self._reconcile(op, inputs)
-        dims = [int(d) for d in op.dimensions.get_values()]
         if not isinstance(target, Layout):
             for i in range(len(inputs)):
                 self.demand[(op, i)] = None
@@ -460,8 +461,9 @@ class Physicalizer:
             for r in op.results:
                 self.layout[r] = None
             return
-        kept = [d for d in range(target.rank) if d not in dims]
-        result = _norm(target.project(kept))
+        dm = dim_map(op)  # the loops are the input's dims; the result runs along the kept ones
+        assert dm is not None
+        result = _norm(target.project(dm.result_loops(0)))
         for i in range(len(inputs)):
             self.demand[(op, i)] = target
         for k in range(len(inits)):
@@ -558,11 +560,11 @@ class Physicalizer:
             for r in op.results:
                 self.layout[r] = None
             return
-        maps = [m.data if isinstance(m, AffineMapAttr) else m for m in op.get_indexing_maps()]  # pyright: ignore[reportAttributeAccessIssue]
-        dims = [projected_dims(m) for m in maps]
-        if any(d is None for d in dims):
+        dm = dim_map(op)
+        if dm is None or not dm.is_projected():
             raise Refusal(op, f"'{op.name}' has indexing maps that are not projected permutations: cannot split its loops")
-        n_loops = maps[0].num_dims
+        dims = [dm.operand_loops(i) for i in range(len(operands))]
+        n_loops = dm.loops
         split: dict[int, int] = {}
         demands: dict[int, Layout | None] = {}
         for i, v in enumerate(operands):
