@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 IDENTITY, FLOORDIV, MOD = 0, 1, 2
 _PARTS = {IDENTITY: "whole", FLOORDIV: "outer", MOD: "inner"}
@@ -208,6 +210,8 @@ class Layout:
     def element_offsets(self, coords: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         """Offsets (in elements, from the base) of logical coordinates `coords`
         (last axis: the r coordinates) in the contiguous physical tensor of logical `shape`."""
+        import numpy as np  # here, not at the top: reading a layout (spyre-opt's verifiers) needs no NumPy
+
         strides = self.physical_strides(shape)
         coords = np.asarray(coords, np.int64)
         total = np.zeros(coords.shape[:-1], np.int64)
@@ -256,11 +260,15 @@ class Layout:
 
 def to_device(array: np.ndarray, layout: Layout) -> np.ndarray:
     """The device (physical, contiguous) array of a host (logical) one."""
+    import numpy as np
+
     return np.ascontiguousarray(layout.to_physical(np.asarray(array)))
 
 
 def from_device(array: np.ndarray, shape: Sequence[int], layout: Layout) -> np.ndarray:
     """The host (logical) array of shape `shape` whose device array is `array`
     (any array of the right number of elements, e.g. raw bytes viewed as the dtype)."""
+    import numpy as np
+
     phys = layout.physical_shape(shape)
     return np.ascontiguousarray(layout.to_logical(np.asarray(array).reshape(phys), shape))
