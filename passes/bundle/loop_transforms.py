@@ -218,6 +218,17 @@ def _legality(pairs, verdict_of) -> Refusal | None:
 # ---------------------------------------------------------------------------
 
 
+def _factor_plan(d: LoopDomain | Refusal, factor: int, what: str) -> LoopDomain | Refusal:
+    """The plan of a transformation by `factor` of loop `d` (Tile, Unroll): the loop, or why not."""
+    if isinstance(d, Refusal):
+        return d
+    refusal = _factor_refusal(factor, d, what)
+    if refusal is None:
+        assert d.trip_count is not None and d.step is not None
+        refusal = _overflow(d, d.trip_count * d.step)
+    return refusal or d
+
+
 @dataclass(frozen=True)
 class Tile(Transformation):
     """`scf.for %i = lb to ub step s` -> `scf.for %i_tile = lb to ub step s*f
@@ -229,14 +240,7 @@ class Tile(Transformation):
     factor: int
 
     def _plan(self, module):
-        d = self._for_loop(module)
-        if isinstance(d, Refusal):
-            return d
-        refusal = _factor_refusal(self.factor, d, "tile")
-        if refusal is None:
-            assert d.trip_count is not None and d.step is not None
-            refusal = _overflow(d, d.trip_count * d.step)
-        return refusal or d
+        return _factor_plan(self._for_loop(module), self.factor, "tile")
 
     def _rewrite(self, d: LoopDomain) -> None:
         loop = d.op
@@ -297,14 +301,7 @@ class Unroll(Transformation):
     factor: int
 
     def _plan(self, module):
-        d = self._for_loop(module)
-        if isinstance(d, Refusal):
-            return d
-        refusal = _factor_refusal(self.factor, d, "unroll")
-        if refusal is None:
-            assert d.trip_count is not None and d.step is not None
-            refusal = _overflow(d, d.trip_count * d.step)
-        return refusal or d
+        return _factor_plan(self._for_loop(module), self.factor, "unroll")
 
     def _rewrite(self, d: LoopDomain) -> None:
         loop = d.op
