@@ -83,6 +83,18 @@ def _spatial() -> Dialect:
     return SPATIAL
 
 
+def _dialect_in(module: str, name: str) -> Callable[[], Dialect]:
+    """A factory that imports `spyre_mlir.dialects.<module>` on first use and returns its `name`."""
+
+    def load() -> Dialect:
+        import importlib
+
+        return getattr(importlib.import_module(f"spyre_mlir.dialects.{module}"), name)
+
+    load.__name__ = f"_{module}"
+    return load
+
+
 SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "ktdp": _ktdp,
     "spyre": _spyre,
@@ -90,8 +102,21 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "spyre_loop": _spyre_loop,
     "sdscbundle": _sdscbundle,
     "spatial": _spatial,
+    # dataflow-scheduler's device model and lowering dialects (../shared/corpus/dataflow-scheduler/dialects)
+    "ktdf_arch": _dialect_in("ktdf_arch", "KTDF_ARCH"),
+    "ktdf_lowering": _dialect_in("ktdf_lowering", "KTDF_LOWERING"),
+    "dataflow": _dialect_in("dataflow", "DATAFLOW"),
+    "symbol": _dialect_in("symbol", "SYMBOL"),
+    "uniform": _dialect_in("uniform", "UNIFORM"),
+    "agen": _dialect_in("agen", "AGEN"),
+    "vectorchain": _dialect_in("vectorchain", "VECTORCHAIN"),
+    "spyreop": _dialect_in("spyreop", "SPYREOP"),
 }
 """Our dialects, by name. Upstream dialects come from xDSL."""
+
+LOWERING_DIALECTS = frozenset({"ktdf_lowering", "dataflow", "symbol", "uniform", "agen", "vectorchain", "spyreop"})
+"""dataflow-scheduler's dialects below the schedule IR: read, verified and
+printed back, never executed (the interpreter names the op it cannot run)."""
 
 
 UPSTREAM_EXTENSIONS: dict[str, str] = {
