@@ -19,10 +19,15 @@ is copied. Candidates to upstream to xDSL; see third_party/README.md.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, ShapedType, i64
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, ShapedType, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import ElementwiseOperation, LinalgStructuredOperation
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
+from xdsl.irdl import irdl_op_definition
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent
@@ -324,6 +329,48 @@ ELEMENTWISE = [
 ]
 
 REPLACEMENTS: list[type] = [ReduceOp, FillOp, YieldOp, IndexOp, GenericOp, TransposeOp, *ELEMENTWISE]
+
+
+@irdl_op_definition
+class DivOp(ElementwiseOperation):
+    """`linalg.div`: elementwise division, MLIR's named op (`BinaryFn::div`:
+    `arith.divf` on floats, `arith.divsi` on integers), which xDSL 0.75 lacks."""
+
+    name = "linalg.div"
+
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue] = (),
+        res: Sequence[Attribute] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            ins=inputs,
+            outs=outputs,
+            result_types=res if res is not None else tuple(out.type for out in outputs),
+            attributes=attributes,
+            hidden_region=self.get_hidden_region(inputs, outputs),
+        )
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        arg_types = cls.body_arg_types((*inputs, *outputs))
+        div = arith.DivfOp if isinstance(arg_types[-1], AnyFloat) else arith.DivSIOp
+
+        @Builder.implicit_region(arg_types)
+        def hidden_region(args: tuple[BlockArgument, ...]) -> None:
+            linalg.YieldOp(div(args[0], args[1]))
+
+        return hidden_region
+
+    def verify_(self) -> None:
+        _operands_shaped(self)
+        super().verify_()
+
+
+ADDITIONS: list[type] = [DivOp]
+"""Named ops of MLIR's linalg dialect that xDSL 0.75 does not have, added to it."""
 
 
 def _parse_single_ins_outs(parser: Parser) -> tuple[SSAValue, SSAValue]:

@@ -51,3 +51,40 @@ def test_named_elementwise_op_on_a_scalar_is_a_located_error():
         spyre_mlir.parse(src)
     d = info.value.diagnostic
     assert (d.message, d.location.line) == ("'linalg.add' op expected operand #0 to be a tensor or memref, got 'f16'", 2)
+
+
+DIV = """
+func.func @div(%a: tensor<8xf16>, %b: tensor<8xf16>, %o: tensor<8xf16>, %p: tensor<8xi32>, %q: tensor<8xi32>,
+               %r: tensor<8xi32>) -> (tensor<8xf16>, tensor<8xi32>) {
+  %0 = linalg.div ins(%a, %b : tensor<8xf16>, tensor<8xf16>) outs(%o : tensor<8xf16>) -> tensor<8xf16>
+  %1 = linalg.div ins(%p, %q : tensor<8xi32>, tensor<8xi32>) outs(%r : tensor<8xi32>) -> tensor<8xi32>
+  return %0, %1 : tensor<8xf16>, tensor<8xi32>
+}
+"""
+
+
+def test_linalg_div_matches_numpy():
+    """linalg.div (dialects/linalg.py): divf on floats, divsi (rounding toward zero) on integers."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(8).astype(np.float16)
+    b = (rng.standard_normal(8) + 3).astype(np.float16)
+    p = rng.integers(-100, 100, 8, dtype=np.int32)
+    q = np.array([3, -3, 7, -7, 1, 2, -5, 9], np.int32)
+    r = np.zeros(8, np.int32)
+    out = spyre_mlir.interpret(DIV, "div", a=a, b=b, o=np.zeros(8, np.float16), p=p, q=q, r=r)
+    np.testing.assert_array_equal(out["return_0"], a / b)
+    np.testing.assert_array_equal(out["return_1"], np.trunc(p / q).astype(np.int32))
+
+
+def test_linalg_div_on_a_scalar_is_a_located_error():
+    import pytest
+
+    src = (
+        "func.func @f(%c: f16, %t: tensor<1xf16>) -> tensor<1xf16> {\n"
+        "  %0 = linalg.div ins(%c, %c : f16, f16) outs(%t : tensor<1xf16>) -> tensor<1xf16>\n"
+        "  return %0 : tensor<1xf16>\n}\n"
+    )
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.parse(src)
+    d = info.value.diagnostic
+    assert (d.message, d.location.line) == ("'linalg.div' op expected operand #0 to be a tensor or memref, got 'f16'", 2)

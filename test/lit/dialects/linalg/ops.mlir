@@ -31,3 +31,13 @@ func.func @reduce_long(%x: tensor<4x8xf16>, %i: tensor<4xf16>) -> tensor<4xf16> 
   return %b : tensor<4xf16>
 }
 
+
+// linalg.div, MLIR's named op (xDSL 0.75 lacks it): divf on floats, divsi on integers.
+// CHECK-LABEL: func.func @div
+// CHECK: linalg.div ins(%{{.*}}, %{{.*}} : tensor<4xf16>, tensor<4xf16>) outs(%{{.*}} : tensor<4xf16>) -> tensor<4xf16>
+// CHECK: linalg.div ins(%{{.*}}, %{{.*}} : memref<4xi32>, memref<4xi32>) outs(%{{.*}} : memref<4xi32>)
+func.func @div(%a: tensor<4xf16>, %b: tensor<4xf16>, %o: tensor<4xf16>, %p: memref<4xi32>, %q: memref<4xi32>, %r: memref<4xi32>) -> tensor<4xf16> {
+  %0 = linalg.div ins(%a, %b : tensor<4xf16>, tensor<4xf16>) outs(%o : tensor<4xf16>) -> tensor<4xf16>
+  linalg.div ins(%p, %q : memref<4xi32>, memref<4xi32>) outs(%r : memref<4xi32>)
+  return %0 : tensor<4xf16>
+}

@@ -60,8 +60,9 @@ func.func @cast_size(%m: memref<4x4xf16>) {
 
 // -----
 
+// Unranked to unranked only to the same type.
 func.func @cast_unranked(%m: memref<*xf16>) {
-  // expected-error @+1 {{'memref.cast' op operand type 'memref<*xf16>' and result type 'memref<*xf16>' are cast incompatible}}
-  %0 = memref.cast %m : memref<*xf16> to memref<*xf16>
+  // expected-error @+1 {{'memref.cast' op operand type 'memref<*xf16>' and result type 'memref<*xf32>' are cast incompatible}}
+  %0 = memref.cast %m : memref<*xf16> to memref<*xf32>
   return
 }

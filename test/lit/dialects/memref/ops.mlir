@@ -25,3 +25,11 @@ func.func @casts(%a: memref<96x64xf16>, %x: index) -> memref<1x64xf16, strided<[
   %l = memref.alloc() : memref<1x64xf16, "L1">
   return %c : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
 }
+
+// A cast to the same type, also unranked, is a cast MLIR accepts.
+// CHECK-LABEL: func.func @same_type
+// CHECK: memref.cast %{{.*}} : memref<*xf16> to memref<*xf16>
+func.func @same_type(%m: memref<*xf16>) {
+  %0 = memref.cast %m : memref<*xf16> to memref<*xf16>
+  return
+}
