@@ -180,3 +180,18 @@ def print_value_from(printer: Printer, op: Operation, source: SSAValue, result: 
         printer.print_attribute(source.type)
     printer.print_string(" -> ")
     printer.print_attribute(result.type)
+
+
+class AngleBracketEnum:
+    """Mixin put before `EnumAttribute[E]`: the value in angle brackets,
+    `#dialect.name<value>`, as ODS's `EnumAttr` prints it by default (agen,
+    vectorchain, spyreop)."""
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_identifier_or_string_literal(self.data.value)  # pyright: ignore[reportAttributeAccessIssue]
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)  # pyright: ignore[reportAttributeAccessIssue]
