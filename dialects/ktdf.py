@@ -20,7 +20,7 @@ semantics, choices and errors: docs/ktdf.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -53,11 +53,14 @@ from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    SameVariadicOperandSize,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
     opt_prop_def,
+    prop_def,
     region_def,
     result_def,
     traits_def,
@@ -67,8 +70,11 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
+    EffectInstance,
     HasParent,
     IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
     MemoryReadEffect,
     MemoryWriteEffect,
     NoTerminator,
@@ -105,25 +111,33 @@ class TokenType(ParametrizedAttribute, TypeAttribute):
     name = "ktdf.token"
 
 
+def unit_name(unit: Attribute) -> str:
+    """The name of a FIFO end: the text of a string (`"SFU"` -> `SFU`), else the
+    attribute as printed (`#ktdp.memory_space<global>`)."""
+    return unit.data if isinstance(unit, StringAttr) else str(unit)
+
+
 @irdl_attr_definition
 class FifoSlotType(ParametrizedAttribute, TypeAttribute):
-    """`!ktdf.fifo.slot<"SRC" -> "DST", NxT>`: one slot of a FIFO from unit SRC to
-    unit DST holding N elements of type T (`?xT`: a size given to
-    `ktdf.fifo.allocate`). Inside the ops that read and write slots the short
-    form `<"SRC" -> "DST", NxT>` is accepted and printed."""
+    """`!ktdf.fifo.slot<SRC -> DST, NxT>`: one slot of a FIFO from SRC to DST
+    holding N elements of type T (`?xT`: a size given to `ktdf.fifo.allocate`).
+    SRC and DST are any attributes, as upstream's parser reads them: unit names
+    (`"L1LU"`) or memory spaces (`#ktdp.memory_space<global>`). Inside the ops
+    that name one slot type the short form `<SRC -> DST, NxT>` is accepted and
+    printed, as upstream's declarative formats do."""
 
     name = "ktdf.fifo.slot"
 
-    source: StringAttr
-    destination: StringAttr
+    source: Attribute
+    destination: Attribute
     num_elements: IntAttr
     element_type: Attribute
 
-    def __init__(self, source: str | StringAttr, destination: str | StringAttr, num_elements: int | None,
+    def __init__(self, source: str | Attribute, destination: str | Attribute, num_elements: int | None,
                  element_type: Attribute):
         super().__init__(
-            source if isinstance(source, StringAttr) else StringAttr(source),
-            destination if isinstance(destination, StringAttr) else StringAttr(destination),
+            StringAttr(source) if isinstance(source, str) else source,
+            StringAttr(destination) if isinstance(destination, str) else destination,
             IntAttr(DYNAMIC_INDEX if num_elements is None else num_elements),
             element_type,
         )
@@ -131,9 +145,9 @@ class FifoSlotType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            source = parser.parse_str_literal("the source unit of the FIFO, a string")
+            source = parser.parse_attribute()
             parser.parse_punctuation("->")
-            destination = parser.parse_str_literal("the destination unit of the FIFO, a string")
+            destination = parser.parse_attribute()
             parser.parse_punctuation(",")
             pos = parser.pos
             dims, element_type = parser.parse_ranked_shape()
@@ -143,13 +157,13 @@ class FifoSlotType(ParametrizedAttribute, TypeAttribute):
                     pos,
                     parser.pos,
                 )
-        return (StringAttr(source), StringAttr(destination), IntAttr(dims[0]), element_type)
+        return (source, destination, IntAttr(dims[0]), element_type)
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
-        printer.print_string_literal(self.source.data)
+        printer.print_attribute(self.source)
         printer.print_string(" -> ")
-        printer.print_string_literal(self.destination.data)
+        printer.print_attribute(self.destination)
         n = self.num_elements.data
         printer.print_string(f", {'?' if n == DYNAMIC_INDEX else n}x")
         printer.print_attribute(self.element_type)
@@ -159,8 +173,8 @@ class FifoSlotType(ParametrizedAttribute, TypeAttribute):
         n = self.num_elements.data
         if n != DYNAMIC_INDEX and n <= 0:
             raise VerifyException(f"a FIFO slot holds a positive number of elements, got {n}")
-        if not isinstance(self.element_type, TypeAttribute) or isinstance(self.element_type, ShapedType):
-            raise VerifyException(f"the element type of a FIFO slot must be a scalar type, got {self.element_type}")
+        if not isinstance(self.element_type, TypeAttribute):
+            raise VerifyException(f"the element type of a FIFO slot must be a type, got {self.element_type}")
 
     @property
     def count(self) -> int | None:
@@ -168,23 +182,33 @@ class FifoSlotType(ParametrizedAttribute, TypeAttribute):
         n = self.num_elements.data
         return None if n == DYNAMIC_INDEX else n
 
+    @property
+    def source_unit(self) -> str:
+        """The source end by name (`unit_name`)."""
+        return unit_name(self.source)
+
+    @property
+    def destination_unit(self) -> str:
+        """The destination end by name (`unit_name`)."""
+        return unit_name(self.destination)
+
     def short(self) -> str:
-        """`<"SRC" -> "DST", NxT>`."""
+        """`<SRC -> DST, NxT>`."""
         n = self.count
-        return f'<"{self.source.data}" -> "{self.destination.data}", {"?" if n is None else n}x{self.element_type}>'
+        return f"<{self.source} -> {self.destination}, {'?' if n is None else n}x{self.element_type}>"
 
 
 @irdl_attr_definition
 class LoopTypeAttr(ParametrizedAttribute):
     """`#ktdf.loop_type<parallel_loop>`: how the scheduler classified an `scf.for`
-    (upstream: `parallel_loop`, `reduction_loop`; `sequential_loop` accepted too).
-    A discardable annotation: it changes nothing about execution."""
+    (upstream's enum: `parallel_loop`, `reduction_loop`). A discardable
+    annotation: it changes nothing about execution."""
 
     name = "ktdf.loop_type"
 
     value: StringAttr
 
-    KINDS: ClassVar[tuple[str, ...]] = ("parallel_loop", "reduction_loop", "sequential_loop")
+    KINDS: ClassVar[tuple[str, ...]] = ("parallel_loop", "reduction_loop")
 
     def __init__(self, value: str):
         super().__init__(StringAttr(value))
@@ -1002,6 +1026,576 @@ class WriteToFifoOp(IRDLOperation):
 
 
 # ===========================================================================
+# Tile sizes (placeholders the scheduler fills in) and tile index math
+# ===========================================================================
+
+
+class FreshValueEffect(MemoryEffect):
+    """Each execution makes a new value (upstream: `Pure` plus a `UniqueProp`
+    identity): never merged with a like op by CSE, removed by DCE when unused."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance]:
+        return {EffectInstance(MemoryEffectKind.ALLOC, r) for r in op.results}
+
+
+def _verify_unique_id(op: IRDLOperation) -> None:
+    unique_id = op.properties.get("unique_id")
+    if unique_id is None:
+        return
+    if not isinstance(unique_id, IntegerAttr) or not isinstance(unique_id.type, IndexType):
+        raise VerifyException("expected index attribute")
+    if unique_id.value.data < 0:
+        raise VerifyException("expected host word sized integer")
+
+
+def _verify_index_result(op: Operation) -> None:
+    t = op.results[0].type
+    if not isinstance(t, IndexType):
+        raise VerifyException(f"result #0 must be index, but got '{t}'")
+
+
+def _parse_attr_dict_colon_type(parser: Parser, cls: type[IRDLOperation]) -> tuple[dict, dict, Attribute]:
+    """`attr-dict : type`: (properties of `cls`, other attributes, the type)."""
+    props, attrs = split_props(cls, parser.parse_optional_attr_dict())
+    parser.parse_punctuation(":")
+    return props, attrs, parser.parse_type()
+
+
+def _parse_bracket_pair_list(parser: Parser) -> tuple[list[UnresolvedOperand], list[UnresolvedOperand]]:
+    """`[%a : %b], [%c : %d] ...` (upstream's BracketPairList; the comma after each pair optional)."""
+    first: list[UnresolvedOperand] = []
+    second: list[UnresolvedOperand] = []
+    while parser.parse_optional_punctuation("[") is not None:
+        first.append(parser.parse_unresolved_operand())
+        parser.parse_punctuation(":")
+        second.append(parser.parse_unresolved_operand())
+        parser.parse_punctuation("]")
+        parser.parse_optional_punctuation(",")
+    return first, second
+
+
+def _print_bracket_pair_list(printer: Printer, first: Sequence[SSAValue], second: Sequence[SSAValue]) -> None:
+    for k, (a, b) in enumerate(zip(first, second)):
+        if k:
+            printer.print_string(", ")
+        printer.print_string("[")
+        printer.print_ssa_value(a)
+        printer.print_string(" : ")
+        printer.print_ssa_value(b)
+        printer.print_string("]")
+
+
+@irdl_op_definition
+class TilingReserveSizeOp(IRDLOperation):
+    """`%ts = ktdf.tiling.reserve_size {divisibility = D : index, min_value = M : index} : index`:
+    a tile size the scheduler chooses later (at least M; it divides D)."""
+
+    name = "ktdf.tiling.reserve_size"
+
+    min_value = prop_def(IntegerAttr)
+    divisibility = prop_def(IntegerAttr)
+    unique_id = opt_prop_def(IntegerAttr)
+    result = result_def(IndexType)
+    traits = traits_def(FreshValueEffect())
+
+    def __init__(self, min_value: int, divisibility: int):
+        super().__init__(
+            properties={"min_value": IntegerAttr(min_value, IndexType()),
+                        "divisibility": IntegerAttr(divisibility, IndexType())},
+            result_types=[IndexType()],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TilingReserveSizeOp:
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        return cls.create(properties=props, attributes=attrs, result_types=[result_type])
+
+    def print(self, printer: Printer) -> None:
+        print_attrs_sorted(printer, self, {"unique_id"})
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        for key in ("min_value", "divisibility"):
+            attr = self.properties[key]
+            if not isinstance(attr, IntegerAttr) or not isinstance(attr.type, IndexType):
+                raise VerifyException(f"attribute '{key}' failed to satisfy constraint: index attribute")
+        _verify_unique_id(self)
+
+    @property
+    def min_value_int(self) -> int:
+        return self.min_value.value.data
+
+    @property
+    def divisibility_int(self) -> int:
+        return self.divisibility.value.data
+
+
+@irdl_op_definition
+class TilingDeriveSizeOp(IRDLOperation):
+    """`%n = ktdf.tiling.derive_size [%i0 : %ts0], [%i1 : %ts1], total_size = %N : index`:
+    the trip count of the current inner tile loop (the last tile size in the
+    steady state, what remains of N in an epilogue, 0 once exhausted)."""
+
+    name = "ktdf.tiling.derive_size"
+
+    ivs = var_operand_def(IndexType)
+    tile_sizes = var_operand_def(IndexType)
+    total_size = operand_def(IndexType)
+    result = result_def(IndexType)
+
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, ivs: Sequence[SSAValue | Operation], tile_sizes: Sequence[SSAValue | Operation],
+                 total_size: SSAValue | Operation):
+        super().__init__(operands=[list(ivs), list(tile_sizes), total_size], result_types=[IndexType()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TilingDeriveSizeOp:
+        ivs, sizes = _parse_bracket_pair_list(parser)
+        parser.parse_keyword("total_size")
+        parser.parse_punctuation("=")
+        total = parser.parse_unresolved_operand()
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        idx = IndexType()
+        return cls.create(
+            operands=[*(parser.resolve_operand(o, idx) for o in (*ivs, *sizes)), parser.resolve_operand(total, idx)],
+            properties=props,
+            attributes=attrs,
+            result_types=[result_type],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_bracket_pair_list(printer, self.ivs, self.tile_sizes)
+        if self.ivs:
+            printer.print_string(", ")
+        printer.print_string("total_size = ")
+        printer.print_ssa_value(self.total_size)
+        print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if len(self.ivs) != len(self.tile_sizes):
+            raise VerifyException("number of ivs must equal number of tile_sizes")
+        if not self.ivs:
+            raise VerifyException("must have at least one [iv : tile_size] pair")
+
+
+@irdl_op_definition
+class TilingLinearizeIndexOp(IRDLOperation):
+    """`%x = ktdf.tiling.linearize_index [%i0 : %s0], [%i1 : %s1] : index`:
+    `i0*s0 + i1*s1 + ...`, the index in the untiled iteration space."""
+
+    name = "ktdf.tiling.linearize_index"
+
+    ivs = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    result = result_def(IndexType)
+
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(Pure())
+
+    def __init__(self, ivs: Sequence[SSAValue | Operation], strides: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[list(ivs), list(strides)], result_types=[IndexType()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TilingLinearizeIndexOp:
+        ivs, strides = _parse_bracket_pair_list(parser)
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        idx = IndexType()
+        return cls.create(
+            operands=[parser.resolve_operand(o, idx) for o in (*ivs, *strides)],
+            properties=props,
+            attributes=attrs,
+            result_types=[result_type],
+        )
+
+    def print(self, printer: Printer) -> None:
+        if self.ivs:
+            printer.print_string(" ")
+            _print_bracket_pair_list(printer, self.ivs, self.strides)
+        print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if len(self.ivs) != len(self.strides):
+            raise VerifyException("number of ivs must equal number of strides")
+        if not self.ivs:
+            raise VerifyException("must have at least one [iv : stride] pair")
+
+
+# ===========================================================================
+# Parallel iteration spaces
+# ===========================================================================
+
+
+@irdl_op_definition
+class ParallelYieldOp(IRDLOperation):
+    """Terminator of `ktdf.parallel`; yields nothing."""
+
+    name = "ktdf.parallel_yield"
+
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(ParallelOp)))
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class ParallelOp(IRDLOperation):
+    """An N-dim iteration space split in contiguous chunks over `num_instances`
+    hardware instances:
+
+    `ktdf.parallel (%m, %n, %inst) = (%lb0, %lb1) to (%ub0, %ub1) step (%s0, %s1) distribute(num_instances = 2) {...}`
+
+    The block arguments are the N induction variables and the instance id."""
+
+    name = "ktdf.parallel"
+
+    lower_bounds = var_operand_def(IndexType)
+    upper_bounds = var_operand_def(IndexType)
+    steps = var_operand_def(IndexType)
+    num_instances = prop_def(IntegerAttr)
+    body = region_def("single_block")
+
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        lower_bounds: Sequence[SSAValue | Operation],
+        upper_bounds: Sequence[SSAValue | Operation],
+        steps: Sequence[SSAValue | Operation],
+        num_instances: int,
+        body: Region | Block | None = None,
+    ):
+        """`body` defaults to a block of N + 1 index arguments ending in `ktdf.parallel_yield`."""
+        if body is None:
+            body = Block([ParallelYieldOp()], arg_types=[IndexType()] * (len(lower_bounds) + 1))
+        super().__init__(
+            operands=[list(lower_bounds), list(upper_bounds), list(steps)],
+            properties={"num_instances": IntegerAttr(num_instances, i64)},
+            regions=[_region_of(body)],
+        )
+
+    @property
+    def num_loops(self) -> int:
+        return len(self.lower_bounds)
+
+    @property
+    def induction_vars(self) -> tuple[SSAValue, ...]:
+        return tuple(self.body.block.args[: self.num_loops])
+
+    @property
+    def instance_id(self) -> SSAValue:
+        return self.body.block.args[self.num_loops]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ParallelOp:
+        pos = parser.pos
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
+        if len(args) < 2:
+            parser.raise_error(
+                f"expected at least one induction variable plus an instance id (got {len(args)} block arguments)",
+                pos,
+                parser.pos,
+            )
+        loops = len(args) - 1
+
+        def bounds(what: str) -> list[UnresolvedOperand]:
+            at = parser.pos
+            found = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            if len(found) != loops:
+                parser.raise_error(f"expected {loops} {what}, got {len(found)}", at, parser.pos)
+            return found
+
+        parser.parse_punctuation("=")
+        lbs = bounds("lower bounds")
+        parser.parse_keyword("to")
+        ubs = bounds("upper bounds")
+        parser.parse_keyword("step")
+        steps = bounds("steps")
+        parser.parse_keyword("distribute")
+        parser.parse_punctuation("(")
+        parser.parse_keyword("num_instances")
+        parser.parse_punctuation("=")
+        num_instances = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(")")
+        idx = IndexType()
+        operands = [parser.resolve_operand(o, idx) for o in (*lbs, *ubs, *steps)]
+        body = parser.parse_region([a.resolve(idx) for a in args])
+        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
+        props["num_instances"] = IntegerAttr(num_instances, i64)
+        return cls.create(operands=operands, properties=props, attributes=attrs, regions=[body])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.body.block.args if self.body.blocks else (), printer.print_ssa_value)
+        printer.print_string(") = (")
+        printer.print_list(self.lower_bounds, printer.print_ssa_value)
+        printer.print_string(") to (")
+        printer.print_list(self.upper_bounds, printer.print_ssa_value)
+        printer.print_string(") step (")
+        printer.print_list(self.steps, printer.print_ssa_value)
+        printer.print_string(f") distribute(num_instances = {self.num_instances.value.data}) ")
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=True)
+        print_attrs_sorted(printer, self, {"num_instances"})
+
+    def verify_(self) -> None:
+        if self.num_instances.type != i64:
+            raise VerifyException(
+                "attribute 'num_instances' failed to satisfy constraint: 64-bit signless integer attribute"
+            )
+        loops = self.num_loops
+        if loops < 1:
+            raise VerifyException("expected at least one induction variable")
+        n = self.num_instances.value.data
+        if n < 1:
+            raise VerifyException(f"expected num_instances >= 1, got {n}")
+        block = self.body.block
+        if len(block.args) != loops + 1:
+            raise VerifyException(
+                f"expected {loops + 1} block arguments (one per induction variable plus the instance id), "
+                f"got {len(block.args)}"
+            )
+        if not all(isinstance(a.type, IndexType) for a in block.args):
+            raise VerifyException("all block arguments (induction variables and instance id) must be of type index")
+        if not isinstance(block.last_op, ParallelYieldOp):
+            raise VerifyException("region must be terminated by a ktdf.parallel_yield operation")
+
+
+# ===========================================================================
+# Double buffering
+# ===========================================================================
+
+
+@irdl_op_definition
+class BufferPhaseOp(IRDLOperation):
+    """`%phase = ktdf.buffer_phase(%i, %j) {num_phases = 2 : i64} : index`: the
+    linearized iteration count of the loops of these IVs, modulo `num_phases`."""
+
+    name = "ktdf.buffer_phase"
+
+    ivs = var_operand_def(IndexType)
+    num_phases = prop_def(IntegerAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, ivs: Sequence[SSAValue | Operation], num_phases: int):
+        super().__init__(
+            operands=[list(ivs)], properties={"num_phases": IntegerAttr(num_phases, i64)}, result_types=[IndexType()]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BufferPhaseOp:
+        ivs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        idx = IndexType()
+        return cls.create(
+            operands=[parser.resolve_operand(o, idx) for o in ivs],
+            properties=props,
+            attributes=attrs,
+            result_types=[result_type],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list(self.ivs, printer.print_ssa_value)
+        printer.print_string(")")
+        print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.num_phases.type != i64 or self.num_phases.value.data < 2:
+            raise VerifyException(
+                "attribute 'num_phases' failed to satisfy constraint: 64-bit signless integer attribute whose "
+                "minimum value is 2"
+            )
+        if not self.ivs:
+            raise VerifyException("requires at least one induction variable operand")
+
+
+@irdl_op_definition
+class SelectMemrefOp(IRDLOperation):
+    """`%x = ktdf.select_memref %phase[%x0, %x1] : memref<...>`: `candidates[phase]`."""
+
+    name = "ktdf.select_memref"
+
+    phase = operand_def(IndexType)
+    candidates = var_operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+
+    def __init__(self, phase: SSAValue | Operation, candidates: Sequence[SSAValue | Operation]):
+        values = [SSAValue.get(c) for c in candidates]
+        super().__init__(operands=[phase, values], result_types=[values[0].type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SelectMemrefOp:
+        phase = parser.parse_unresolved_operand()
+        candidates = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        return cls.create(
+            operands=[parser.resolve_operand(phase, IndexType()),
+                      *(parser.resolve_operand(c, result_type) for c in candidates)],
+            properties=props,
+            attributes=attrs,
+            result_types=[result_type],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.phase)
+        printer.print_string("[")
+        printer.print_list(self.candidates, printer.print_ssa_value)
+        printer.print_string("]")
+        print_attrs_sorted(printer, self, set())
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if any(c.type != self.result.type for c in self.candidates):
+            raise VerifyException("failed to verify that all of {candidates} have the type of result")
+        if len(self.candidates) < 2:
+            raise VerifyException(f"requires at least 2 candidate memrefs, got {len(self.candidates)}")
+        phase_op = self.phase.owner
+        if isinstance(phase_op, BufferPhaseOp) and phase_op.num_phases.value.data != len(self.candidates):
+            raise VerifyException(
+                f"phase op num_phases ({phase_op.num_phases.value.data}) must equal candidate count "
+                f"({len(self.candidates)})"
+            )
+
+
+# ===========================================================================
+# Opaque intrinsics
+# ===========================================================================
+
+
+class OpaqueEffects(MemoryEffect):
+    """`linalg.generic` access semantics: memref inputs are read, memref outputs
+    read and written; on tensors the op is pure."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance]:
+        assert isinstance(op, OpaqueOp)
+        effects: set[EffectInstance] = set()
+        for value in op.inputs:
+            if isinstance(value.type, MemRefType):
+                effects.add(EffectInstance(MemoryEffectKind.READ, value))
+        for value in op.outputs:
+            if isinstance(value.type, MemRefType):
+                effects.add(EffectInstance(MemoryEffectKind.READ, value))
+                effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
+        return effects
+
+
+@irdl_op_definition
+class OpaqueOp(IRDLOperation):
+    """An intrinsic of the target the back end knows by name, in destination
+    passing style:
+
+        %r = ktdf.opaque "ADD" -> tensor<64xf16>
+          ins(%a, %b: tensor<64xf16>, tensor<64xf16>)
+          outs(%o: tensor<64xf16>)
+    """
+
+    name = "ktdf.opaque"
+
+    template_name = prop_def(StringAttr)
+    inputs = var_operand_def()
+    outputs = var_operand_def(base(TensorType) | base(MemRefType))
+    results_ = var_result_def(TensorType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(OpaqueEffects())
+
+    def __init__(
+        self,
+        template_name: str,
+        inputs: Sequence[SSAValue | Operation],
+        outputs: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        """`result_types` default to the types of the tensor outputs."""
+        outs = [SSAValue.get(o) for o in outputs]
+        if result_types is None:
+            result_types = [o.type for o in outs if isinstance(o.type, TensorType)]
+        super().__init__(
+            operands=[list(inputs), outs],
+            properties={"template_name": StringAttr(template_name)},
+            result_types=[list(result_types)],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OpaqueOp:
+        template_name = parser.parse_str_literal("the template name of the intrinsic, a string")
+        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
+        result_types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+
+        def operand_group(keyword: str) -> list[SSAValue]:
+            parser.parse_keyword(keyword)
+            parser.parse_punctuation("(")
+            if parser.parse_optional_punctuation(")") is not None:
+                return []
+            pos = parser.pos
+            names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            return parser.resolve_operands(names, types, pos)
+
+        inputs = operand_group("ins")
+        outputs = operand_group("outs")
+        props["template_name"] = StringAttr(template_name)
+        op = cls.create(operands=[*inputs, *outputs], properties=props, attributes=attrs, result_types=result_types)
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(inputs), len(outputs)])
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.template_name.data)
+        print_attrs_sorted(printer, self, {"template_name", "operandSegmentSizes"})
+        if self.results:
+            printer.print_string(" -> ")
+            printer.print_list(self.result_types, printer.print_attribute)
+        for keyword, values in (("ins", self.inputs), ("outs", self.outputs)):
+            printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
+            printer.print_string(f"  {keyword}(")
+            if values:
+                printer.print_list(values, printer.print_ssa_value)
+                printer.print_string(": ")
+                printer.print_list([v.type for v in values], printer.print_attribute)
+            printer.print_string(")")
+
+    def verify_(self) -> None:
+        tensor_outputs = [o for o in self.outputs if isinstance(o.type, TensorType)]
+        if len(tensor_outputs) != len(self.results):
+            raise VerifyException(
+                f"expected the number of tensor results ({len(self.results)}) to be equal to the number of output "
+                f"tensors ({len(tensor_outputs)})"
+            )
+        first_output = len(self.inputs)
+        for output, result in zip(tensor_outputs, self.results):
+            if output.type != result.type:
+                number = first_output + list(self.outputs).index(output)
+                raise VerifyException(
+                    f"expected type of operand #{number} ({output.type}) to match type of corresponding result "
+                    f"({result.type})"
+                )
+
+
+# ===========================================================================
 # The FIFO slot rules of a stage (need the verified body: checked on leaving)
 # ===========================================================================
 
@@ -1080,6 +1674,14 @@ KTDF = Dialect(
         DataTransferOp,
         ReadFromFifoOp,
         WriteToFifoOp,
+        TilingReserveSizeOp,
+        TilingDeriveSizeOp,
+        TilingLinearizeIndexOp,
+        ParallelOp,
+        ParallelYieldOp,
+        BufferPhaseOp,
+        SelectMemrefOp,
+        OpaqueOp,
     ],
     [TokenType, FifoSlotType, LoopTypeAttr],
 )

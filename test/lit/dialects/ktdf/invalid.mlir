@@ -16,16 +16,12 @@ func.func private @zero(!ktdf.fifo.slot<"a" -> "b", 0xf16>)
 func.func private @shape(!ktdf.fifo.slot<"a" -> "b", 4x4xf16>)
 
 // -----
-// expected-error @+1 {{the element type of a FIFO slot must be a scalar type, got tensor<2xf16>}}
-func.func private @tensor_elements(!ktdf.fifo.slot<"a" -> "b", 4xtensor<2xf16>>)
-
-// -----
 // ... from a source unit to a destination unit.
 // expected-error @+1 {{Expected '->'}}
 func.func private @no_arrow(!ktdf.fifo.slot<"a", 4xf16>)
 
 // -----
-// expected-error @+1 {{unknown loop type 'vector_loop', expected one of: parallel_loop, reduction_loop, sequential_loop}}
+// expected-error @+1 {{unknown loop type 'vector_loop', expected one of: parallel_loop, reduction_loop}}
 func.func private @loop() attributes {loop_type = #ktdf.loop_type<vector_loop>}
 
 // -----

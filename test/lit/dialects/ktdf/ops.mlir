@@ -65,8 +65,8 @@ func.func @three_stages(%a: index, %b: index, %c: index, %row: index) {
       }
     // CHECK: } {loop_type = #ktdf.loop_type<parallel_loop>}
     } {loop_type = #ktdf.loop_type<parallel_loop>}
-  // CHECK: } {loop_type = #ktdf.loop_type<sequential_loop>}
-  } {loop_type = #ktdf.loop_type<sequential_loop>}
+  // CHECK: } {loop_type = #ktdf.loop_type<reduction_loop>}
+  } {loop_type = #ktdf.loop_type<reduction_loop>}
   return
 }
 
