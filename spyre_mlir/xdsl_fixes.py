@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpKind, AffineConstantExpr, AffineExpr
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, SingleBlockImplicitTerminator
@@ -346,3 +346,44 @@ def _isolated_from_above_verify(self: IsolatedFromAbove, op: Operation) -> None:
 
 
 IsolatedFromAbove.verify = _isolated_from_above_verify
+
+
+# An op in custom form that no dialect defines: MLIR's error, at the op name
+# (`custom op 'ktdf.foo' is unknown`, or, when its dialect is not loaded,
+# "Dialect `foo' not found for custom op 'foo.bar'"). xDSL reported it after
+# the name: "Operation foo.bar is not registered", or, with unregistered ops
+# allowed, "Operation builtin.unregistered does not have a custom format."
+_get_op_by_name = Parser._get_op_by_name  # pyright: ignore[reportPrivateUsage]
+
+
+def _custom_op_name_span(self: Parser, name: str) -> tuple[int, int] | None:
+    """Where the bare op name `name` just read ends the text, if it was read
+    bare (the custom form), not quoted (the generic form)."""
+    text = self.lexer.input.content
+    end = len(text[: self.pos].rstrip())
+    start = end - len(name)
+    if start < 0 or text[start:end] != name or text[end : end + 1] == '"':
+        return None
+    return start, end
+
+
+def _get_op_by_name_as_mlir(self: Parser, name: str) -> type[Operation]:
+    from xdsl.dialects.builtin import UnregisteredOp
+
+    span = _custom_op_name_span(self, name)
+    if span is None:
+        return _get_op_by_name(self, name)
+    op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)  # pyright: ignore[reportPrivateUsage]
+    if op_type is not None and not issubclass(op_type, UnregisteredOp):
+        return op_type
+    if "." in name:
+        dialect = name.split(".", 1)[0]
+        if dialect not in self.ctx.registered_dialect_names:
+            self.raise_error(f"Dialect `{dialect}' not found for custom op '{name}' ", *span)  # sic, MLIR's space
+        self.raise_error(f"custom op '{name}' is unknown", *span)
+    # A name without a dialect is looked up in the enclosing op's default dialect too.
+    default = self._parser_state.dialect_stack[-1]  # pyright: ignore[reportPrivateUsage]
+    self.raise_error(f"custom op '{name}' is unknown (tried '{default}.{name}' as well)", *span)
+
+
+Parser._get_op_by_name = _get_op_by_name_as_mlir  # pyright: ignore[reportPrivateUsage]

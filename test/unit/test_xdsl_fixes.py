@@ -312,3 +312,33 @@ def test_use_from_above_an_isolated_op_is_still_a_located_error():
     d = info.value.diagnostic
     assert (d.location.line, d.location.col) == (4, 9)
     assert d.message.startswith("'func.func' op Operation using value defined out of its IsolatedFromAbove parent: ")
+
+
+# What iree-opt (upstream MLIR) says for each, with or without --allow-unregistered-dialect.
+UNKNOWN_CUSTOM_OPS = [
+    ("%0 = arith.foo {a = 1} : index", "custom op 'arith.foo' is unknown"),
+    ("%0 = foo {a = 1} : index", "custom op 'foo' is unknown (tried 'func.foo' as well)"),
+    ("%0 = foo.bar {a = 1} : index", "Dialect `foo' not found for custom op 'foo.bar'"),
+]
+
+
+@pytest.mark.parametrize("allow_unregistered", [False, True])
+@pytest.mark.parametrize("line,message", UNKNOWN_CUSTOM_OPS)
+def test_an_unknown_op_in_custom_form_is_mlirs_error_at_its_name(line, message, allow_unregistered):
+    """xDSL said "Operation builtin.unregistered does not have a custom format." (with
+    unregistered ops allowed) or "Operation foo.bar is not registered", after the name."""
+    from spyre_mlir import ir
+
+    src = "func.func @f() {\n  " + line + "\n  return\n}\n"
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        ir.parse_module(src, "<string>", ir.make_context(allow_unregistered=allow_unregistered))
+    d = info.value.diagnostic
+    assert (d.message.strip(), d.location.line, d.location.col) == (message, 2, 8)
+
+
+def test_an_unregistered_op_in_generic_form_still_reads():
+    from spyre_mlir import ir
+
+    src = 'func.func @f() {\n  %0 = "foo.bar"() {a = 1} : () -> index\n  return\n}\n'
+    module = ir.parse_module(src, "<string>", ir.make_context(allow_unregistered=True))
+    assert '"foo.bar"() {a = 1 : i64} : () -> index' in ir.print_ir(module)
