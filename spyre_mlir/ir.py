@@ -114,7 +114,7 @@ SPYRE_DIALECTS: dict[str, Callable[[], Dialect]] = {
 }
 """Our dialects, by name. Upstream dialects come from xDSL."""
 
-LOWERING_DIALECTS = frozenset({"ktdf_lowering", "dataflow", "symbol", "uniform", "agen", "vectorchain", "spyreop"})
+LOWERING_DIALECTS = frozenset({"ktdf_lowering", "dataflow", "symbol", "uniform", "agen", "vectorchain"})
 """dataflow-scheduler's dialects below the schedule IR: read, verified and
 printed back, never executed (the interpreter names the op it cannot run)."""
 
