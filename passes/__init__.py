@@ -44,6 +44,7 @@ SPYRE_PASSES: dict[str, str] = {
     "ktdp-extract-compute-groups": "spyre_mlir.passes.frontend.ktdp_extract_compute_groups:KtdpExtractComputeGroupsPass",
     "ktdp-hbm-roundtrip": "spyre_mlir.passes.frontend.ktdp_hbm_roundtrip:KtdpHbmRoundtripPass",
     "ktdp-normalize-memory-space": "spyre_mlir.passes.frontend.ktdp_normalize_memory_space:KtdpNormalizeMemorySpacePass",
+    "ktir-legality-check": "spyre_mlir.passes.schedule.ktir_legality_check:KtirLegalityCheckPass",
     "spatial-tile": "spyre_mlir.passes.spatial.spatial_tile:SpatialTilePass",
     "spatial-place": "spyre_mlir.passes.spatial.spatial_place:SpatialPlacePass",
     "spatial-fuse-readers": "spyre_mlir.passes.spatial.spatial_fuse_readers:SpatialFuseReadersPass",

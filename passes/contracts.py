@@ -130,6 +130,8 @@ CONTRACTS: dict[str, Contract] = {
     "ktdp-hbm-roundtrip": Contract(requires=_BEFORE_GROUPING),
     "ktdp-extract-compute-groups": Contract(requires=("kernel", "grouped"), produces="grouped"),
     "ktdf-build-pipelines": Contract(requires=_GROUPS),
+    # dataflow-scheduler's gate in front of its extraction; a check, so groups may be checked too.
+    "ktir-legality-check": Contract(),
     "spyre-coarse-tile": Contract(
         requires=_GROUPS,
         before=(

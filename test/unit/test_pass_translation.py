@@ -131,6 +131,9 @@ CHAINS: dict[str, tuple[list[str], list[Kernel]]] = {
     "physicalize": (_passes("physicalize"), MARKED),
     "raise": (["spyre-raise-counted-loops"], RAISE),
     "inter-tile": (["ktdp-check-inter-tile"], INTER_TILE),
+    # Kernels V1 lowers (the others are refused: iter_args, a named op it lacks).
+    "legality": (["ktir-legality-check"], [k for k in BASE if k.id in ("example-softmax_rows", "reduce_generic",
+                                                                       "softmax_small", "vector_add_ktir")]),
 }
 """Chain name -> (its passes in order, the kernels it runs on)."""
 
@@ -155,6 +158,7 @@ CHANGES: dict[str, set[str] | str] = {
     "spyre-unroll-loops": {"scalar_broadcast", "vector_add_ktir", "tiling/seed000_add_mul"},
     "spatial-verify": ALL,  # the phase becomes `verified`, with a certificate
     "ktdp-check-inter-tile": set(),  # a check: changes no IR by design
+    "ktir-legality-check": set(),  # a check: changes no IR by design
 }
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
