@@ -20,8 +20,9 @@ semantics, choices and errors: docs/ktdf.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence, Set as AbstractSet
-from typing import ClassVar
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from typing import ClassVar, NamedTuple
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -32,11 +33,16 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     MemRefType,
-    ShapedType,
     StringAttr,
     TensorType,
     i32,
     i64,
+)
+from xdsl.dialects.utils.dynamic_index_list import (
+    get_dynamic_index_list,
+    parse_dynamic_index_list_without_types,
+    print_dynamic_index_list,
+    split_dynamic_index_list,
 )
 from xdsl.ir import (
     Attribute,
@@ -85,7 +91,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from spyre_mlir.diagnostics import NotedRegionVerifyException, NotedVerifyException
+from spyre_mlir.diagnostics import NotedRegionVerifyException
 from spyre_mlir.dialects.format_helpers import (
     SSAAffineSpace,
     parse_kind,
@@ -285,11 +291,6 @@ def enclosing_stage(op: Operation) -> StageOp | None:
     while parent is not None and not isinstance(parent, StageOp):
         parent = parent.parent_op()
     return parent
-
-
-def _require_stage_ancestor(op: Operation) -> None:
-    if op.parent_op() is not None and enclosing_stage(op) is None:
-        raise VerifyException("expects ancestor op 'ktdf.stage'")
 
 
 def stages_of(pipeline: PipelineOp) -> list[StageOp]:
@@ -518,7 +519,6 @@ class FifoAllocateOp(IRDLOperation):
 
     dynamic_sizes = var_operand_def(IndexType)
     slots = var_result_def(FifoSlotType)
-    traits = lazy_traits_def(lambda: (HasParent(PrivateOp),))
 
     def __init__(self, slot_types: Sequence[FifoSlotType], dynamic_sizes: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[list(dynamic_sizes)], result_types=[list(slot_types)])
@@ -545,8 +545,6 @@ class FifoAllocateOp(IRDLOperation):
         printer.print_list(self.result_types, printer.print_attribute)
 
     def verify_(self) -> None:
-        if not self.results:
-            raise VerifyException("expects at least one FIFO slot result")
         dynamic = sum(1 for t in self.result_types if isinstance(t, FifoSlotType) and t.count is None)
         if len(self.dynamic_sizes) != dynamic:
             raise VerifyException(
@@ -557,16 +555,33 @@ class FifoAllocateOp(IRDLOperation):
 
 @irdl_op_definition
 class CreateTokenOp(IRDLOperation):
-    """`ktdf.create_token : !ktdf.token`. Not `Pure`: two tokens are never one
-    (upstream gives it a unique property for the same reason)."""
+    """`ktdf.create_token : !ktdf.token`. Two tokens are never one: upstream makes
+    it `Pure` with a `unique_id` property; here it allocates its result
+    (`FreshValueEffect`), so CSE keeps both and DCE drops an unused one. The
+    `unique_id` (an index) is read and kept; the custom form leaves it out,
+    as upstream's does."""
 
     name = "ktdf.create_token"
 
+    unique_id = opt_prop_def(IntegerAttr)
     result = result_def(TokenType)
-    assembly_format = "attr-dict `:` type($result)"
+    traits = lazy_traits_def(lambda: (FreshValueEffect(),))
 
     def __init__(self):
         super().__init__(result_types=[TokenType()])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CreateTokenOp:
+        props, attrs, result_type = _parse_attr_dict_colon_type(parser, cls)
+        return cls.create(properties=props, attributes=attrs, result_types=[result_type])
+
+    def print(self, printer: Printer) -> None:
+        print_attrs_sorted(printer, self, {"unique_id"})
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _verify_unique_id(self)
 
 
 def _token_source_ok(token: SSAValue) -> bool:
@@ -651,14 +666,6 @@ class StageOp(IRDLOperation):
                     f"operand #{i} must be variadic of KTDF token type for dataflow synchronization, "
                     f"but got '{value.type}'"
                 )
-        if self.applicable_units is not None and not all(
-            isinstance(u, StringAttr) for u in self.applicable_units.data
-        ):
-            raise VerifyException("'applicable_units' must be an array of strings (unit names)")
-        if not self.depends_out:
-            raise VerifyException(
-                "expects at least one 'depends_out' token: a stage signals the stages that depend on it"
-            )
         for what, tokens in (("depends_in", self.depends_in), ("depends_out", self.depends_out)):
             for token in tokens:
                 if not _token_source_ok(token):
@@ -666,66 +673,20 @@ class StageOp(IRDLOperation):
                         f"{what} operand must originate from ktdf.create_token or ktdf.private operation "
                         "yielding a token created by ktdf.create_token"
                     )
-            seen: set[SSAValue] = set()
-            for token in tokens:
-                if token in seen:
-                    raise VerifyException(f"{what} lists token {describe_value(token)} twice")
-                seen.add(token)
-        pipeline = self.parent_op()
-        if not isinstance(pipeline, PipelineOp):
-            return  # HasParent reports it
-        stages = stages_of(pipeline)
-        index = {id(s): k for k, s in enumerate(stages)}
-        k = index[id(self)]
-        self._verify_tokens(pipeline, index, k)
-        _verify_stage_slots(self)  # on leaving the stage: RegionVerifyExceptions
-
-    def _verify_tokens(self, pipeline: PipelineOp, index: dict[int, int], k: int) -> None:
-        def signalers(token: SSAValue) -> list[StageOp]:
-            found = []
-            for use in token.uses:
-                stage = use.operation
-                if isinstance(stage, StageOp) and stage.parent_op() is pipeline and use.index >= len(stage.depends_in):
-                    found.append(stage)
-            return sorted(dict.fromkeys(found), key=lambda s: index[id(s)])
-
-        for token in self.depends_out:
-            for other in signalers(token):
-                j = index[id(other)]
-                if j < k:
-                    raise NotedVerifyException(
-                        f"stage #{k} signals token {describe_value(token)}, which stage #{j} signals already: "
-                        "a token is signaled (depends_out) by exactly one stage of a pipeline",
-                        (other, f"stage #{j} signals it here"),
-                    )
-        for token in self.depends_in:
-            found = signalers(token)
-            if not found:
-                raise VerifyException(
-                    f"stage #{k} waits for token {describe_value(token)} that no stage of the pipeline signals"
-                )
-            j = index[id(found[0])]
-            if j == k:
-                raise VerifyException(f"stage #{k} waits for token {describe_value(token)} that it signals itself")
-            if j > k:
-                raise NotedVerifyException(
-                    f"stage #{k} waits for token {describe_value(token)} that stage #{j}, after it, signals: a stage "
-                    "comes after the stages signaling its depends_in tokens",
-                    (found[0], f"stage #{j} signals it here"),
-                )
 
 
 @irdl_op_definition
 class DataTransferOp(IRDLOperation):
-    """A tile between a memory view and a FIFO slot:
+    """Data moved between memory views and FIFO slots (memref -> memref,
+    memref -> slot, slot -> memref, as upstream allows):
 
     `ktdf.data_transfer from %view[%i, %j] size [1, 64] to %slot size [1, 64] : memref<...>, !ktdf.fifo.slot<...>`
-    `ktdf.data_transfer from %slot size [1, 64] to %view[%i, %j] size [1, 64] : !ktdf.fifo.slot<...>, memref<...>`
+    `ktdf.data_transfer from %a[%m, %n] size [1, %k] to %b[%c0] size [%k] : memref<...>, memref<...>`
 
-    The memref side is the box `[map(indices), map(indices) + size)` of the view
+    A memref side is the box `[map(indices), map(indices) + size)` of the view
     (subscripts are affine expressions of SSA values, one per dim; plain
-    indices are the identity map); the slot side names no indices, and its
-    optional `size` repeats the tile's. Exactly one side is a FIFO slot."""
+    indices are the identity map); a slot side names no indices, and its
+    optional `size` repeats the tile's. Sizes are integers or SSA values."""
 
     name = "ktdf.data_transfer"
 
@@ -749,29 +710,33 @@ class DataTransferOp(IRDLOperation):
         destination: SSAValue | Operation,
         *,
         source_indices: Sequence[SSAValue | Operation] = (),
-        source_sizes: Sequence[int] | None = None,
+        source_sizes: Sequence[int | SSAValue | Operation] | None = None,
         dest_indices: Sequence[SSAValue | Operation] = (),
-        dest_sizes: Sequence[int] | None = None,
+        dest_sizes: Sequence[int | SSAValue | Operation] | None = None,
         source_map: AffineMap | None = None,
         dest_map: AffineMap | None = None,
     ):
         """Build a transfer. A memref side takes its indices (identity map unless
-        a map is given) and static sizes; a slot side takes no indices and
-        optional sizes. See also `to_fifo` / `from_fifo`."""
+        a map is given) and sizes (integers or index values); a slot side takes
+        no indices and optional sizes. See also `to_fifo` / `from_fifo`."""
         source = SSAValue.get(source)
         destination = SSAValue.get(destination)
         props: dict[str, Attribute] = {}
-        for key, value, indices, the_map in (
-            ("source", source, source_indices, source_map),
-            ("dest", destination, dest_indices, dest_map),
+        dynamic: dict[str, list[SSAValue]] = {"source": [], "dest": []}
+        for key, value, indices, the_map, sizes in (
+            ("source", source, source_indices, source_map, source_sizes),
+            ("dest", destination, dest_indices, dest_map, dest_sizes),
         ):
-            sizes = source_sizes if key == "source" else dest_sizes
             if sizes is not None:
-                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, list(sizes))
+                mixed = [s if isinstance(s, int) else SSAValue.get(s) for s in sizes]
+                static, dynamic[key] = split_dynamic_index_list(mixed, DYNAMIC_INDEX)
+                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, static)
             if isinstance(value.type, MemRefType):
                 props[f"{key}_map"] = AffineMapAttr(the_map or AffineMap.identity(len(indices)))
         super().__init__(
-            operands=[source, list(source_indices), [], destination, list(dest_indices), []], properties=props
+            operands=[source, list(source_indices), dynamic["source"], destination, list(dest_indices),
+                      dynamic["dest"]],
+            properties=props,
         )
 
     @classmethod
@@ -790,7 +755,7 @@ class DataTransferOp(IRDLOperation):
         """`from %slot size [sizes] to %view[indices] size [sizes]`."""
         return cls(slot, view, source_sizes=sizes, dest_indices=indices, dest_sizes=sizes)
 
-    # -- syntax --------------------------------------------------------------
+    # -- syntax (upstream's custom<CellOrSlot>) -------------------------------
 
     @staticmethod
     def _parse_side(parser: Parser):
@@ -806,50 +771,47 @@ class DataTransferOp(IRDLOperation):
                 parser.parse_punctuation("]")
             amap = AffineMap(len(space.dims), len(space.syms), tuple(exprs))
             dims = space.dims + space.syms
-        sizes = None
+        sizes, static = None, None
         if parser.parse_optional_keyword("size") is not None:
-            pos = parser.pos
-            sizes = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-            )
-            if not sizes:
-                parser.raise_error("expected at least one size", pos, parser.pos)
-        return operand, amap, dims, sizes
+            sizes, static = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
+        return operand, amap, dims, sizes, static
 
     @classmethod
     def parse(cls, parser: Parser) -> DataTransferOp:
         parser.parse_keyword("from")
-        src, src_map, src_idx, src_sizes = cls._parse_side(parser)
+        src, src_map, src_idx, src_dyn, src_static = cls._parse_side(parser)
         parser.parse_keyword("to")
-        dst, dst_map, dst_idx, dst_sizes = cls._parse_side(parser)
+        dst, dst_map, dst_idx, dst_dyn, dst_static = cls._parse_side(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         src_type = parse_short_type(parser, FifoSlotType)
         parser.parse_punctuation(",")
         dst_type = parse_short_type(parser, FifoSlotType)
         props, attrs = split_props(cls, attrs)
-        for key, amap, sizes in (("source", src_map, src_sizes), ("dest", dst_map, dst_sizes)):
+        for key, amap, static in (("source", src_map, src_static), ("dest", dst_map, dst_static)):
             if amap is not None:
                 props[f"{key}_map"] = AffineMapAttr(amap)
-            if sizes is not None:
-                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, sizes)
+            if static is not None:
+                props[f"static_{key}_sizes"] = DenseArrayBase.from_list(i64, list(static))
         idx = IndexType()
+        src_dyn, dst_dyn = list(src_dyn or ()), list(dst_dyn or ())
         op = cls.create(
             operands=[
                 parser.resolve_operand(src, src_type),
-                *[parser.resolve_operand(o, idx) for o in src_idx],
+                *[parser.resolve_operand(o, idx) for o in (*src_idx, *src_dyn)],
                 parser.resolve_operand(dst, dst_type),
-                *[parser.resolve_operand(o, idx) for o in dst_idx],
+                *[parser.resolve_operand(o, idx) for o in (*dst_idx, *dst_dyn)],
             ],
             properties=props,
             attributes=attrs,
         )
         op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(
-            i32, [1, len(src_idx), 0, 1, len(dst_idx), 0]
+            i32, [1, len(src_idx), len(src_dyn), 1, len(dst_idx), len(dst_dyn)]
         )
         return op
 
-    def _print_side(self, printer: Printer, value: SSAValue, indices, amap, sizes) -> None:
+    @staticmethod
+    def _print_side(printer: Printer, value: SSAValue, indices, amap, dynamic_sizes, static_sizes) -> None:
         printer.print_ssa_value(value)
         if amap is not None:
             m = amap.data
@@ -860,14 +822,17 @@ class DataTransferOp(IRDLOperation):
                     printer.print_string(", ")
                 print_ssa_expr(printer, r, dims, syms)
             printer.print_string("]")
-        if sizes is not None:
-            printer.print_string(" size [" + ", ".join(str(s) for s in sizes.get_values()) + "]")
+        if static_sizes is not None:
+            printer.print_string(" size ")
+            print_dynamic_index_list(printer, DYNAMIC_INDEX, dynamic_sizes, static_sizes.get_values())
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" from ")
-        self._print_side(printer, self.source, self.source_indices, self.source_map, self.static_source_sizes)
+        self._print_side(printer, self.source, self.source_indices, self.source_map, self.source_sizes,
+                         self.static_source_sizes)
         printer.print_string(" to ")
-        self._print_side(printer, self.destination, self.dest_indices, self.dest_map, self.static_dest_sizes)
+        self._print_side(printer, self.destination, self.dest_indices, self.dest_map, self.dest_sizes,
+                         self.static_dest_sizes)
         print_attrs_sorted(
             printer,
             self,
@@ -881,12 +846,33 @@ class DataTransferOp(IRDLOperation):
     # -- accessors -----------------------------------------------------------
 
     @property
-    def to_slot(self) -> bool:
-        """Whether this transfer writes a FIFO slot (memory -> FIFO)."""
+    def source_is_fifo(self) -> bool:
+        return isinstance(self.source.type, FifoSlotType)
+
+    @property
+    def dest_is_fifo(self) -> bool:
         return isinstance(self.destination.type, FifoSlotType)
 
+    @property
+    def to_slot(self) -> bool:
+        """Whether this transfer writes a FIFO slot (memory -> FIFO)."""
+        return self.dest_is_fifo
+
+    def mixed_source_sizes(self) -> list[int | SSAValue] | None:
+        """The source sizes, integers and SSA values in order; None when not given."""
+        if self.static_source_sizes is None:
+            return None
+        return get_dynamic_index_list(self.static_source_sizes.get_values(), self.source_sizes, DYNAMIC_INDEX)
+
+    def mixed_dest_sizes(self) -> list[int | SSAValue] | None:
+        """The destination sizes, integers and SSA values in order; None when not given."""
+        if self.static_dest_sizes is None:
+            return None
+        return get_dynamic_index_list(self.static_dest_sizes.get_values(), self.dest_sizes, DYNAMIC_INDEX)
+
     def memref_side(self) -> tuple[SSAValue, Sequence[SSAValue], AffineMap, tuple[int, ...]]:
-        """(view, indices, map, sizes) of the memref side (after verification)."""
+        """(view, indices, map, static sizes) of the memref side of a transfer to
+        or from a slot (after verification; a dynamic size is DYNAMIC_INDEX)."""
         if self.to_slot:
             view, indices, amap, sizes = self.source, self.source_indices, self.source_map, self.static_source_sizes
         else:
@@ -897,7 +883,7 @@ class DataTransferOp(IRDLOperation):
     def slot(self) -> SSAValue:
         return self.destination if self.to_slot else self.source
 
-    # -- verifier ------------------------------------------------------------
+    # -- verifier (upstream's rules, in its order) -----------------------------
 
     def verify_(self) -> None:
         src_t, dst_t = self.source.type, self.destination.type
@@ -908,20 +894,14 @@ class DataTransferOp(IRDLOperation):
                     f"operand #{i} must be memref of any type values or KTDF FIFO slot type for dataflow buffering, "
                     f"but got '{t}'"
                 )
-        slots = sum(isinstance(t, FifoSlotType) for t in (src_t, dst_t))
-        if slots != 1:
-            got = "two memrefs" if slots == 0 else "two FIFO slots"
-            raise VerifyException(f"expects exactly one of source and destination to be a FIFO slot, got {got}")
+        if _element_type(src_t) != _element_type(dst_t):
+            raise VerifyException("failed to verify that all of {source, destination} have same element type")
         sides = (
             ("source", src_t, self.source_map, self.source_indices, self.source_sizes, self.static_source_sizes),
             ("dest", dst_t, self.dest_map, self.dest_indices, self.dest_sizes, self.static_dest_sizes),
         )
-        for side, t, amap, indices, dynamic, static in sides:
-            if dynamic or (static is not None and any(s == DYNAMIC_INDEX for s in static.get_values())):
-                raise VerifyException(f"dynamic {side} sizes are not supported: the sizes of a transfer are static")
-            sizes = static.get_values() if static is not None else None
-            if sizes is not None and any(s <= 0 for s in sizes):
-                raise VerifyException(f"{side} sizes must be positive, got {_fmt_shape(sizes)}")
+        for side, t, amap, indices, _, static in sides:
+            sizes = static.get_values() if static is not None else ()
             if isinstance(t, MemRefType):
                 if amap is None:
                     raise VerifyException(f"{side}_map must be present when {side} is a memref")
@@ -935,50 +915,47 @@ class DataTransferOp(IRDLOperation):
                     raise VerifyException(
                         f"{side}_indices count ({len(indices)}) must match {side}_map dim count ({m.num_dims})"
                     )
-                if sizes is None or len(sizes) != rank:
-                    n = 0 if sizes is None else len(sizes)
-                    raise VerifyException(f"{side} size count ({n}) must match memref rank ({rank})")
+                if len(sizes) != rank:
+                    raise VerifyException(f"{side} size count ({len(sizes)}) must match memref rank ({rank})")
             else:
                 if amap is not None:
                     raise VerifyException(f"{side}_map must be absent for fifo {side}")
                 if indices:
                     raise VerifyException(f"FIFO slot {side} cannot have indices specified")
-        if _element_type(src_t) != _element_type(dst_t):
-            raise VerifyException("failed to verify that all of {source, destination} have same element type")
-        slot_t = src_t if isinstance(src_t, FifoSlotType) else dst_t
-        assert isinstance(slot_t, FifoSlotType)
-        if slot_t.count is not None:
-            for side, _, _, _, _, static in sides:
-                if static is None:
-                    continue
-                sizes = static.get_values()
-                n = math.prod(sizes)
-                if n != slot_t.count:
-                    raise VerifyException(
-                        f"{side} size {_fmt_shape(sizes)} moves {n} elements but the FIFO slot holds {slot_t.count}: "
-                        "a transfer fills or drains its slot exactly"
-                    )
-        _require_stage_ancestor(self)
+        for side, _, _, _, dynamic, static in sides:
+            if static is None:
+                continue
+            markers = sum(1 for s in static.get_values() if s == DYNAMIC_INDEX)
+            if len(dynamic) != markers:
+                raise VerifyException(
+                    f"number of dynamic {side} sizes ({len(dynamic)}) must match number of dynamic entries in "
+                    f"static_{side}_sizes ({markers})"
+                )
 
 
-def _check_fifo_tensor(op: Operation, slot_type: Attribute, tensor_type: Attribute, what: str, names: str) -> None:
-    if not isinstance(tensor_type, TensorType):
-        raise VerifyException(f"{what} must be ranked tensor of any type values, but got '{tensor_type}'")
-    assert isinstance(slot_type, FifoSlotType)
-    if slot_type.element_type != tensor_type.get_element_type():
-        raise VerifyException(f"failed to verify that all of {{{names}}} have same element type")
-    n = _elements(tensor_type.get_shape())
-    if n is not None and slot_type.count is not None and n != slot_type.count:
+def _check_fifo_data(slot_type: Attribute, data_type: Attribute, what: str, names: str) -> None:
+    """Upstream's rules of `read_from_fifo` / `write_to_fifo`: a ranked tensor or a
+    memref of the slot's element type, static exactly when the slot is, with
+    as many elements as the slot holds."""
+    if not isinstance(data_type, TensorType | MemRefType):
         raise VerifyException(
-            f"{what} {tensor_type} has {n} elements but the FIFO slot holds {slot_type.count}: a slot holds one tile"
+            f"{what} must be ranked tensor of any type values or memref of any type values, but got '{data_type}'"
         )
-    _require_stage_ancestor(op)
+    assert isinstance(slot_type, FifoSlotType)
+    if slot_type.element_type != data_type.get_element_type():
+        raise VerifyException(f"failed to verify that all of {{{names}}} have same element type")
+    n = _elements(data_type.get_shape())
+    if (slot_type.count is None) != (n is None):
+        raise VerifyException("FIFO slot and data must both be dynamic or both be static")
+    if n is not None and n != slot_type.count:
+        raise VerifyException(f"data total elements ({n}) must match FIFO slot size ({slot_type.count})")
 
 
 @irdl_op_definition
 class ReadFromFifoOp(IRDLOperation):
     """`%t = ktdf.read_from_fifo %slot : <"SRC" -> "DST", NxT> -> tensor<...xT>`:
-    take the tile out of the slot (the slot is empty afterwards)."""
+    take the tile out of the slot (the slot is empty afterwards). A memref
+    result is a buffer of the read data, alive in the op's region only."""
 
     name = "ktdf.read_from_fifo"
 
@@ -997,13 +974,13 @@ class ReadFromFifoOp(IRDLOperation):
         print_value_from(printer, self, self.fifo_slot, self.result, short=True)
 
     def verify_(self) -> None:
-        _check_fifo_tensor(self, self.fifo_slot.type, self.result.type, "result", "fifo_slot, result")
+        _check_fifo_data(self.fifo_slot.type, self.result.type, "result #0", "fifo_slot, result")
 
 
 @irdl_op_definition
 class WriteToFifoOp(IRDLOperation):
     """`ktdf.write_to_fifo %t, %slot : tensor<...xT>, <"SRC" -> "DST", NxT>`:
-    put a tile into the (empty) slot."""
+    put a tile (a tensor, or the contents of a memref) into the (empty) slot."""
 
     name = "ktdf.write_to_fifo"
 
@@ -1022,7 +999,7 @@ class WriteToFifoOp(IRDLOperation):
         print_value_into(printer, self, self.data, self.fifo_slot, short=True)
 
     def verify_(self) -> None:
-        _check_fifo_tensor(self, self.fifo_slot.type, self.data.type, "data", "data, fifo_slot")
+        _check_fifo_data(self.fifo_slot.type, self.data.type, "operand #0", "data, fifo_slot")
 
 
 # ===========================================================================
@@ -1596,21 +1573,98 @@ class OpaqueOp(IRDLOperation):
 
 
 # ===========================================================================
-# The FIFO slot rules of a stage (need the verified body: checked on leaving)
+# Schedule rules: what a well-formed schedule keeps, which upstream's
+# verifiers do not check (its passes assume them). Not verifier rules: their
+# valid IR breaks some mid-transformation (a slot written in one pipeline
+# and read in another, a transfer hoisted out of its stage), so
+# `ktdf-check-schedule` reports them as warnings.
 # ===========================================================================
 
 
-def _verify_stage_slots(stage: StageOp) -> None:
+class ScheduleProblem(NamedTuple):
+    """A broken schedule rule at `op`, with notes at other ops."""
+
+    op: Operation
+    message: str
+    notes: tuple[tuple[Operation, str], ...] = ()
+
+
+def schedule_problems(root: Operation) -> Iterator[ScheduleProblem]:
+    """The broken schedule rules in `root` (docs/ktdf.md, "Schedule rules"), in
+    IR order: per stage its tokens and FIFO slots; per transfer, read and write
+    its stage and element counts."""
+    for op in root.walk():
+        if isinstance(op, StageOp) and isinstance(op.parent_op(), PipelineOp):
+            yield from _token_problems(op)
+            yield from _slot_problems(op)
+        elif isinstance(op, DataTransferOp | ReadFromFifoOp | WriteToFifoOp):
+            if enclosing_stage(op) is None:
+                yield ScheduleProblem(op, f"'{op.name}' outside a 'ktdf.stage': it belongs to no step of a pipeline")
+            if isinstance(op, DataTransferOp):
+                yield from _transfer_count_problems(op)
+
+
+def _stage_index(stage: StageOp) -> tuple[PipelineOp, dict[int, int], int]:
+    pipeline = stage.parent_op()
+    assert isinstance(pipeline, PipelineOp)
+    index = {id(s): k for k, s in enumerate(stages_of(pipeline))}
+    return pipeline, index, index[id(stage)]
+
+
+def _token_problems(stage: StageOp) -> Iterator[ScheduleProblem]:
+    """A token is signaled (depends_out) by exactly one stage of a pipeline and
+    awaited only by stages after it; a stage lists a token once."""
+    pipeline, index, k = _stage_index(stage)
+
+    def signalers(token: SSAValue) -> list[StageOp]:
+        found = []
+        for use in token.uses:
+            other = use.operation
+            if isinstance(other, StageOp) and other.parent_op() is pipeline and use.index >= len(other.depends_in):
+                found.append(other)
+        return sorted(dict.fromkeys(found), key=lambda s: index[id(s)])
+
+    for what, tokens in (("depends_in", stage.depends_in), ("depends_out", stage.depends_out)):
+        seen: set[SSAValue] = set()
+        for token in tokens:
+            if token in seen:
+                yield ScheduleProblem(stage, f"{what} lists token {describe_value(token)} twice")
+            seen.add(token)
+    for token in dict.fromkeys(stage.depends_out):
+        earlier = [o for o in signalers(token) if index[id(o)] < k]
+        if earlier:
+            j = index[id(earlier[0])]
+            yield ScheduleProblem(
+                stage,
+                f"stage #{k} signals token {describe_value(token)}, which stage #{j} signals already: "
+                "a token is signaled (depends_out) by exactly one stage of a pipeline",
+                ((earlier[0], f"stage #{j} signals it here"),),
+            )
+    for token in dict.fromkeys(stage.depends_in):
+        found = signalers(token)
+        if not found:
+            yield ScheduleProblem(
+                stage, f"stage #{k} waits for token {describe_value(token)} that no stage of the pipeline signals"
+            )
+            continue
+        j = index[id(found[0])]
+        if j == k:
+            yield ScheduleProblem(stage, f"stage #{k} waits for token {describe_value(token)} that it signals itself")
+        elif j > k:
+            yield ScheduleProblem(
+                stage,
+                f"stage #{k} waits for token {describe_value(token)} that stage #{j}, after it, signals: a stage "
+                "comes after the stages signaling its depends_in tokens",
+                ((found[0], f"stage #{j} signals it here"),),
+            )
+
+
+def _slot_problems(stage: StageOp) -> Iterator[ScheduleProblem]:
     """A slot is written by exactly one stage of its pipeline and read by exactly
     one later stage. Each violation is reported once, at the stage that
     completes it (the later of two writers or readers; the reader of a slot
     written later or never; the writer of a slot nobody reads)."""
-    pipeline = stage.parent_op()
-    if not isinstance(pipeline, PipelineOp):
-        return
-    stages = stages_of(pipeline)
-    index = {id(s): k for k, s in enumerate(stages)}
-    k = index[id(stage)]
+    pipeline, index, k = _stage_index(stage)
     mine: dict[SSAValue, set[str]] = {}
     for op in stage.body.walk():
         if enclosing_stage(op) is not stage:
@@ -1630,35 +1684,57 @@ def _verify_stage_slots(stage: StageOp) -> None:
             earlier = [j for j in writers if j < k]
             if earlier:
                 j = min(earlier)
-                raise NotedRegionVerifyException(
+                yield ScheduleProblem(
+                    stage,
                     f"stage #{k} writes FIFO slot {name}, which stage #{j} writes already: a slot is written by "
                     "exactly one stage",
-                    (writers[j], f"stage #{j} writes it here"),
+                    ((writers[j], f"stage #{j} writes it here"),),
                 )
-            if not readers:
-                raise NotedRegionVerifyException(f"stage #{k} writes FIFO slot {name} that no stage reads")
+            elif not readers:
+                yield ScheduleProblem(stage, f"stage #{k} writes FIFO slot {name} that no stage reads")
         if "read" in roles:
             earlier = [j for j in readers if j < k]
             if earlier:
                 j = min(earlier)
-                raise NotedRegionVerifyException(
+                yield ScheduleProblem(
+                    stage,
                     f"stage #{k} reads FIFO slot {name}, which stage #{j} reads already: a slot is read by exactly "
                     "one stage",
-                    (readers[j], f"stage #{j} reads it here"),
+                    ((readers[j], f"stage #{j} reads it here"),),
                 )
-            if not writers:
-                raise NotedRegionVerifyException(f"stage #{k} reads FIFO slot {name} that no stage writes")
-            j = min(writers)
-            if j == k:
-                raise NotedRegionVerifyException(
+            elif not writers:
+                yield ScheduleProblem(stage, f"stage #{k} reads FIFO slot {name} that no stage writes")
+            elif (j := min(writers)) == k:
+                yield ScheduleProblem(
+                    stage,
                     f"stage #{k} reads FIFO slot {name} that it writes itself: a slot is read by a later stage than "
-                    "the one writing it"
+                    "the one writing it",
                 )
-            if j > k:
-                raise NotedRegionVerifyException(
+            elif j > k:
+                yield ScheduleProblem(
+                    stage,
                     f"stage #{k} reads FIFO slot {name} that stage #{j}, after it, writes: a slot is read by a later "
                     "stage than the one writing it",
-                    (writers[j], f"stage #{j} writes it here"),
+                    ((writers[j], f"stage #{j} writes it here"),),
+                )
+
+
+def _transfer_count_problems(op: DataTransferOp) -> Iterator[ScheduleProblem]:
+    """A transfer to or from a slot of static size fills or drains it exactly."""
+    for slot in (op.source, op.destination):
+        slot_t = slot.type
+        if not isinstance(slot_t, FifoSlotType) or slot_t.count is None:
+            continue
+        for side, static in (("source", op.static_source_sizes), ("dest", op.static_dest_sizes)):
+            if static is None or any(s == DYNAMIC_INDEX for s in static.get_values()):
+                continue
+            sizes = static.get_values()
+            n = math.prod(sizes)
+            if n != slot_t.count:
+                yield ScheduleProblem(
+                    op,
+                    f"{side} size {_fmt_shape(sizes)} moves {n} elements but the FIFO slot holds {slot_t.count}: "
+                    "a transfer fills or drains its slot exactly",
                 )
 
 

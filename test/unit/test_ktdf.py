@@ -400,8 +400,9 @@ def test_slots_of_a_fifo_go_round_in_order():
     assert d.location.line == _line_of(text, "ktdf.data_transfer from %B")
 
 
-def test_a_tile_of_the_wrong_size_is_a_located_shape_error():
-    """The tensor's shape is only known at run time (tensor<?x64xf16>)."""
+def test_a_tile_of_unknown_size_into_a_static_slot_is_upstreams_verifier_error():
+    """A tensor whose shape is known only at run time (tensor<?x64xf16>) does not
+    go into a slot of static size: upstream's verifier says so, at the write."""
     add = ADD.replace("%s = arith.addf %x, %y : tensor<1x64xf16>",
                       "%s0 = arith.addf %x, %y : tensor<1x64xf16>\n"
                       "        %two = tensor.concat dim(0) %s0, %s0 : (tensor<1x64xf16>, tensor<1x64xf16>) -> tensor<2x64xf16>\n"
@@ -409,9 +410,7 @@ def test_a_tile_of_the_wrong_size_is_a_located_shape_error():
     add = add.replace("ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>", "ktdf.write_to_fifo %s, %p#2 : tensor<?x64xf16>")
     text = kernel(LOAD + add + STORE)
     d = _error(text).diagnostic
-    assert d.message == (
-        "stage #1 writes a 2x64 tile (128 elements) into FIFO slot %p#2 of 64 elements: a slot holds one tile"
-    )
+    assert d.message == "'ktdf.write_to_fifo' op FIFO slot and data must both be dynamic or both be static"
     assert d.location.line == _line_of(text, "ktdf.write_to_fifo")
 
 
