@@ -236,11 +236,32 @@ class DebugNameOpInterface(OpTrait):
             op.properties["dbgName"] = StringAttr(name)
 
 
+def sorted_attr_dict(cls: type[IRDLOperation]) -> type[IRDLOperation]:
+    """An op whose declarative format prints its `attr-dict` sorted by name, as
+    MLIR prints an attribute dictionary (xDSL's prints the attributes, then the
+    properties). Apply above `@irdl_op_definition`."""
+    format_print = cls.print
+
+    def print_sorted(self: IRDLOperation, printer: Printer) -> None:
+        print_dict = printer.print_op_attributes
+        printer.print_op_attributes = (  # pyright: ignore[reportAttributeAccessIssue]
+            lambda attributes, **options: print_dict(dict(sorted(attributes.items())), **options)
+        )
+        try:
+            format_print(self, printer)
+        finally:
+            del printer.print_op_attributes
+
+    cls.print = print_sorted  # pyright: ignore[reportAttributeAccessIssue]
+    return cls
+
+
 # ===========================================================================
 # Units, programs and groups
 # ===========================================================================
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class GetUnitOp(IRDLOperation):
     """`%u = dataflow.get_unit {core = 0, corelet = 0, name = "L1-LU", type = "L1LU"} : index`:
@@ -272,6 +293,7 @@ class GetUnitOp(IRDLOperation):
             raise VerifyException("expects at least one result (the unit handle)")
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class GetLocalUnitOp(IRDLOperation):
     """`%u = dataflow.get_local_unit %id {name = "L1-LU"} : index`: the handle of a
@@ -374,6 +396,7 @@ class ProgramUnitOp(IRDLOperation):
         printer.print_region(self.region, print_entry_block_args=False, print_block_terminators=print_terminator)
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class CreateGroupOp(IRDLOperation):
     """`%g = dataflow.create_group(%u0, %u1 : index, index) : index`: one handle
@@ -387,6 +410,7 @@ class CreateGroupOp(IRDLOperation):
     assembly_format = "`(` ($unit_ids^ `:` type($unit_ids))? `)` attr-dict `:` type($group_id)"
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class CreateMulticastGroupOp(IRDLOperation):
     """`%g = dataflow.create_multicast_group(%producer -> (%c0, %c1)) {count = 0 : i32,
@@ -416,6 +440,7 @@ class CreateMulticastGroupOp(IRDLOperation):
 # ===========================================================================
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class SyncSendOp(IRDLOperation):
     """`dataflow.sync_send %to {wait_immediately_for_async_transfers = false} : index`:
@@ -431,6 +456,7 @@ class SyncSendOp(IRDLOperation):
     assembly_format = "$to_unit attr-dict `:` type($to_unit)"
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class SyncRecvOp(IRDLOperation):
     """`dataflow.sync_recv %from : index`: waits for a signal from unit `%from`."""
@@ -444,6 +470,7 @@ class SyncRecvOp(IRDLOperation):
     assembly_format = "$from_unit attr-dict `:` type($from_unit)"
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class ImplicitSyncOnStreamingBufferOp(IRDLOperation):
     """`dataflow.implicit_sync_on_streaming_buffer %view, %dst, %size : memref<4xi8>, index, index`:
@@ -463,6 +490,7 @@ class ImplicitSyncOnStreamingBufferOp(IRDLOperation):
     )
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class GetLogicalMemoryViewOp(IRDLOperation):
     """`%v = dataflow.get_logical_memory_view %mem, %start {layout_map = affine_map<(i, j) -> (i + j * 8)>}
@@ -579,6 +607,7 @@ class GetPagedLogicalMemoryViewOp(IRDLOperation):
                 raise VerifyException("idx_set should be hyper rectangular")
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class SendOp(IRDLOperation):
     """`dataflow.send %to, %data {dir = #dataflow<direction Clockwise>} : vector<128xi8>`:
@@ -595,6 +624,7 @@ class SendOp(IRDLOperation):
     assembly_format = "$to_unit `,` $send_data attr-dict `:` type($send_data)"
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class ReceiveOp(IRDLOperation):
     """`%data = dataflow.receive %from : vector<128xi8>`: receives a vector from unit `%from`."""
@@ -609,6 +639,7 @@ class ReceiveOp(IRDLOperation):
     assembly_format = "$from_unit attr-dict `:` type($data)"
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class OpaqueOp(IRDLOperation):
     """`dataflow.opaque {func_name = "reciprocal", parameter_dictionary = {...},

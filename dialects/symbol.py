@@ -32,6 +32,7 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, IsolatedFromAbove, MemoryWriteEffect, NoMemoryEffect, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
+from spyre_mlir.dialects.dataflow import sorted_attr_dict
 from spyre_mlir.dialects.format_helpers import print_attrs_sorted, split_props
 
 LOOP_LIKE_OPS = frozenset(
@@ -102,6 +103,7 @@ def print_map_key(printer: Printer, map_handle: SSAValue, key: SSAValue) -> None
     printer.print_string(")")
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class CreateSymbolOp(IRDLOperation):
     """`%s = symbol.create_symbol : index`: a fresh symbolic index."""
@@ -116,6 +118,7 @@ class CreateSymbolOp(IRDLOperation):
         super().__init__(result_types=[IndexType()])
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class CreateIdOp(IRDLOperation):
     """`symbol.create_id %value {symbol_id = -100 : si64} : T`: tags a value of any
@@ -179,8 +182,7 @@ class SymbolImmutableMappingOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        if len(self.keys) != len(self.values):
-            raise VerifyException("Mismatching keys/values sizes in SymbolImmutableMapping")
+        # Upstream's first check (as many keys as values) is SameVariadicOperandSize's, made before.
         for key in self.keys:
             if not (isinstance(key.owner, Operation) and key.owner.has_trait(ConstantLike)):
                 raise VerifyException("All keys expected to be constant operations")

@@ -47,7 +47,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoMemoryEffect, ReturnLike, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from spyre_mlir.dialects.dataflow import CreateGroupOp, GetUnitOp
+from spyre_mlir.dialects.dataflow import CreateGroupOp, GetUnitOp, sorted_attr_dict
 from spyre_mlir.dialects.format_helpers import print_attrs_sorted, split_props
 from spyre_mlir.dialects.symbol import (
     ScalarValue,
@@ -58,6 +58,7 @@ from spyre_mlir.dialects.symbol import (
 )
 
 
+@sorted_attr_dict
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """`uniform.yield %a, %b : T, U`: the values a region of its parent yields
