@@ -239,11 +239,12 @@ class LoopTypeAttr(ParametrizedAttribute):
 
 
 def describe_value(value: SSAValue) -> str:
-    """`%name` (`%name#i` for one of several results) as written, else `result #i of 'op'`."""
+    """`%name` (`%name#i` for one of the results of `%name:N = ...`) as written, else `result #i of 'op'`."""
     hint = value.name_hint
     if isinstance(value, OpResult):
         if hint:
-            return f"%{hint}#{value.index}" if len(value.op.results) > 1 else f"%{hint}"
+            shared = sum(1 for r in value.op.results if r.name_hint == hint) > 1  # `%p:4 = ...`, not `%a, %b = ...`
+            return f"%{hint}#{value.index}" if shared else f"%{hint}"
         return f"result #{value.index} of '{value.op.name}'"
     return f"%{hint}" if hint else f"block argument #{value.index}"  # pyright: ignore[reportAttributeAccessIssue]
 

@@ -132,6 +132,8 @@ CONTRACTS: dict[str, Contract] = {
     "ktdf-build-pipelines": Contract(requires=_GROUPS),
     # dataflow-scheduler's gate in front of its extraction; a check, so groups may be checked too.
     "ktir-legality-check": Contract(),
+    # A check of the schedule IR wherever it is: it changes nothing.
+    "ktdf-check-schedule": Contract(),
     "spyre-coarse-tile": Contract(
         requires=_GROUPS,
         before=(
