@@ -26,8 +26,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,9 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, Region
 
 from spyre_mlir.dialects.spyre import TARGET_ATTR
 
@@ -78,8 +80,12 @@ class Target:
     systolic_rows: int = 8
     """Rows of the systolic array (2 x simd x rows flops a cycle)."""
 
+    stated: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    """The facts given explicitly (by a file, an attribute or a device), not kept from the default:
+    `set_target` records them even where they equal Spyre's, so that a contradiction shows."""
+
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
+        for f in _fact_fields():
             value = getattr(self, f.name)
             if f.name == "name":
                 if not isinstance(value, str) or not value:
@@ -126,7 +132,7 @@ class Target:
 
     @classmethod
     def keys(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
+        return [f.name for f in _fact_fields()]
 
     def replace(self, **changes: Any) -> Target:
         """A copy with `changes`; an unknown fact is a `TargetError` naming the known ones."""
@@ -136,7 +142,7 @@ class Target:
                 f"unknown target fact{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
                 f"(known: {', '.join(self.keys())})"
             )
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(self, **changes, stated=self.stated | frozenset(changes))
 
     def from_mapping(self, facts: Mapping[str, Any]) -> Target:
         """This target with the facts of `facts` (plain Python values) replaced."""
@@ -144,22 +150,28 @@ class Target:
 
     def to_attr(self) -> DictionaryAttr:
         """The facts that differ from `SPYRE`, as a `spyre.target` dictionary attribute."""
-        entries: dict[str, Attribute] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value == getattr(SPYRE, f.name):
-                continue
-            if isinstance(value, str):
-                entries[f.name] = StringAttr(value)
-            elif isinstance(value, int):
-                entries[f.name] = IntegerAttr(value, 64)
-            else:
-                entries[f.name] = FloatAttr(value, 64)
-        return DictionaryAttr(entries)
+        return DictionaryAttr(
+            {f.name: _fact_attr(getattr(self, f.name)) for f in _fact_fields() if getattr(self, f.name) != getattr(SPYRE, f.name)}
+        )
+
+
+def _fact_fields() -> list[dataclasses.Field]:
+    return [f for f in dataclasses.fields(Target) if f.name != "stated"]
+
+
+def _fact_attr(value: Any) -> Attribute:
+    if isinstance(value, str):
+        return StringAttr(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, 64)
+    return FloatAttr(value, 64)
 
 
 SPYRE = Target()
 """The default target: one Spyre card (docs/target.md)."""
+
+SPYRE_DEVICE_FILE = Path(__file__).resolve().parent / "devices" / "spyre.mlir"
+"""`SPYRE` written as a `ktdf_arch.device` (data: test/unit/test_target.py checks that the two agree)."""
 
 
 def element_bytes(elem: Attribute, target: Target = SPYRE) -> int:
@@ -183,8 +195,11 @@ def facts_of_attr(attr: Attribute) -> dict[str, Any]:
 
 
 def target_of(op: Operation) -> Target:
-    """The target of the module that holds `op`: `SPYRE` with the facts of the nearest `spyre.target`
-    attribute on `op` or a module around it (inner modules override outer ones)."""
+    """The target of the module that holds `op`: `SPYRE`, with the facts its `ktdf_arch.device` states
+    (`device_facts`; the device of the nearest module that declares one, or the one an enclosing op's
+    `ktdf_arch.maps_to` names), then the facts of the `spyre.target` attributes on `op` or the modules
+    around it (inner modules override outer ones). A `spyre.target` fact that contradicts the device
+    is a located error at the device, never a choice between them."""
     chain: list[Operation] = []
     cur: Operation | None = op
     while cur is not None:
@@ -192,18 +207,335 @@ def target_of(op: Operation) -> Target:
             chain.append(cur)
         cur = cur.parent_op()
     target = SPYRE
+    device = device_of(op)
+    stated: dict[str, Any] = {}
+    if device is not None:
+        stated = device_facts(device)
+        target = target.from_mapping(stated)
     for module in reversed(chain):
-        target = target.from_mapping(facts_of_attr(module.attributes[TARGET_ATTR]))
+        facts = facts_of_attr(module.attributes[TARGET_ATTR])
+        if device is not None:
+            _check_agreement(device, stated, facts, f"the module's {TARGET_ATTR}")
+        target = target.from_mapping(facts)
     return target
 
 
 def set_target(module: ModuleOp, target: Target) -> None:
-    """Record `target` on `module` (only the facts that differ from the default; none: the attribute goes)."""
-    attr = target.to_attr()
-    if attr.data:
-        module.attributes[TARGET_ATTR] = attr
+    """Record `target` on `module`: the facts that differ from the default or were stated, but those
+    the module's device states alike (none: the attribute goes)."""
+    device = device_of(module)
+    from_device = device_facts(device) if device is not None else {}
+    entries: dict[str, Attribute] = {}
+    for name in Target.keys():
+        value = getattr(target, name)
+        if value == getattr(SPYRE, name) and name not in target.stated:
+            continue
+        if name in from_device and from_device[name] == value:
+            continue
+        entries[name] = _fact_attr(value)
+    if entries:
+        module.attributes[TARGET_ATTR] = DictionaryAttr(entries)
     else:
         module.attributes.pop(TARGET_ATTR, None)
+
+
+# -- a ktdf_arch.device as the target ---------------------------------------------
+#
+# Which device field sets which fact (docs/target.md has the table and the why):
+#   lx_bytes     the `size` of the core-local memory (the kind `mem_space_mapping`
+#                gives `#ktdp.memory_space<ct_local>`, else the one kind of memory
+#                declared directly in the device's top-level groups)
+#   cores        how many memories of that kind the device declares (one per core)
+#   stick_bytes  the largest `ktdf_arch.transfer_granularity` of the datapaths
+#                to and from the global memory (HBM transfers)
+#   alignment_bytes  word_size x align_in_words of the load/store features for
+#                the global memory, on the units of those datapaths
+#   simd_elements_per_cycle  the f16 `lanes` of the compute units' simd feature
+#   name         the device's symbol name
+
+DEVICE_OP = "ktdf_arch.device"
+_DEVICE_FACTS: weakref.WeakKeyDictionary[Operation, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def device_of(op: Operation) -> Operation | None:
+    """The `ktdf_arch.device` declaration that is `op`'s target, or None: the device an enclosing op's
+    `ktdf_arch.maps_to` names, else the one declared in the nearest module that declares any
+    (two there, and nothing says which: a located error)."""
+    cur: Operation | None = op
+    while cur is not None:
+        maps_to = cur.attributes.get("ktdf_arch.maps_to")
+        if isinstance(maps_to, SymbolRefAttr) and not maps_to.nested_references.data:
+            named = _declared_device(cur, maps_to.root_reference.data)
+            if named is not None:
+                return named
+        if isinstance(cur, ModuleOp):
+            devices = [d for d in cur.body.block.ops if d.name == DEVICE_OP]
+            if len(devices) == 1:
+                return devices[0]
+            if devices:
+                from spyre_mlir.diagnostics import error
+
+                raise error(
+                    devices[1],
+                    f"'{DEVICE_OP}' op is the second device of the module: the target is ambiguous "
+                    "(keep one, or name it with a 'ktdf_arch.maps_to' attribute)",
+                    (devices[0], "first device here"),
+                )
+        cur = cur.parent_op()
+    return None
+
+
+def _declared_device(op: Operation, name: str) -> Operation | None:
+    cur: Operation | None = op
+    while cur is not None:
+        if isinstance(cur, ModuleOp):
+            for d in cur.body.block.ops:
+                if d.name == DEVICE_OP and d.properties.get("sym_name") == StringAttr(name):
+                    return d
+        cur = cur.parent_op()
+    return None
+
+
+def device_facts(declaration: Operation) -> dict[str, Any]:
+    """The target facts a `ktdf_arch.device` states (plain values, keyed as `Target`'s fields), its
+    import read if it is one. A device that cannot be read, or lacks what a fact needs, or states
+    a fact two ways, is a located error (`DiagnosticError`) at the declaration."""
+    cached = _DEVICE_FACTS.get(declaration)
+    if cached is not None:
+        return dict(cached)
+    from spyre_mlir.diagnostics import error
+    from spyre_mlir.dialects.ktdf_arch import DeviceImportError, DeviceOp, import_device
+
+    assert isinstance(declaration, DeviceOp)
+    try:
+        definition = import_device(declaration)
+    except DeviceImportError as exc:
+        raise error(exc.op or declaration, f"'{DEVICE_OP}' op {exc}") from None
+    try:
+        facts = _facts_of_definition(definition)
+    except TargetError as exc:
+        raise error(declaration, f"'{DEVICE_OP}' op @{declaration.device_name}: {exc}") from None
+    _DEVICE_FACTS[declaration] = facts
+    return dict(facts)
+
+
+def _facts_of_definition(device) -> dict[str, Any]:
+    from spyre_mlir.dialects.ktdf_arch import MEM_SPACE_MAPPING, MapAttr, MemoryOp
+
+    mapping = device.attributes.get(MEM_SPACE_MAPPING)
+    if mapping is not None and not isinstance(mapping, MapAttr):
+        raise TargetError(f"'{MEM_SPACE_MAPPING}' must be a #ktdf_arch.map from memory spaces to memory kinds")
+    memories = [op for op in device.walk() if isinstance(op, MemoryOp)]
+    local_kind = _mapped_kind(mapping, "ct_local", memories) or _core_local_kind(device, memories)
+    global_kind = _mapped_kind(mapping, "global", memories) or _global_kind(device)
+    local = [m for m in memories if m.kind == local_kind]
+    sizes = sorted({m.size_bytes for m in local if m.size_bytes is not None})
+    if not sizes:
+        raise TargetError(f"the core-local memory (kind {local_kind}) has no 'size': it sets lx_bytes")
+    if len(sizes) > 1 or any(m.size_bytes is None for m in local):
+        raise TargetError(
+            f"the core-local memories (kind {local_kind}) differ in size ({', '.join(map(str, sizes))}, "
+            f"or none): one lx_bytes"
+        )
+    facts: dict[str, Any] = {"name": device.device_name, "lx_bytes": sizes[0], "cores": len(local)}
+    if global_kind is not None:
+        facts.update(_global_transfer_facts(device, global_kind))
+    lanes = _f16_lanes(device)
+    if lanes is not None:
+        facts["simd_elements_per_cycle"] = lanes
+    return facts
+
+
+def _mapped_kind(mapping, space: str, memories) -> Attribute | None:
+    """The memory kind `mem_space_mapping` gives `#ktdp.memory_space<space>` (or the older
+    `#ktdp.spyre_memory_space` spelling of it), checked to name a memory of the device."""
+    if mapping is None:
+        return None
+    for key, kind in mapping.entries:
+        as_space = getattr(key, "as_memory_space", None)
+        key = as_space() if callable(as_space) else key
+        if key.name != "ktdp.memory_space" or getattr(key, "kind", None) != StringAttr(space):
+            continue
+        if not any(m.kind == kind for m in memories):
+            raise TargetError(f"mem_space_mapping maps {key} to kind {kind}, but no memory of the device has that kind")
+        return kind
+    return None
+
+
+def _kinds(ops) -> list[Attribute]:
+    kinds: list[Attribute] = []
+    for op in ops:
+        if op.kind is not None and op.kind not in kinds:
+            kinds.append(op.kind)
+    return kinds
+
+
+def _core_local_kind(device, memories) -> Attribute:
+    """Without a mapping: the one kind of memory declared directly in the device's top-level groups
+    (the memory private to a core)."""
+    from spyre_mlir.dialects.ktdf_arch import GroupOp, MemoryOp
+
+    groups = [op for op in device.body.block.ops if isinstance(op, GroupOp)] if device.body.blocks else []
+    kinds = _kinds(op for g in groups for op in g.block.ops if isinstance(op, MemoryOp))
+    if len(kinds) == 1:
+        return kinds[0]
+    spelled = ", ".join(str(k) for k in kinds)
+    raise TargetError(
+        ("no memory is declared in a top-level group (a core's private memory)" if not kinds
+         else f"the top-level groups declare memories of several kinds ({spelled})")
+        + ": name the core-local one with mem_space_mapping = #ktdf_arch.map<#ktdp.memory_space<ct_local> = KIND>"
+    )
+
+
+def _global_kind(device) -> Attribute | None:
+    """Without a mapping: the one kind of memory declared at the device's top level, if one."""
+    from spyre_mlir.dialects.ktdf_arch import MemoryOp
+
+    if not device.body.blocks:
+        return None
+    kinds = _kinds(op for op in device.body.block.ops if isinstance(op, MemoryOp))
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def _global_transfer_facts(device, global_kind: Attribute) -> dict[str, Any]:
+    """stick_bytes and alignment_bytes from the datapaths to and from the global memory."""
+    from spyre_mlir.dialects.ktdf_arch import (
+        FEATURE_LOAD,
+        FEATURE_STORE,
+        TRANSFER_GRANULARITY,
+        DatapathOp,
+        exec_unit_of,
+        features_of,
+        memory_of,
+    )
+
+    facts: dict[str, Any] = {}
+    granularities: dict[tuple[int, ...], DatapathOp] = {}
+    units = []
+    for path in (op for op in device.walk() if isinstance(op, DatapathOp)):
+        ends = [(memory_of(v), v) for v in (path.source, path.target)]
+        if not any(m is not None and m.kind == global_kind for m, _ in ends):
+            continue
+        units += [u for m, v in ends if m is None for u in exec_unit_of(v)]
+        value = path.attributes.get(TRANSFER_GRANULARITY)
+        if value is not None:
+            granularities.setdefault(tuple(value.get_values()), path)  # pyright: ignore[reportAttributeAccessIssue]
+    if len(granularities) > 1:
+        spelled = "; ".join(f"[{', '.join(map(str, g))}]" for g in granularities)
+        raise TargetError(f"the datapaths of the global memory (kind {global_kind}) differ in transfer granularity ({spelled}): one stick_bytes")
+    if granularities:
+        facts["stick_bytes"] = max(next(iter(granularities)))
+    alignments: set[int] = set()
+    for unit in units:
+        for name, record in features_of(unit).items():
+            if name not in (FEATURE_LOAD, FEATURE_STORE):
+                continue
+            accesses = _map_get(record.data.get("access_granularity"), global_kind)
+            if accesses is None:
+                continue
+            word = _map_get(record.data.get("word_size"), global_kind)
+            word_bytes = word.value.data if word is not None else 1  # pyright: ignore[reportAttributeAccessIssue]
+            align_words = max((a.data["align_in_words"].value.data if "align_in_words" in a.data else 1) for a in accesses)
+            alignments.add(word_bytes * align_words)
+    if len(alignments) > 1:
+        raise TargetError(
+            f"the load/store units of the global memory (kind {global_kind}) differ in alignment "
+            f"({', '.join(map(str, sorted(alignments)))} bytes): one alignment_bytes"
+        )
+    if alignments:
+        facts["alignment_bytes"] = alignments.pop()
+    return facts
+
+
+def _map_get(mapping: Attribute | None, key: Attribute) -> Any:
+    get = getattr(mapping, "get", None)
+    return get(key) if callable(get) else None
+
+
+def _f16_lanes(device) -> int | None:
+    """The f16 lanes of the compute units' `ktdf_arch.feature.simd` (all alike), if any says."""
+    from xdsl.dialects.builtin import Float16Type
+
+    from spyre_mlir.dialects.ktdf_arch import FEATURE_COMPUTE, FEATURE_SIMD, ExecutionUnitOp, features_of
+
+    lanes: set[int] = set()
+    for unit in (op for op in device.walk() if isinstance(op, ExecutionUnitOp)):
+        features = features_of(unit)
+        if FEATURE_COMPUTE not in features or FEATURE_SIMD not in features:
+            continue
+        count = _map_get(features[FEATURE_SIMD].data.get("lanes"), Float16Type())
+        if count is not None:
+            lanes.add(count.value.data)
+    if len(lanes) > 1:
+        raise TargetError(f"the compute units differ in f16 SIMD lanes ({', '.join(map(str, sorted(lanes)))})")
+    return lanes.pop() if lanes else None
+
+
+def _check_agreement(device: Operation, stated: Mapping[str, Any], facts: Mapping[str, Any], source: str) -> None:
+    """A fact `source` gives that the device states otherwise: a located error at the device."""
+    from spyre_mlir.diagnostics import error
+
+    clashes = [
+        f"{name} = {stated[name]} (device) vs {value} ({source})"
+        for name, value in facts.items()
+        if name in stated and name != "name" and stated[name] != value
+    ]
+    if clashes:
+        name = device.properties.get("sym_name")
+        raise error(
+            device,
+            f"'{DEVICE_OP}' op @{name.data if isinstance(name, StringAttr) else '?'} and {source} disagree: "
+            + "; ".join(clashes),
+        )
+
+
+def load_device(path: str | Path) -> Operation:
+    """The one device of the MLIR file `path`, read and verified; a bad file is a `TargetError` naming it."""
+    from spyre_mlir.dialects.ktdf_arch import DeviceImportError, read_device_file
+
+    try:
+        return read_device_file(path)
+    except DeviceImportError as exc:
+        raise TargetError(f"cannot use device file '{path}': {exc}") from None
+
+
+def attach_device(module: ModuleOp, path: str | Path) -> None:
+    """Make the device of file `path` `module`'s target: a `ktdf_arch.device @name import("<absolute
+    path>")` declaration at the top of the module (kept in the output, so a later reader sees the same
+    target). A module that declares its own device keeps it when the two state the same facts; when
+    they disagree it is a located error at the module's device."""
+    import os
+
+    from spyre_mlir.dialects.ktdf_arch import DeviceOp
+
+    device = load_device(path)
+    facts = _file_device_facts(device)
+    existing = device_of(module)
+    if existing is not None:
+        _check_agreement(existing, device_facts(existing), {k: v for k, v in facts.items() if k != "name"}, f"--device {path}")
+        return
+    declaration = DeviceOp.create(
+        properties={"sym_name": StringAttr(device.device_name), "import_path": StringAttr(os.path.abspath(path))},
+        regions=[Region()],
+    )
+    block = module.body.block
+    if block.first_op is None:
+        block.add_op(declaration)
+    else:
+        block.insert_op_before(declaration, block.first_op)
+    _DEVICE_FACTS[declaration] = facts
+
+
+def _file_device_facts(definition: Operation) -> dict[str, Any]:
+    try:
+        return _facts_of_definition(definition)
+    except TargetError as exc:
+        raise TargetError(f"device @{definition.device_name}: {exc}") from None  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def device_target(path: str | Path, base: Target = SPYRE) -> Target:
+    """The target the device of file `path` describes (`base` for the facts it does not state)."""
+    return base.from_mapping(_file_device_facts(load_device(path)))
 
 
 def load_target(path: str | Path, base: Target = SPYRE) -> Target:
@@ -224,7 +556,13 @@ def load_target(path: str | Path, base: Target = SPYRE) -> Target:
 
 __all__ = [
     "SPYRE",
+    "SPYRE_DEVICE_FILE",
     "TARGET_ATTR",
+    "attach_device",
+    "device_facts",
+    "device_of",
+    "device_target",
+    "load_device",
     "Target",
     "TargetError",
     "element_bytes",

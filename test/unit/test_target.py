@@ -75,7 +75,7 @@ def test_target_of_reads_the_nearest_modules_facts():
 def test_set_target_records_only_what_differs():
     module = ModuleOp([])
     set_target(module, Target(cores=4))
-    assert print_ir(module).startswith("builtin.module attributes {spyre.target = {cores = 4 : i64}}")
+    assert "module attributes {spyre.target = {cores = 4 : i64}}" in print_ir(module)
     set_target(module, SPYRE)
     assert TARGET_ATTR not in module.attributes
 
