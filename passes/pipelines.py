@@ -81,7 +81,9 @@ class PassManager:
     pass of ours runs only on a module in a stage its contract takes
     (`contracts.check`). `target`, when given, is recorded on the module
     before the first pass, in place of any `spyre.target` attribute it has
-    (`spyre_mlir.target.load_target` reads one from a file)."""
+    (`spyre_mlir.target.load_target` reads one from a file). `device`, a
+    `ktdf_arch.device` file, is declared in the module before that
+    (`spyre_mlir.target.attach_device`): the target is then its facts."""
 
     passes: list[ModulePass]
     verify_each: bool = True
@@ -89,6 +91,7 @@ class PassManager:
     ctx: Context | None = None
     verify_input: bool = True
     target: Target | None = None
+    device: str | None = None
 
     @classmethod
     def parse(cls, spec: str, **kwargs) -> PassManager:
@@ -168,11 +171,16 @@ class PassManager:
     def _run(self, module: ModuleOp) -> ModuleOp:
         from spyre_mlir.ir import make_context, verify
         from spyre_mlir.passes import contracts
-        from spyre_mlir.target import TargetError, set_target, target_of
+        from spyre_mlir.target import TargetError, attach_device, set_target, target_of
 
         ctx = self.ctx or make_context()
         if self.verify_each and self.verify_input and self.passes:
             verify(module)  # an invalid input is the user's error, before any pass sees it
+        try:
+            if self.device is not None:
+                attach_device(module, self.device)
+        except TargetError as exc:
+            raise DiagnosticError(Diagnostic("error", str(exc))) from None
         if self.target is not None:
             set_target(module, self.target)
         try:
