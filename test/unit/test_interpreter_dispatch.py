@@ -481,6 +481,9 @@ DELIBERATELY_NOT_EXECUTABLE = {
     "builtin": {"builtin.module"},
     "func": {"func.func"},
     "ktdf": {"ktdf.private", "ktdf.stage"},  # parts of a ktdf.pipeline, run by it
+    # the device model: module-level declarations for the scheduler's passes
+    "ktdf_arch": {"ktdf_arch.device", "ktdf_arch.group", "ktdf_arch.memory", "ktdf_arch.exec_unit",
+                  "ktdf_arch.switch", "ktdf_arch.datapath", "ktdf_arch.patterns"},
     "scf": {"scf.index_switch", "scf.parallel"},
     # declarations and choreographies of a spatial.program, run by interpret(module, "<program>")
     "spatial": {"spatial.program", "spatial.tensor", "spatial.scalar", "spatial.site", "spatial.buffer",

@@ -355,7 +355,9 @@ def test_a_stage_that_can_never_run_is_a_located_error(execution):
 
 
 @pytest.mark.parametrize("execution", ["batched", "per-core"])
-def test_writing_a_full_slot_is_an_overflow_naming_the_stage(execution):
+def test_writing_a_slot_twice_queues_two_tiles_and_the_unread_one_is_an_error(execution):
+    """FIFOs have unbounded depth (KTDF.td): the second write queues a second
+    tile; the store stage reads one, so one is left when the pipeline ends."""
     add = ADD.replace(
         "ktdf.write_to_fifo %s, %p#2", f"ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>, {SHORT_OUT}\n"
         "        ktdf.write_to_fifo %s, %p#2"
@@ -363,10 +365,10 @@ def test_writing_a_full_slot_is_an_overflow_naming_the_stage(execution):
     text = kernel(LOAD + add + STORE)
     d = _error(text, execution=execution).diagnostic
     assert d.message == (
-        "FIFO overflow: stage #1 writes FIFO slot %p#2, which is full on core 0 (tile id (0)): it holds the tile "
-        "stage #1 wrote, not read yet (a slot holds one tile)"
+        "FIFO slot %p#2 still holds the tile stage #1 wrote when the pipeline ends on core 0 (tile id (0)): "
+        "no stage read it"
     )
-    assert d.location.line == _line_of(text, "ktdf.write_to_fifo", 1)
+    assert d.location.line == _line_of(text, "ktdf.pipeline {")
 
 
 @pytest.mark.parametrize("execution", ["batched", "per-core"])
