@@ -129,7 +129,8 @@ CONTRACTS: dict[str, Contract] = {
     # It adds a scratch parameter to the kernel: on a group, the call to it would lack the argument.
     "ktdp-hbm-roundtrip": Contract(requires=_BEFORE_GROUPING),
     "ktdp-extract-compute-groups": Contract(requires=("kernel", "grouped"), produces="grouped"),
-    "ktdf-build-pipelines": Contract(requires=_GROUPS),
+    # A kernel whose functions are each one compute group already (dataflow-scheduler's inputs) is taken too.
+    "ktdf-build-pipelines": Contract(requires=("grouped", "kernel")),
     # dataflow-scheduler's gate in front of its extraction; a check, so groups may be checked too.
     "ktir-legality-check": Contract(),
     # A check of the schedule IR wherever it is: it changes nothing.

@@ -1,62 +1,117 @@
 """ktdf-build-pipelines: each compute group becomes a load / compute / store pipeline.
 
-Run after ktdp-extract-compute-groups. In each outlined group
-(`func.func @local_schedule_N`), a block whose work is one load → compute →
-store pass — its loads read tiles built without loaded data, every other op
-that is not side-effect-free index or view arithmetic computes on what the
-loads and other computes give, and only stores use the results — becomes a
-`ktdf.pipeline` of three stages ordered by tokens:
+dataflow-scheduler calls this pass `construct-three-stage-pipeline`; the
+output is their form (`../shared/corpus/dataflow-scheduler/test/Conversion/
+frontend/KTIRToScheduleIR/ConstructThreeStagePipeline/*.mlir`).
 
-1. load (`depends_in(none)`): each tile goes from memory to its FIFO slot,
-   with `ktdf.data_transfer` when the tile is a box in order, else a
-   `ktdp.load` and `ktdf.write_to_fifo`;
-2. compute (`applicable_units = ["SFU"]`): the tiles are read from their
-   slots, the computes run, each stored value is written to an out slot;
-3. store: each out slot goes to memory (`ktdf.data_transfer`, or
-   `ktdf.read_from_fifo` and `ktdp.store`).
+Run after ktdp-extract-compute-groups, or on a kernel whose functions are
+each one compute group already (no load reads what a store of the same
+function wrote before it: dataflow-scheduler's inputs). In each group, a
+block whose work is one load → compute → store pass — its loads read tiles
+built without loaded data, every other op that is not side-effect-free index
+or view arithmetic computes on what the loads and other computes give, and
+only stores use the results — becomes:
+
+- each view a tile of the block reads or writes, addressed in the unit that
+  holds it: `memref.memory_space_cast` to "DDR" (HBM) or "L1" (LX), then
+  `memref.reinterpret_cast` to the tile (offset: the tile's anchor times the
+  view's strides);
+- a nest of `scf.for` loops `{loop_type = #ktdf.loop_type<parallel_loop>}`
+  over the tile in chunks of one SIMD vector of the compute unit (64 f16:
+  the innermost dims first), around
+- a `ktdf.pipeline` of three stages ordered by tokens: load
+  (`depends_in(none)`, a `ktdf.data_transfer` of each chunk into its FIFO
+  slot), compute (`applicable_units = ["SFU"]`: the chunks read from their
+  slots, the elementwise computes fused into one `linalg.generic`, each
+  stored value written to an out slot), store (each out slot to memory).
+  The slots are allocated in one `ktdf.fifo.allocate` per run of slots on
+  the same route.
+
+A block whose computes are not all elementwise on tiles of one shape (a
+reduction, a matmul, a transpose) keeps its computes as they are and moves
+whole tiles (the loops have one trip); a tile that is not a box in order
+(a permuted or gathered access) is loaded with `ktdp.load` and
+`ktdf.write_to_fifo` (stored with `ktdf.read_from_fifo` and `ktdp.store`).
 
 A block that is not such a pass (a loop carrying a value, a load whose tile
 depends on loaded data, a value that leaves the block) is left as it is and
 its loops are tried in turn, so a group's innermost load → compute → store
-bodies become pipelines inside the loops that hold them. Side-effect-free
-index and view arithmetic stays before the pipeline; the stages use it.
+bodies become pipelines inside the loops that hold them. Loops carrying a
+value are first rewritten by `ktdf-expose-reduction-loops` (run before this
+pass in `ktir-to-schedule`): the carried value lives in an L1 buffer.
 
-Before (a group's body):
+Before (a group's body, C = A + B on a row of 64 f16):
 
-    %t = ktdp.construct_access_tile %v[%i, %c0] {...} : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
-    %a = ktdp.load %t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
-    %r = math.exp %a : tensor<1x64xf16>
-    ktdp.store %r, %u : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
+    %a_t = ktdp.construct_access_tile %A[%row, %c0] {...} : memref<96x64xf16> -> !ktdp.access_tile<1x64xindex>
+    %a = ktdp.load %a_t : !ktdp.access_tile<1x64xindex> -> tensor<1x64xf16>
+    ...
+    %r = linalg.add ins(%a, %b : ...) outs(%e : tensor<1x64xf16>) -> tensor<1x64xf16>
+    ktdp.store %r, %c_t : tensor<1x64xf16>, !ktdp.access_tile<1x64xindex>
 
 After:
 
-    ktdf.pipeline {
-      %p:4 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, ...) {...}
-      ktdf.stage depends_in(none) depends_out(%p#2) {
-        ktdf.data_transfer from %v[%i, %c0] size [1, 64] to %p#0 size [1, 64] : memref<96x64xf16>, ...
-      }
-      ktdf.stage depends_in(%p#2) depends_out(%p#3) {
-        %a = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
-        %r = math.exp %a : tensor<1x64xf16>
-        ktdf.write_to_fifo %r, %p#1 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
-      } {applicable_units = ["SFU"]}
-      ktdf.stage depends_in(%p#3) depends_out(%p#4) {
-        ktdf.data_transfer from %p#1 size [1, 64] to %w[%i, %c0] size [1, 64] : ...
-      }
-    }
+    %off = arith.muli %row, %c64 : index
+    %A_ddr = memref.memory_space_cast %A : memref<96x64xf16> to memref<96x64xf16, "DDR">
+    %A_tile = memref.reinterpret_cast %A_ddr to offset: [%off], sizes: [1, 64], strides: [64, 1] : ...
+    ...
+    scf.for %i = %c0 to %c1 step %c1 {
+      scf.for %j = %c0_1 to %c64 step %c64_1 {
+        ktdf.pipeline {
+          %p:6 = ktdf.private -> (...) {
+            %in:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+            %out = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
+            ... three ktdf.create_token, ktdf.private_yield
+          }
+          ktdf.stage depends_in(none) depends_out(%p#3) {
+            ktdf.data_transfer from %A_tile[%i, %j] size [1, 64] to %p#0 size [1, 64] : ...
+            ktdf.data_transfer from %B_tile[%i, %j] size [1, 64] to %p#1 size [1, 64] : ...
+          }
+          ktdf.stage depends_in(%p#3) depends_out(%p#4) {
+            %x = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+            ...
+            %s = linalg.generic {...} ins(%x, %y : ...) outs(%e : tensor<1x64xf16>) {...} -> tensor<1x64xf16>
+            ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+          } {applicable_units = ["SFU"]}
+          ktdf.stage depends_in(%p#4) depends_out(%p#5) {
+            ktdf.data_transfer from %p#2 size [1, 64] to %C_tile[%i, %j] size [1, 64] : ...
+          }
+        }
+      } {loop_type = #ktdf.loop_type<parallel_loop>}
+    } {loop_type = #ktdf.loop_type<parallel_loop>}
+
+Op order and what is left follow dataflow-scheduler's output (their CHECK
+lines run unchanged on our output printed in MLIR's style): the chunk sizes
+as index constants at the function's entry (their constant folder), the
+loop bounds, the views (moved after what stays of the block), each tile's
+offset, cast and reinterpret_cast, then the loops; a `tensor.empty` that
+does not sit right before the compute it feeds stays behind, as theirs does.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.dialects import arith, func, memref, scf, tensor
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
@@ -68,6 +123,7 @@ from spyre_mlir.dialects.ktdf import (
     DataTransferOp,
     FifoAllocateOp,
     FifoSlotType,
+    LoopTypeAttr,
     PipelineOp,
     PrivateOp,
     PrivateYieldOp,
@@ -83,49 +139,264 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
+from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.ktdf_arch import MEM_SPACE_MAPPING, DeviceOp, MapAttr
+from spyre_mlir.dialects.memref import MemorySpaceCastOp
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes.contracts import require_groups
+from spyre_mlir.passes.contracts import group_functions, require_groups, stages_of
+from spyre_mlir.target import target_of
 
+# The units of the device, by the names dataflow-scheduler's sample device gives them: the memory units
+# are read from the module's `ktdf_arch.device` (its `mem_space_mapping`) when it has one; the compute unit
+# and the defaults are kept here, in one place, until the target model (spyre_mlir/target.py) names them.
+HBM_UNIT = "DDR"
+LX_UNIT = "L1"
 COMPUTE_UNIT = "SFU"
 
-
-def _unit(tile: SSAValue) -> str:
-    """The memory unit a tile's view lives in: "DDR" (HBM) or "L1" (LX), as the public mapping names them."""
-    owner = tile.owner
-    if isinstance(owner, ConstructAccessTileOp) and isinstance(owner.base.owner, ConstructMemoryViewOp):
-        space = normalized_memory_space(owner.base.owner.memory_space)
-        if space is not None and not space.is_global:
-            return "L1"
-    return "DDR"
+PARALLEL_LOOP = "parallel_loop"
+LOOP_TYPE_ATTR = "loop_type"
 
 
-def _box_transfer(tile: SSAValue):
-    """(view, indices, sizes) when the tile is a box from its anchor, in order (a data_transfer), else None."""
+def memory_units(module: ModuleOp) -> Callable[[SSAValue], str]:
+    """The memory unit a tile's view lives in, by the device's `mem_space_mapping` (else "DDR" for HBM,
+    "L1" for LX)."""
+    mapping = next(
+        (op.attributes.get(MEM_SPACE_MAPPING) for op in module.walk() if isinstance(op, DeviceOp)), None
+    )
+
+    def unit(tile: SSAValue) -> str:
+        owner = tile.owner
+        space = None
+        if isinstance(owner, ConstructAccessTileOp) and isinstance(owner.base.owner, ConstructMemoryViewOp):
+            space = normalized_memory_space(owner.base.owner.memory_space)
+        if isinstance(mapping, MapAttr) and space is not None:
+            named = mapping.get(space)
+            if isinstance(named, StringAttr):
+                return named.data
+        return LX_UNIT if space is not None and not space.is_global else HBM_UNIT
+
+    return unit
+
+
+@dataclass
+class Box:
+    """A tile that is a box of its view from its anchor, in order: moved by `ktdf.data_transfer`."""
+
+    tile: ConstructAccessTileOp
+    view: ConstructMemoryViewOp
+    indices: list[SSAValue]
+    sizes: list[int]
+    strides: list[int]
+
+
+def _box(tile: SSAValue) -> Box | None:
+    """The tile as a `Box` (static view strides, identity anchor map and order), else None."""
     owner = tile.owner
     if not isinstance(owner, ConstructAccessTileOp) or owner.symbol_operands:
         return None
-    view = owner.base
-    if not isinstance(view.owner, ConstructMemoryViewOp):
+    view = owner.base.owner
+    if not isinstance(view, ConstructMemoryViewOp) or view.strides:
         return None
     rank = len(owner.access_tile_order.data.results)
-    if permutation_of(owner.access_tile_order.data) != list(range(rank)):
+    if rank == 0 or permutation_of(owner.access_tile_order.data) != list(range(rank)):
         return None
     box = box_bounds(owner.access_tile_set.data)
     if box is None or any(lo != 0 for lo, _ in box):
         return None
     amap = owner.base_map.data
-    if amap.num_dims != len(owner.indices) or any(
+    if amap.num_dims != len(owner.indices) or len(amap.results) != rank or any(
         not isinstance(e, AffineDimExpr) or e.position != k for k, e in enumerate(amap.results)
     ):
         return None
-    return view, list(owner.indices), [hi - lo + 1 for lo, hi in box]
+    strides = list(view.static_strides.get_values())
+    if len(strides) != rank:
+        return None
+    return Box(owner, view, list(owner.indices), [hi - lo + 1 for lo, hi in box], strides)
 
 
+def _chunk(shape: Sequence[int], lanes: int) -> list[int]:
+    """The chunk of a tile of `shape` one SIMD vector of `lanes` elements takes: the innermost dims first,
+    each the largest divisor of its size that still fits, an outer dim only once the inner ones are whole."""
+    chunk = [1] * len(shape)
+    room = lanes
+    for d in reversed(range(len(shape))):
+        size = next(c for c in range(min(shape[d], room), 0, -1) if shape[d] % c == 0)
+        chunk[d] = size
+        room //= size
+        if size != shape[d]:
+            break
+    return chunk
+
+
+# -- elementwise fusion --------------------------------------------------------------
+
+
+@dataclass
+class Fused:
+    """An elementwise computation as one `linalg.generic` will hold it: its tensor inputs (in
+    dataflow-scheduler's fusion order) and how to emit its body on their scalars."""
+
+    inputs: list[SSAValue]
+    emit: Callable[[Block, list[SSAValue]], SSAValue]
+
+
+def _elementwise(op: Operation, shape: tuple[int, ...]) -> Fused | None:
+    """`op` (a compute of the block) as an elementwise computation on tensors of `shape`, else None."""
+    if len(op.results) != 1 or not _is_tensor_of(op.results[0], shape):
+        return None
+    if isinstance(op, GenericOp | NamedOperation):
+        return _structured(op, shape)
+    if not op.name.startswith(("arith.", "math.")) or op.regions or op.successors:
+        return None
+    if not op.operands or not all(_is_tensor_of(v, shape) for v in op.operands):
+        return None
+    result_type = op.results[0].type
+    assert isinstance(result_type, TensorType)
+
+    def emit(block: Block, args: list[SSAValue]) -> SSAValue:
+        scalar = type(op).create(
+            operands=args, result_types=[result_type.get_element_type()],
+            properties=dict(op.properties), attributes=dict(op.attributes),
+        )
+        block.add_op(scalar)
+        return scalar.results[0]
+
+    return Fused(list(op.operands), emit)
+
+
+def _structured(op: GenericOp | NamedOperation, shape: tuple[int, ...]) -> Fused | None:
+    """A linalg op whose maps are all the identity, whose loops are all parallel, with one output its body
+    does not read: its inputs and body."""
+    rank = len(shape)
+    if len(op.outputs) != 1 or not all(_is_tensor_of(v, shape) for v in op.inputs):
+        return None
+    maps = [m.data for m in op.get_indexing_maps()]
+    if any(m != AffineMap.identity(rank) for m in maps):
+        return None
+    if any(str(t.data) != "parallel" for t in op.get_iterator_types()):
+        return None
+    body = op.body.block
+    if body.args[-1].uses or len(body.args) != len(op.inputs) + 1:
+        return None
+    if any(isinstance(inner, IndexOp) for inner in body.walk()):
+        return None
+
+    def emit(block: Block, args: list[SSAValue]) -> SSAValue:
+        mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, args))
+        result: SSAValue | None = None
+        for inner in body.ops:
+            if isinstance(inner, YieldOp):
+                result = mapping.get(inner.operands[0], inner.operands[0])
+                continue
+            new = inner.clone(value_mapper=mapping)
+            block.add_op(new)
+        assert result is not None
+        return result
+
+    return Fused(list(op.inputs), emit)
+
+
+def _is_tensor_of(value: SSAValue, shape: tuple[int, ...]) -> bool:
+    return isinstance(value.type, TensorType) and tuple(value.type.get_shape()) == shape
+
+
+def _splat(value: SSAValue) -> Attribute | None:
+    """The scalar of a splat `arith.constant` tensor (folded into the body, as MLIR's fusion does), else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        values = owner.value.get_values()
+        if values and all(v == values[0] for v in values):
+            elem = owner.value.get_element_type()
+            return IntegerAttr(int(values[0]), elem) if isinstance(values[0], int) else _float_attr(values[0], elem)
+    return None
+
+
+def _float_attr(value: float, elem: Attribute) -> Attribute:
+    from xdsl.dialects.builtin import FloatAttr
+
+    return FloatAttr(value, elem)  # pyright: ignore[reportArgumentType]
+
+
+def _fuse(root: SSAValue, computes: set[Operation], shape: tuple[int, ...]) -> Fused | None:
+    """The computation of `root` with every elementwise producer among `computes` fused into it, the
+    way MLIR's elementwise fusion does (each producer's inputs in place of the operand it fed, its body
+    first), splat constants folded into the body; None when something on the way is not elementwise."""
+    owner = root.owner
+    if not isinstance(owner, Operation) or owner not in computes:
+        return None
+    fused = _elementwise(owner, shape)
+    if fused is None:
+        return None
+    changed = True
+    while changed:
+        changed = False
+        for p, value in enumerate(fused.inputs):
+            producer = value.owner
+            if isinstance(producer, Operation) and producer in computes:
+                inner = _elementwise(producer, shape)
+                if inner is None:
+                    return None
+                fused = _fuse_at(fused, inner, p)
+                changed = True
+                break
+            if (scalar := _splat(value)) is not None:
+                fused = _fold_constant(fused, p, scalar)
+                changed = True
+                break
+    return fused
+
+
+def _fuse_at(consumer: Fused, producer: Fused, p: int) -> Fused:
+    n = len(producer.inputs)
+
+    def emit(block: Block, args: list[SSAValue]) -> SSAValue:
+        made = producer.emit(block, args[p : p + n])
+        return consumer.emit(block, [*args[:p], made, *args[p + n :]])
+
+    return Fused([*consumer.inputs[:p], *producer.inputs, *consumer.inputs[p + 1 :]], emit)
+
+
+def _fold_constant(consumer: Fused, p: int, scalar: Attribute) -> Fused:
+    def emit(block: Block, args: list[SSAValue]) -> SSAValue:
+        constant = arith.ConstantOp(scalar)  # pyright: ignore[reportArgumentType]
+        if block.first_op is None:
+            block.add_op(constant)
+        else:
+            block.insert_op_before(constant, block.first_op)
+        return consumer.emit(block, [*args[:p], constant.results[0], *args[p:]])
+
+    return Fused([*consumer.inputs[:p], *consumer.inputs[p + 1 :]], emit)
+
+
+def _generic(fused: Fused, values: list[SSAValue], shape: tuple[int, ...], elem: Attribute) -> list[Operation]:
+    """`tensor.empty` and the `linalg.generic` of `fused` on `values` (its inputs' chunks)."""
+    result_type = TensorType(elem, shape)
+    empty = tensor.EmptyOp([], result_type)
+    block = Block(arg_types=[*(v.type.get_element_type() for v in values), elem])  # pyright: ignore
+    result = fused.emit(block, list(block.args[: len(values)]))
+    block.add_op(YieldOp(result))
+    identity = AffineMapAttr(AffineMap.identity(len(shape)))
+    generic = GenericOp(
+        values, [empty.results[0]], Region(block), [identity] * (len(values) + 1),
+        [IteratorTypeAttr.parallel()] * len(shape), [result_type],
+    )
+    return [empty, generic]
+
+
+# -- the rewrite ---------------------------------------------------------------------
+
+
+@dataclass
 class Builder:
     """Finds the load → compute → store blocks of the group functions and rewrites them."""
 
-    def __init__(self):
-        self.pipelines = 0
+    lanes: Callable[[Attribute], int]
+    """Elements of a type in one SIMD vector of the compute unit."""
+    unit: Callable[[SSAValue], str]
+    """The memory unit of a tile's view (`memory_units`)."""
+    pipelines: int = 0
+    _folded: dict[Operation, dict[int, Operation]] = field(default_factory=dict)
+    """Per function, the index constants made at its entry (the chunk sizes), by value."""
 
     def run(self, group: func.FuncOp) -> None:
         self._visit(group.body.block)
@@ -152,12 +423,12 @@ class Builder:
                     return None  # a value leaves the block
                 continue
             if isinstance(op, LoadOp):
-                if self._depends_on(op.operands[0], produced):
+                if _depends_on(op.operands[0], produced):
                     return None  # an indirect tile: the load needs loaded data
                 loads.append(op)
                 produced.update(op.results)
             elif isinstance(op, StoreOp):
-                if self._depends_on(op.operands[1], produced):
+                if _depends_on(op.operands[1], produced):
                     return None
                 stores.append(op)
             elif op.regions or any(isinstance(r.type, TensorType) for r in op.results) or any(
@@ -184,67 +455,149 @@ class Builder:
                     return None
         return loads, computes, stores
 
-    @staticmethod
-    def _depends_on(value: SSAValue, produced: set[SSAValue]) -> bool:
-        stack = [value]
-        seen: set[SSAValue] = set()
-        while stack:
-            v = stack.pop()
-            if v in produced:
-                return True
-            if v in seen:
-                continue
-            seen.add(v)
-            owner = v.owner
-            if isinstance(owner, Operation):
-                stack.extend(owner.operands)
-        return False
+    # -- building ----------------------------------------------------------------------
 
     def _build(self, block: Block, loads: list[LoadOp], computes: list[Operation], stores: list[StoreOp]) -> None:
+        terminator = block.last_op
+        assert terminator is not None and terminator.has_trait(IsTerminator)
+        ahead = InsertPoint.before(terminator)
+        tiles = [load.operands[0] for load in loads] + [store.operands[1] for store in stores]
+        boxes = [_box(t) for t in tiles]
+        shapes = {tuple(load.results[0].type.get_shape()) for load in loads}  # pyright: ignore
+        shapes |= {tuple(store.operands[0].type.get_shape()) for store in stores}  # pyright: ignore
+        shape = next(iter(shapes)) if len(shapes) == 1 and all(boxes) else None
+
+        # Elementwise on tiles of one shape: one fused linalg.generic per stored value, on chunks.
+        fused: list[Fused | None] = []
+        if shape is not None:
+            compute_set = set(computes)
+            loaded = {load.results[0] for load in loads}
+            for store in stores:
+                value = store.operands[0]
+                f = None if value in loaded else _fuse(value, compute_set, shape)
+                if value not in loaded and (f is None or not all(v in loaded for v in f.inputs)):
+                    fused = []
+                    break
+                fused.append(f)
+            else:
+                fused = fused or []
+        elementwise = shape is not None and len(fused) == len(stores)
+        elems = [load.results[0].type.get_element_type() for load in loads]  # pyright: ignore
+        elems += [store.operands[0].type.get_element_type() for store in stores]  # pyright: ignore
+        chunk = _chunk(shape, min(self.lanes(e) for e in elems)) if elementwise and shape else (
+            list(shape) if shape else None
+        )
+
+        # The chunk sizes at the function's entry, as their constant folder makes them.
+        if chunk is not None:
+            for size in chunk:
+                self._entry_constant(block, size)
+
+        # The loop bounds, the views (after what stays), each box's offset, cast and reinterpret_cast.
+        bounds: list[tuple[Operation, Operation, Operation]] = []
+        if chunk is not None and shape is not None:
+            for size, step in zip(shape, chunk):
+                trio = (_index(0), _index(size), _index(step))
+                Rewriter.insert_op(list(trio), ahead)
+                bounds.append(trio)
+        erased_tiles = {b.tile for b in boxes if b is not None}
+        for view in _views_to_move(block, boxes, erased_tiles):
+            view.detach()
+            Rewriter.insert_op(view, ahead)
+        addressed: list[SSAValue | None] = []
+        for box in boxes:
+            if box is None:
+                addressed.append(None)
+                continue
+            unit = self.unit(box.tile.results[0])
+            ops, value = _address(box, unit)
+            Rewriter.insert_op(ops, ahead)
+            addressed.append(value)
+
+        # The slots: loads in, stores out, one allocate per run of one route.
         in_slots = [
-            FifoSlotType(_unit(load.operands[0]), COMPUTE_UNIT, _elements(load.results[0]), _element(load.results[0]))
+            FifoSlotType(self.unit(load.operands[0]), COMPUTE_UNIT, _count(load.results[0], chunk), _element(load.results[0]))
             for load in loads
         ]
         out_slots = [
-            FifoSlotType(COMPUTE_UNIT, _unit(store.operands[1]), _elements(store.operands[0]), _element(store.operands[0]))
+            FifoSlotType(COMPUTE_UNIT, self.unit(store.operands[1]), _count(store.operands[0], chunk),
+                         _element(store.operands[0]))
             for store in stores
         ]
-        allocate = [FifoAllocateOp([t]) for t in (*in_slots, *out_slots)]
+        allocate = _allocate_runs([*in_slots, *out_slots])
         tokens = [CreateTokenOp() for _ in range(3)]
-        values = [a.results[0] for a in allocate] + [t.results[0] for t in tokens]
+        values = [r for a in allocate for r in a.results] + [t.results[0] for t in tokens]
         private = PrivateOp([*allocate, *tokens, PrivateYieldOp(*values)])
-        slots = list(private.results[: len(allocate)])
-        t_load, t_compute, t_store = private.results[len(allocate) :]
+        slots = list(private.results[: len(values) - 3])
+        t_load, t_compute, t_store = private.results[len(values) - 3 :]
+
+        # The loops: one per dim, parallel, around the pipeline.
+        ivs: list[SSAValue] = []
+        body_block: Block | None = None
+        outer: Operation | None = None
+        for lb, ub, step in bounds:
+            loop_body = Block(arg_types=[IndexType()])
+            loop = scf.ForOp(lb.results[0], ub.results[0], step.results[0], [], Region(loop_body))
+            loop.attributes[LOOP_TYPE_ATTR] = LoopTypeAttr(PARALLEL_LOOP)
+            ivs.append(loop_body.args[0])
+            if body_block is None:
+                outer = loop
+            else:
+                body_block.add_op(loop)
+                body_block.add_op(scf.YieldOp())
+            body_block = loop_body
+
+        sizes = chunk or []
+        origin: list[SSAValue] = []
+        if not ivs and any(addressed):  # tiles of several shapes: each moved whole, from its origin
+            zero = _index(0)
+            Rewriter.insert_op(zero, ahead)
+            origin = [zero.results[0]]
+
+        def where(box: Box | None) -> tuple[list[SSAValue], list[int]]:
+            assert box is not None
+            return (ivs, sizes) if ivs else (origin * len(box.sizes), box.sizes)
 
         load_stage: list[Operation] = []
-        for load, slot in zip(loads, slots):
-            box = _box_transfer(load.operands[0])
-            if box is not None:
-                view, indices, sizes = box
-                load_stage.append(DataTransferOp.to_fifo(view, indices, sizes, slot))
+        for load, slot, at, box in zip(loads, slots, addressed, boxes):
+            if at is not None:
+                load_stage.append(DataTransferOp.to_fifo(at, *where(box), slot))
             else:
                 moved = LoadOp(load.operands[0], load.results[0].type)
                 load_stage += [moved, WriteToFifoOp(moved.results[0], slot)]
 
-        compute_stage: list[Operation] = []
-        for load, slot in zip(loads, slots):
-            read = ReadFromFifoOp(slot, load.results[0].type)
-            read.results[0].name_hint = load.results[0].name_hint
-            load.results[0].replace_all_uses_with(read.results[0])
-            compute_stage.append(read)
-        for op in computes:
-            op.detach()
-            compute_stage.append(op)
         out_base = len(loads)
-        for store, slot in zip(stores, slots[out_base:]):
-            compute_stage.append(WriteToFifoOp(store.operands[0], slot))
+        compute_stage: list[Operation] = []
+        reads: dict[SSAValue, SSAValue] = {}
+        for load, slot in zip(loads, slots):
+            read_type = TensorType(_element(load.results[0]), sizes) if elementwise else load.results[0].type
+            read = ReadFromFifoOp(slot, read_type)
+            if not elementwise:
+                read.results[0].name_hint = load.results[0].name_hint
+                load.results[0].replace_all_uses_with(read.results[0])
+            reads[load.results[0]] = read.results[0]
+            compute_stage.append(read)
+        if elementwise:
+            results: list[SSAValue] = []
+            for store, f in zip(stores, fused):
+                if f is None:
+                    results.append(reads[store.operands[0]])
+                    continue
+                made = _generic(f, [reads[v] for v in f.inputs], tuple(sizes), _element(store.operands[0]))
+                compute_stage += made
+                results.append(made[-1].results[0])
+        else:
+            for op in computes:
+                op.detach()
+                compute_stage.append(op)
+            results = [store.operands[0] for store in stores]
+        for value, slot in zip(results, slots[out_base:]):
+            compute_stage.append(WriteToFifoOp(value, slot))
 
         store_stage: list[Operation] = []
-        for store, slot in zip(stores, slots[out_base:]):
-            box = _box_transfer(store.operands[1])
-            if box is not None:
-                view, indices, sizes = box
-                store_stage.append(DataTransferOp.from_fifo(slot, view, indices, sizes))
+        for store, slot, at, box in zip(stores, slots[out_base:], addressed[out_base:], boxes[out_base:]):
+            if at is not None:
+                store_stage.append(DataTransferOp.from_fifo(slot, at, *where(box)))
             else:
                 data = ReadFromFifoOp(slot, store.operands[0].type)
                 store_stage += [data, StoreOp(data.results[0], store.operands[1])]
@@ -257,18 +610,172 @@ class Builder:
                 StageOp([t_compute], [t_store], store_stage),
             ]
         )
-        anchor = stores[-1]
-        Rewriter.insert_op(pipeline, InsertPoint.after(anchor))
-        for op in (*loads, *stores):
+        if body_block is None:
+            Rewriter.insert_op(pipeline, ahead)
+        else:
+            body_block.add_op(pipeline)
+            body_block.add_op(scf.YieldOp())
+            assert outer is not None
+            Rewriter.insert_op(outer, ahead)
+
+        # What the pipeline replaces.
+        for op in stores:
             op.detach()
             op.erase()
+        if elementwise:
+            _erase_computes(block, computes)
+        for op in loads:
+            op.detach()
+            op.erase()
+        for tile in erased_tiles:
+            if not tile.results[0].uses:
+                operands = list(tile.operands)
+                tile.detach()
+                tile.erase()
+                _erase_dead(operands)
         self.pipelines += 1
 
+    def _entry_constant(self, block: Block, value: int) -> None:
+        """An index constant at the entry of the function holding `block`, made once per value (as
+        MLIR's OperationFolder hoists the constants it makes)."""
+        function = block.parent_op()
+        while function is not None and not isinstance(function, func.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        made = self._folded.setdefault(function, {})
+        if value in made:
+            return
+        entry = function.body.block
+        constant = _index(value)
+        if made:
+            Rewriter.insert_op(constant, InsertPoint.after(list(made.values())[-1]))
+        elif entry.first_op is not None:
+            Rewriter.insert_op(constant, InsertPoint.before(entry.first_op))
+        else:
+            entry.add_op(constant)
+        made[value] = constant
 
-def _elements(value: SSAValue) -> int:
+
+def _index(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def _address(box: Box, unit: str) -> tuple[list[Operation], SSAValue]:
+    """The ops addressing the tile `box` in `unit`: its offset in elements (the anchor times the view's
+    strides, a 0 anchor and a stride of 1 folded away), the view cast to the unit, the tile reinterpreted."""
+    ops: list[Operation] = []
+    offset: SSAValue | None = None
+    for index, stride in zip(box.indices, box.strides):
+        if _constant_value(index) == 0:
+            continue
+        term = index
+        if stride != 1:
+            factor = _index(stride)
+            product = arith.MuliOp(index, factor)
+            ops += [factor, product]
+            term = product.results[0]
+        if offset is None:
+            offset = term
+        else:
+            total = arith.AddiOp(offset, term)
+            ops.append(total)
+            offset = total.results[0]
+    if offset is None:
+        zero = _index(0)
+        ops.append(zero)
+        offset = zero.results[0]
+    view_type = box.view.result.type
+    assert isinstance(view_type, MemRefType)
+    elem = view_type.get_element_type()
+    space = StringAttr(unit)
+    cast = MemorySpaceCastOp(box.view.result, MemRefType(elem, view_type.get_shape(), memory_space=space))
+    tile_type = MemRefType(elem, box.sizes, StridedLayoutAttr(box.strides, None), space)
+    reinterpret = memref.ReinterpretCastOp.from_dynamic(cast.results[0], [offset], box.sizes, box.strides, tile_type)
+    ops += [cast, reinterpret]
+    return ops, reinterpret.results[0]
+
+
+def _constant_value(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _views_to_move(block: Block, boxes: Sequence[Box | None], erased: set[ConstructAccessTileOp]):
+    """The views of the block whose every use is a tile the pipeline replaces, in block order."""
+    views = {b.view for b in boxes if b is not None and b.view.parent_block() is block}
+    return [
+        op for op in block.ops
+        if op in views and all(use.operation in erased for use in op.results[0].uses)
+    ]
+
+
+def _allocate_runs(slot_types: Sequence[FifoSlotType]) -> list[FifoAllocateOp]:
+    runs: list[list[FifoSlotType]] = []
+    for t in slot_types:
+        if runs and runs[-1][-1] == t:
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    return [FifoAllocateOp(run) for run in runs]
+
+
+def _erase_computes(block: Block, computes: list[Operation]) -> None:
+    """Erase the computes the fused generics replace, users first. A `tensor.empty` that does not sit
+    right before the compute it feeds stays (dead), as in dataflow-scheduler's output."""
+    order = list(block.ops)
+    keep = set()
+    for op in computes:
+        if isinstance(op, tensor.EmptyOp):
+            i = order.index(op)
+            following = order[i + 1] if i + 1 < len(order) else None
+            if all(use.operation is not following for use in op.results[0].uses):
+                keep.add(op)
+    for op in reversed(computes):
+        if op in keep or any(r.uses for r in op.results):
+            continue
+        op.detach()
+        op.erase()
+
+
+def _erase_dead(values: list[SSAValue]) -> None:
+    """Erase the side-effect-free defining ops of `values` that nothing uses any more, and theirs."""
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner.parent is None or owner.regions:
+            continue
+        if any(r.uses for r in owner.results) or not is_side_effect_free(owner):
+            continue
+        operands = list(owner.operands)
+        owner.detach()
+        owner.erase()
+        stack += operands
+
+
+def _depends_on(value: SSAValue, produced: set[SSAValue]) -> bool:
+    stack = [value]
+    seen: set[SSAValue] = set()
+    while stack:
+        v = stack.pop()
+        if v in produced:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, Operation):
+            stack.extend(owner.operands)
+    return False
+
+
+def _count(value: SSAValue, chunk: list[int] | None) -> int:
     ty = value.type
     assert isinstance(ty, TensorType)
-    return math.prod(ty.get_shape())
+    return math.prod(chunk) if chunk is not None else math.prod(ty.get_shape())
 
 
 def _element(value: SSAValue):
@@ -290,6 +797,45 @@ def _value_semantics(op: Operation) -> bool:
     )
 
 
+# -- which functions -------------------------------------------------------------------
+
+
+def _one_group(function: func.FuncOp) -> LoadOp | None:
+    """None when `function` is one compute group as dataflow-scheduler writes them (no load reads what a
+    store before it may have written), else the first load that does."""
+    stores: list[StoreOp] = []
+    for op in function.walk():
+        if isinstance(op, StoreOp):
+            stores.append(op)
+        elif isinstance(op, LoadOp) and any(
+            may_alias(view_of(op.operands[0]), view_of(s.operands[1])) for s in stores
+        ):
+            return op
+    return None
+
+
+def functions_to_build(module: ModuleOp, pass_name: str) -> list[func.FuncOp]:
+    """The groups of a grouped module; of a kernel, its functions with loads or stores, each of which must
+    be one compute group already (a located error names the load that splits one)."""
+    found = stages_of(module)
+    if not found or found[0][0] != "kernel":
+        return require_groups(module, pass_name)
+    functions = [
+        f for f in module.walk()
+        if isinstance(f, func.FuncOp) and f.body.blocks and any(isinstance(o, LoadOp | StoreOp) for o in f.walk())
+    ]
+    for function in functions:
+        splitting = _one_group(function)
+        if splitting is not None:
+            raise error(
+                splitting,
+                f"pass '{pass_name}' needs extracted compute groups: this load reads what a store before it "
+                f"wrote, so @{function.sym_name.data} is more than one group: run 'ktdp-extract-compute-groups' "
+                "first",
+            )
+    return functions
+
+
 @dataclass(frozen=True)
 class KtdfBuildPipelinesPass(ModulePass):
     """Turn each group's load → compute → store bodies into ktdf pipelines (see module docstring)."""
@@ -298,7 +844,8 @@ class KtdfBuildPipelinesPass(ModulePass):
     changes_ir: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        builder = Builder()
-        for group in require_groups(op, self.name):
+        target = target_of(op)
+        builder = Builder(target.stick_elements, memory_units(op))
+        for group in functions_to_build(op, self.name):
             builder.run(group)
         fill_locations(op)

@@ -19,6 +19,12 @@ printed pipelines are in test/lit/passes/schedule/ktdf-build-pipelines.mlir.
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -28,6 +34,8 @@ from spyre_mlir.dialects import ktdf
 from spyre_mlir.ir import print_ir
 from spyre_mlir.passes.contracts import group_functions
 from spyre_mlir.passes.schedule.ktdf_build_pipelines import KtdfBuildPipelinesPass
+
+from conftest import SHARED
 
 EXTRACT = "ktdp-extract-compute-groups"
 PASS = "ktdf-build-pipelines"
@@ -118,13 +126,21 @@ def test_a_load_compute_store_body_becomes_a_three_stage_pipeline():
     # Box tiles in order move by data_transfer: two in (x, y), one out.
     assert len(_of(load, ktdf.DataTransferOp)) == 2 and len(_of(store, ktdf.DataTransferOp)) == 1
     assert len(_of(compute, ktdf.ReadFromFifoOp)) == 2 and len(_of(compute, ktdf.WriteToFifoOp)) == 1
-    assert {op.name for op in compute.walk()} >= {"math.exp", "arith.mulf"}
+    # The elementwise computes are fused into one linalg.generic, exp first.
+    (generic,) = [op for op in compute.walk() if op.name == "linalg.generic"]
+    assert [op.name for op in generic.body.block.ops] == ["math.exp", "arith.mulf", "linalg.yield"]
     # No KTIR access is left in the group: every load and store went into the pipeline.
     assert not [op for op in module.walk() if op.name in ("ktdp.load", "ktdp.store")]
-    # The loop stays in the kernel and calls the group, whose body is the pipeline.
-    assert pipeline.parent_op() in group_functions(module)
-    (loop,) = [op for op in module.walk() if op.name == "scf.for"]
-    assert [op.name for op in loop.walk() if op.name == "func.call"] == ["func.call"]
+    # The loop stays in the kernel and calls the group; in the group, the pipeline sits in a nest of
+    # parallel loops over the row's chunks (32 f32: one SIMD vector, so one trip each).
+    (group,) = group_functions(module)
+    loops = [op for op in group.walk() if op.name == "scf.for"]
+    assert len(loops) == 2 and all(str(loop.attributes["loop_type"]) == "#ktdf.loop_type<parallel_loop>" for loop in loops)
+    assert pipeline.parent_op() is loops[-1] and loops[0].parent_op() is group
+    # Each tile is addressed in HBM: the view cast to "DDR", reinterpreted at the row.
+    assert [op.name for op in group.walk()].count("memref.reinterpret_cast") == 3
+    (compute_loop,) = [op for op in module.walk() if op.name == "scf.for" and op not in loops]
+    assert [op.name for op in compute_loop.walk() if op.name == "func.call"] == ["func.call"]
 
 
 def test_a_loop_carrying_a_value_stays_ktir():
@@ -162,16 +178,61 @@ def test_reduction_computes_the_same_and_matches_numpy():
     np.testing.assert_allclose(run(_built(REDUCTION)), x.reshape(4, 64).sum(0), rtol=1e-5)
 
 
-def test_a_kernel_not_split_into_groups_is_refused_at_its_first_access():
+# Two compute groups in one function: y = exp(x) goes to HBM, then is read back.
+TWO_GROUPS = """
+#all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @two(%x: index, %y: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [64], strides: [1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<64xf32>
+  %yv = ktdp.construct_memory_view %y, sizes: [64], strides: [1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<64xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [64], strides: [1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<64xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0] {access_tile_set = #all, access_tile_order = #id1} : memref<64xf32> -> !ktdp.access_tile<64xindex>
+  %yt = ktdp.construct_access_tile %yv[%c0] {access_tile_set = #all, access_tile_order = #id1} : memref<64xf32> -> !ktdp.access_tile<64xindex>
+  %ot = ktdp.construct_access_tile %ov[%c0] {access_tile_set = #all, access_tile_order = #id1} : memref<64xf32> -> !ktdp.access_tile<64xindex>
+  %a = ktdp.load %xt : !ktdp.access_tile<64xindex> -> tensor<64xf32>
+  %e = math.exp %a : tensor<64xf32>
+  ktdp.store %e, %yt : tensor<64xf32>, !ktdp.access_tile<64xindex>
+  %b = ktdp.load %yt : !ktdp.access_tile<64xindex> -> tensor<64xf32>
+  %m = arith.mulf %b, %b : tensor<64xf32>
+  ktdp.store %m, %ot : tensor<64xf32>, !ktdp.access_tile<64xindex>
+  return
+}
+"""
+
+
+def test_a_kernel_that_is_one_group_is_taken_as_it_is():
+    """dataflow-scheduler's inputs: a function that is one compute group, not outlined or marked."""
+    module = _built(ROWS, PASS)
+    assert len(_of(module, ktdf.PipelineOp)) == 1
+    args = _rows_args(0)
+    np.testing.assert_allclose(_run_rows(module, args), np.exp(args["x"]) * args["y"], rtol=1e-6)
+
+
+def test_a_kernel_of_several_groups_is_refused_at_the_load_that_splits_it():
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
-        spyre_mlir.PassManager.parse(PASS).run(spyre_mlir.parse(ROWS))
+        spyre_mlir.PassManager.parse(PASS).run(spyre_mlir.parse(TWO_GROUPS))
     exc = info.value
     assert exc.diagnostic.message == (
-        "pass 'ktdf-build-pipelines' needs extracted compute groups: run 'ktdp-extract-compute-groups' first")
+        "pass 'ktdf-build-pipelines' needs extracted compute groups: this load reads what a store before it "
+        "wrote, so @two is more than one group: run 'ktdp-extract-compute-groups' first")
     assert exc.diagnostic.location is not None
-    assert "%a = ktdp.load" in ROWS.splitlines()[exc.diagnostic.location.line - 1]
+    assert "%b = ktdp.load" in TWO_GROUPS.splitlines()[exc.diagnostic.location.line - 1]
     with pytest.raises(spyre_mlir.DiagnosticError, match="run 'ktdp-extract-compute-groups' first"):
-        KtdfBuildPipelinesPass().apply(Context(), spyre_mlir.parse(ROWS))
+        KtdfBuildPipelinesPass().apply(Context(), spyre_mlir.parse(TWO_GROUPS))
+
+
+def test_a_kernel_of_several_groups_gets_a_pipeline_per_group_after_extraction():
+    module = _built(TWO_GROUPS)
+    assert len(_of(module, ktdf.PipelineOp)) == 2
+    x = np.random.default_rng(3).standard_normal(64).astype(np.float32)
+
+    def run(m):
+        args = dict(x=x.copy(), y=np.zeros(64, np.float32), out=np.zeros(64, np.float32))
+        return np.asarray(spyre_mlir.interpret(m, "two", **args)["out"])
+
+    np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(TWO_GROUPS)))
+    np.testing.assert_allclose(run(module), np.exp(x) ** 2, rtol=1e-5)
 
 
 def test_an_emitted_bundle_is_refused(tmp_path):
@@ -232,3 +293,89 @@ def test_a_group_without_aliasing_becomes_a_three_stage_pipeline():
 def test_a_load_of_what_an_earlier_store_writes_keeps_the_group_as_it_is(c_address):
     ops = _ops(c_address)
     assert "ktdf.pipeline" not in ops and ops.count("ktdp.load") == 2 and ops.count("ktdp.store") == 2
+
+
+# -- dataflow-scheduler's construct-three-stage-pipeline tests, CHECK lines unchanged ----------------------
+
+THEIRS = SHARED / "corpus/dataflow-scheduler/test/Conversion/frontend/KTIRToScheduleIR/ConstructThreeStagePipeline"
+FILECHECK = Path(sys.executable).parent / "filecheck"
+
+
+def _attr_end(text: str, i: int) -> int:
+    """The offset after the `>` closing the `<` at text[i] (`->` and `>=` inside are not closers)."""
+    depth = 0
+    j = i
+    while j < len(text):
+        c = text[j]
+        if c == "<":
+            depth += 1
+        elif c == ">" and text[j - 1] != "-" and text[j + 1 : j + 2] != "=":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise ValueError("unbalanced <")
+
+
+def mlir_style(text: str) -> str:
+    """Our printed IR as MLIR prints it where their CHECK lines look: affine maps and sets as aliases
+    (`#map = ...` first, then `#set = ...`, at the top), and an op's results as one name (`%p:6 = op`,
+    used as `%p#3`)."""
+    found: dict[str, list[str]] = {"affine_map": [], "affine_set": []}
+    out, i = [], 0
+    pattern = re.compile(r"affine_(map|set)<")
+    while (m := pattern.search(text, i)) is not None:
+        end = _attr_end(text, m.end() - 1)
+        attr, kind = text[m.start() : end], "affine_" + m.group(1)
+        if attr not in found[kind]:
+            found[kind].append(attr)
+        prefix = "#map" if kind == "affine_map" else "#set"
+        k = found[kind].index(attr)
+        out += [text[i : m.start()], prefix + (str(k) if k else "")]
+        i = end
+    out.append(text[i:])
+    body = "".join(out)
+    renames: dict[str, str] = {}
+    lines = []
+    for line in body.splitlines():
+        m = re.match(r"^(\s*)((?:%[\w$.-]+, )+%[\w$.-]+) = (.*)$", line)
+        if m:
+            names = [n.strip() for n in m.group(2).split(",")]
+            for k, name in enumerate(names):
+                renames[name] = f"{names[0]}#{k}"
+            line = f"{m.group(1)}{names[0]}:{len(names)} = {m.group(3)}"
+        lines.append(line)
+    body = "\n".join(lines)
+    if renames:
+        body = re.sub(r"%[\w$.-]+(?![\w$.#-])", lambda mm: renames.get(mm.group(0), mm.group(0)), body)
+        # the group's own name on its definition line keeps no `#0`
+        body = re.sub(r"(%[\w$.-]+)#0:(\d+) = ", r"\1:\2 = ", body)
+    aliases = [
+        f"{'#map' if kind == 'affine_map' else '#set'}{k if k else ''} = {attr}"
+        for kind in ("affine_map", "affine_set") for k, attr in enumerate(found[kind])
+    ]
+    return "\n".join([*aliases, body]) + "\n"
+
+
+@pytest.mark.parametrize("name", ["basic", "basic_2", "multiple_compute_ops", "arith_math"])
+def test_their_check_lines_pass_on_our_output(name):
+    """Our output, printed as MLIR prints (aliases, grouped results: `mlir_style`), meets every CHECK and
+    CHECK-NEXT line of their test: the same ops, in the same order, with the same types and attributes."""
+    path = THEIRS / f"{name}.mlir"
+    if not path.exists():
+        pytest.skip("../shared/corpus/dataflow-scheduler is not present")
+    if not FILECHECK.exists() and shutil.which("filecheck") is None:
+        pytest.skip("filecheck is not installed")
+    module = spyre_mlir.parse(path.read_text())
+    spyre_mlir.PassManager.parse(PASS).run(module)
+    output = mlir_style(print_ir(module))
+    checker = str(FILECHECK) if FILECHECK.exists() else "filecheck"
+    done = subprocess.run([checker, str(path)], input=output, text=True, capture_output=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_mlir_style_groups_results_and_aliases_maps():
+    text = "%a, %b = ktdf.private -> (...)\n  ktdf.stage depends_out(%b) {x = affine_map<(d0) -> (d0)>}\n"
+    assert mlir_style(text) == (
+        "#map = affine_map<(d0) -> (d0)>\n%a:2 = ktdf.private -> (...)\n  ktdf.stage depends_out(%a#1) {x = #map}\n"
+    )

@@ -1,33 +1,54 @@
 // RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,ktdf-build-pipelines | %FileCheck %s
 
 // The public three-stage case (dataflow-scheduler's
-// construct-three-stage-pipeline-basic): C = A + B on a row of 64 f16 per
-// iteration. The loop stays in the kernel and calls the group, whose body
-// becomes a pipeline: a load stage moving both tiles into FIFO slots, a
-// compute stage on the SFU, a store stage.
+// construct-three-stage-pipeline basic.mlir): C = A + B on a row of 64 f16
+// per iteration. The loop stays in the kernel and calls the group. In the
+// group, each view is cast to "DDR" and reinterpreted at the row; a nest of
+// parallel loops over the row's chunks (one SIMD vector of 64 f16: one trip
+// each) holds the pipeline: a load stage moving both chunks into FIFO slots
+// (allocated together: one route), a compute stage on the SFU (linalg.add
+// as a linalg.generic), a store stage.
 // CHECK-LABEL: func.func @add()
 // CHECK:         scf.for %i = %c0 to %tile_size step %c1 {
 // CHECK-NEXT:      func.call @local_schedule_0(%i) : (index) -> ()
-// CHECK-LABEL: builtin.module @local_schedule_0 {
-// CHECK:         ktdf.pipeline {
-// CHECK-NEXT:        %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[T0:.*]], %[[T1:.*]], %[[T2:.*]] = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
-// CHECK:             ktdf.private_yield
-// CHECK-NEXT:        }
-// CHECK-NEXT:        ktdf.stage depends_in(none) depends_out(%[[T0]]) {
-// CHECK-NEXT:          ktdf.data_transfer from %A_view[%[[ROW:.*]], %{{.*}}] size [1, 64] to %[[S0]] size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
-// CHECK-NEXT:          ktdf.data_transfer from %B_view[%[[ROW]], %{{.*}}] size [1, 64] to %[[S1]] size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
-// CHECK-NEXT:        }
-// CHECK-NEXT:        ktdf.stage depends_in(%[[T0]]) depends_out(%[[T1]]) {
-// CHECK-NEXT:          %A_data_tile = ktdf.read_from_fifo %[[S0]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
-// CHECK-NEXT:          %B_data_tile = ktdf.read_from_fifo %[[S1]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
-// CHECK-NEXT:          %C_data_tile = tensor.empty() : tensor<1x64xf16>
-// CHECK-NEXT:          %result = linalg.add ins(%A_data_tile, %B_data_tile : tensor<1x64xf16>, tensor<1x64xf16>) outs(%C_data_tile : tensor<1x64xf16>) -> tensor<1x64xf16>
-// CHECK-NEXT:          ktdf.write_to_fifo %result, %[[S2]] : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
-// CHECK-NEXT:        } {applicable_units = ["SFU"]}
-// CHECK-NEXT:        ktdf.stage depends_in(%[[T1]]) depends_out(%[[T2]]) {
-// CHECK-NEXT:          ktdf.data_transfer from %[[S2]] size [1, 64] to %C_view[%[[ROW]], %{{.*}}] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<96x64xf16>
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
+// CHECK-LABEL: module @local_schedule_0 {
+// CHECK:         func.func @local_schedule_0(%i: index)
+// CHECK-NEXT:      arith.constant 1 : index
+// CHECK-NEXT:      arith.constant 64 : index
+// CHECK:           %[[OFF:.*]] = arith.muli %start_row_i, %{{.*}} : index
+// CHECK-NEXT:      %[[CAST:.*]] = memref.memory_space_cast %A_view : memref<96x64xf16> to memref<96x64xf16, "DDR">
+// CHECK-NEXT:      %[[A:.*]] = memref.reinterpret_cast %[[CAST]] to offset: [%[[OFF]]], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+// CHECK:           %[[B:.*]] = memref.reinterpret_cast
+// CHECK:           %[[C:.*]] = memref.reinterpret_cast
+// CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          ktdf.pipeline {
+// CHECK-NEXT:            %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[T0:.*]], %[[T1:.*]], %[[T2:.*]] = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
+// CHECK-NEXT:              %{{.*}}, %{{.*}} = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:              %{{.*}} = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
+// CHECK:                   ktdf.private_yield
+// CHECK-NEXT:            }
+// CHECK-NEXT:            ktdf.stage depends_in(none) depends_out(%[[T0]]) {
+// CHECK-NEXT:              ktdf.data_transfer from %[[A]][%[[I]], %[[J]]] size [1, 64] to %[[S0]] size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:              ktdf.data_transfer from %[[B]][%[[I]], %[[J]]] size [1, 64] to %[[S1]] size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:            }
+// CHECK-NEXT:            ktdf.stage depends_in(%[[T0]]) depends_out(%[[T1]]) {
+// CHECK-NEXT:              %[[X:.*]] = ktdf.read_from_fifo %[[S0]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:              %[[Y:.*]] = ktdf.read_from_fifo %[[S1]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:              %[[E:.*]] = tensor.empty() : tensor<1x64xf16>
+// CHECK-NEXT:              %[[R:.*]] = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[Y]] : tensor<1x64xf16>, tensor<1x64xf16>) outs(%[[E]] : tensor<1x64xf16>) {
+// CHECK-NEXT:              ^bb0(%[[P:.*]]: f16, %[[Q:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT:                %[[SUM:.*]] = arith.addf %[[P]], %[[Q]] : f16
+// CHECK-NEXT:                linalg.yield %[[SUM]] : f16
+// CHECK-NEXT:              } -> tensor<1x64xf16>
+// CHECK-NEXT:              ktdf.write_to_fifo %[[R]], %[[S2]] : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+// CHECK-NEXT:            } {applicable_units = ["SFU"]}
+// CHECK-NEXT:            ktdf.stage depends_in(%[[T1]]) depends_out(%[[T2]]) {
+// CHECK-NEXT:              ktdf.data_transfer from %[[S2]] size [1, 64] to %[[C]][%[[I]], %[[J]]] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NEXT:        } {loop_type = #ktdf.loop_type<parallel_loop>}
+// CHECK-NEXT:      } {loop_type = #ktdf.loop_type<parallel_loop>}
 func.func @add() attributes {grid = [32]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -58,7 +79,7 @@ func.func @add() attributes {grid = [32]} {
 
 // Bodies that are not one load -> compute -> store pass stay KTIR: a loop
 // carrying a value (the reduction), and a load whose tile needs loaded data.
-// CHECK-LABEL: builtin.module @local_schedule_0 {
+// CHECK-LABEL: module @local_schedule_0 {
 // CHECK-NOT:     ktdf.pipeline
 // CHECK:         scf.for {{.*}} iter_args
 // CHECK-NOT:     ktdf.pipeline
