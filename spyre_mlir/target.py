@@ -215,7 +215,7 @@ def target_of(op: Operation) -> Target:
     for module in reversed(chain):
         facts = facts_of_attr(module.attributes[TARGET_ATTR])
         if device is not None:
-            _check_agreement(device, stated, facts, f"the module's {TARGET_ATTR}")
+            _check_agreement(device, stated, facts, f"{TARGET_ATTR} (the module's, or --target's)")
         target = target.from_mapping(facts)
     return target
 
@@ -476,7 +476,7 @@ def _check_agreement(device: Operation, stated: Mapping[str, Any], facts: Mappin
     from spyre_mlir.diagnostics import error
 
     clashes = [
-        f"{name} = {stated[name]} (device) vs {value} ({source})"
+        f"{name} is {stated[name]} on the device, {value} there"
         for name, value in facts.items()
         if name in stated and name != "name" and stated[name] != value
     ]
@@ -518,6 +518,7 @@ def attach_device(module: ModuleOp, path: str | Path) -> None:
         properties={"sym_name": StringAttr(device.device_name), "import_path": StringAttr(os.path.abspath(path))},
         regions=[Region()],
     )
+    declaration.location = device.location  # errors about it point at the device in its file
     block = module.body.block
     if block.first_op is None:
         block.add_op(declaration)

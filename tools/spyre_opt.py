@@ -5,6 +5,7 @@
               [--mlir-print-ir-after-all] [--mlir-timing]
               [--print-identity] [--cache-dir DIR] [--cache-stats]
               [--print-plan-summary] [--plan-summary-json PATH] [--target FILE]
+              [--device FILE]
 
 Built on xDSL's `xDSLOptMain` by overriding its hooks (dialects, passes,
 arguments, pipeline set-up, run); the logic lives in the library
@@ -39,7 +40,7 @@ from spyre_mlir.deep import call_deep
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, collect
 from spyre_mlir.passes.pipelines import PIPELINES, PassManager
 from spyre_mlir.passes.spatial.summary import PlanSummary, plan_summaries
-from spyre_mlir.target import TargetError, load_target
+from spyre_mlir.target import TargetError, device_target, load_target
 from spyre_mlir.verify_diagnostics import check_expectations
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*\r?$", re.MULTILINE)
@@ -92,6 +93,14 @@ target facts ({"cores": 4, "lx_bytes": 65536}; the others keep Spyre's, see
 docs/target.md), recorded on each module as its spyre.target attribute (in
 place of the module's own) before the first pass. A file that cannot be read
 or holds a bad fact is an error (exit 1).
+
+--device FILE compiles for the `ktdf_arch.device` of FILE (an MLIR file
+with one device; spyre_mlir/devices/spyre.mlir is Spyre's): it is declared in
+each module as `ktdf_arch.device @NAME import("<absolute FILE>")` before the
+first pass, and the target is the facts it states (docs/target.md). A module
+that declares a device of its own keeps it if the two agree; a fact on which
+they disagree, or one on which --target and the device disagree, is a
+located error at the device.
 
 --print-plan-summary prints, after the pipeline, the plan summary of every
 spatial.program of the output to stderr (sites, multicast groups, block shape,
@@ -150,6 +159,9 @@ class SpyreOptMain(xDSLOptMain):
         add("--target", dest="target_file", metavar="FILE", type=_nonempty("--target", "a target file"), default=None,
             help="compile for the target in FILE, a JSON object of target facts such as {\"cores\": 4} "
             "(recorded on the module as spyre.target before the first pass; default: the module's own, else Spyre)")
+        add("--device", dest="device_file", metavar="FILE", type=_nonempty("--device", "a device file"), default=None,
+            help="compile for the ktdf_arch.device in FILE (declared in the module before the first pass; "
+            "default: the module's own device, else Spyre)")
         add("--split-input-file", action="store_true",
             help="process each '// -----'-separated chunk of the input on its own")
         add("--verify-diagnostics", dest="verify_diagnostics", action="store_const", const="all", default=None,
@@ -198,6 +210,12 @@ class SpyreOptMain(xDSLOptMain):
             try:
                 kwargs["target"] = load_target(self.args.target_file)
             except TargetError as exc:  # the file's error, not the command line's: exit 1
+                self._target_error = exc
+        if self.args.device_file is not None:
+            try:
+                device_target(self.args.device_file)  # a bad device file: reported once, before any input
+                kwargs["device"] = self.args.device_file
+            except TargetError as exc:
                 self._target_error = exc
         self.pass_manager = PassManager([], **kwargs)
         if self.args.pipeline is not None and self.args.passes is not None:
@@ -337,6 +355,7 @@ class SpyreOptMain(xDSLOptMain):
             "debuginfo": args.print_debuginfo,
             "allow_unregistered": args.allow_unregistered_dialect,
             "target": str(self.pass_manager.target.to_attr()) if self.pass_manager.target is not None else None,
+            "device": _file_digest(self.pass_manager.device),
         }
         if args.print_debuginfo:  # locations print the file name and line numbers
             options.update(file=name, line_offset=line_offset)
@@ -366,6 +385,16 @@ class _ChunkResult:
     output: str | None
     diagnostics: list[Diagnostic]
     summaries: list[PlanSummary] = field(default_factory=list)
+
+
+def _file_digest(path: str | None) -> str | None:
+    """The --device file as part of a cache key: its path and contents (None: no device)."""
+    if path is None:
+        return None
+    try:
+        return f"{os.path.abspath(path)}:{hashlib.sha256(Path(path).read_bytes()).hexdigest()}"
+    except OSError:
+        return os.path.abspath(path)
 
 
 def _process_chunk(
