@@ -2,7 +2,7 @@
 
     spyre-run FILE [--func NAME] [--arg NAME=VALUE ...] [--hbm ADDR=VALUE ...]
               [--out DIR] [--grid 32|2x16] [--grid-order col-major|row-major]
-              [--lx-limit 2MiB] [--target FILE.json] [--check-lx] [--allow-uninitialized]
+              [--lx-limit 2MiB] [--target FILE.json] [--device FILE.mlir] [--check-lx] [--allow-uninitialized]
               [--strict-bounds] [--execution auto|batched|per-core]
               [--timeout SECONDS] [--memory-limit 8GiB] [--host-layout]
               [--print-summary] [--print-outputs]
@@ -42,6 +42,10 @@ one slice per step. --hw KEY=VALUE (e.g. hbm_bandwidth_tb_s=1.0) or
 --target FILE.json (flat JSON of target facts, e.g. {"lx_bytes": 65536};
 docs/target.md) is the hardware the kernel runs on, in place of the
 module's `spyre.target` attribute; --lx-limit defaults to its lx_bytes.
+--device FILE.mlir (a `ktdf_arch.device`, e.g. spyre_mlir/devices/spyre.mlir)
+is the device the kernel runs on, declared in the module as spyre-opt
+--device does: the target is the facts it states; one on which it and the
+module's own device or --target disagree is a located error.
 Bad input is reported as `FILE:LINE:COL: error: MESSAGE` with exit code 1;
 warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
@@ -156,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.json",
         help="the target the kernel runs on: a JSON file of facts such as {\"lx_bytes\": 65536} (default: the "
         "module's spyre.target attribute, else Spyre)",
+    )
+    parser.add_argument(
+        "--device",
+        metavar="FILE.mlir",
+        help="the device the kernel runs on: an MLIR file with one ktdf_arch.device (default: the module's own "
+        "device, else Spyre); --target facts apply on top of it",
     )
     parser.add_argument("--check-lx", action="store_true", help="make LX use above --lx-limit an error")
     parser.add_argument(
@@ -343,19 +353,25 @@ def _split(item: str, what: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
-def _target(module, path: str | None):
-    """The target `module` runs on: the file `path` (recorded on the module, for every reader), else the
-    module's own `spyre.target`. A bad file is a usage error; a bad attribute a located error."""
+def _target(module, path: str | None, device: str | None = None):
+    """The target `module` runs on: the device file `device` (declared in the module) and the facts
+    file `path` (recorded on the module, for every reader), else the module's own device and
+    `spyre.target`. A bad file is a usage error; a bad attribute or a contradiction a located error."""
     from spyre_mlir.diagnostics import error
-    from spyre_mlir.target import TargetError, load_target, set_target, target_of
+    from spyre_mlir.target import TargetError, attach_device, load_target, set_target, target_of
 
+    if device is not None:
+        try:
+            attach_device(module, device)
+        except TargetError as exc:
+            raise UsageError(f"bad --device: {exc}") from None
     if path is not None:
         try:
             target = load_target(path)
         except TargetError as exc:
             raise UsageError(f"bad --target: {exc}") from None
         set_target(module, target)
-        return target
+        return target_of(module)  # the device's facts and the file's, checked to agree
     try:
         return target_of(module)
     except TargetError as exc:
@@ -396,7 +412,7 @@ def run(args: argparse.Namespace) -> int:
     sources = {name: text}
     try:
         module = call_deep(ir.parse_module, text, name)
-        target = _target(module, args.target)
+        target = _target(module, args.target, args.device)
         options = InterpreterOptions(
             grid_order=args.grid_order,
             lx_limit=lx_limit if lx_limit is not None else target.lx_bytes,
