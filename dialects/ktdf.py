@@ -1074,7 +1074,7 @@ class TilingReserveSizeOp(IRDLOperation):
     min_value = prop_def(IntegerAttr)
     divisibility = prop_def(IntegerAttr)
     unique_id = opt_prop_def(IntegerAttr)
-    result = result_def(IndexType)
+    result = result_def()  # index: checked in verify_ for upstream's message
     traits = traits_def(FreshValueEffect())
 
     def __init__(self, min_value: int, divisibility: int):
@@ -1095,6 +1095,7 @@ class TilingReserveSizeOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
+        _verify_index_result(self)
         for key in ("min_value", "divisibility"):
             attr = self.properties[key]
             if not isinstance(attr, IntegerAttr) or not isinstance(attr.type, IndexType):
@@ -1121,7 +1122,7 @@ class TilingDeriveSizeOp(IRDLOperation):
     ivs = var_operand_def(IndexType)
     tile_sizes = var_operand_def(IndexType)
     total_size = operand_def(IndexType)
-    result = result_def(IndexType)
+    result = result_def()  # index: checked in verify_ for upstream's message
 
     irdl_options = (SameVariadicOperandSize(),)
     traits = traits_def(Pure())
@@ -1157,6 +1158,7 @@ class TilingDeriveSizeOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
+        _verify_index_result(self)
         if len(self.ivs) != len(self.tile_sizes):
             raise VerifyException("number of ivs must equal number of tile_sizes")
         if not self.ivs:
@@ -1172,7 +1174,7 @@ class TilingLinearizeIndexOp(IRDLOperation):
 
     ivs = var_operand_def(IndexType)
     strides = var_operand_def(IndexType)
-    result = result_def(IndexType)
+    result = result_def()  # index: checked in verify_ for upstream's message
 
     irdl_options = (SameVariadicOperandSize(),)
     traits = traits_def(Pure())
@@ -1201,6 +1203,7 @@ class TilingLinearizeIndexOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
+        _verify_index_result(self)
         if len(self.ivs) != len(self.strides):
             raise VerifyException("number of ivs must equal number of strides")
         if not self.ivs:
@@ -1364,7 +1367,7 @@ class BufferPhaseOp(IRDLOperation):
 
     ivs = var_operand_def(IndexType)
     num_phases = prop_def(IntegerAttr)
-    result = result_def(IndexType)
+    result = result_def()  # index: checked in verify_ for upstream's message
     traits = traits_def(Pure())
 
     def __init__(self, ivs: Sequence[SSAValue | Operation], num_phases: int):
@@ -1393,6 +1396,7 @@ class BufferPhaseOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
+        _verify_index_result(self)
         if self.num_phases.type != i64 or self.num_phases.value.data < 2:
             raise VerifyException(
                 "attribute 'num_phases' failed to satisfy constraint: 64-bit signless integer attribute whose "
