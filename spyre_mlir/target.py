@@ -260,7 +260,7 @@ _DEVICE_FACTS: weakref.WeakKeyDictionary[Operation, dict[str, Any]] = weakref.We
 def device_of(op: Operation) -> Operation | None:
     """The `ktdf_arch.device` declaration that is `op`'s target, or None: the device an enclosing op's
     `ktdf_arch.maps_to` names, else the one declared in the nearest module that declares any
-    (two there, and nothing says which: a located error)."""
+    (two there and no `maps_to`: none, as upstream's `findDeviceDeclarationFor`)."""
     cur: Operation | None = op
     while cur is not None:
         maps_to = cur.attributes.get("ktdf_arch.maps_to")
@@ -270,17 +270,9 @@ def device_of(op: Operation) -> Operation | None:
                 return named
         if isinstance(cur, ModuleOp):
             devices = [d for d in cur.body.block.ops if d.name == DEVICE_OP]
-            if len(devices) == 1:
-                return devices[0]
             if devices:
-                from spyre_mlir.diagnostics import error
-
-                raise error(
-                    devices[1],
-                    f"'{DEVICE_OP}' op is the second device of the module: the target is ambiguous "
-                    "(keep one, or name it with a 'ktdf_arch.maps_to' attribute)",
-                    (devices[0], "first device here"),
-                )
+                # Several, and no maps_to: none is the target (upstream's findDeviceDeclarationFor).
+                return devices[0] if len(devices) == 1 else None
         cur = cur.parent_op()
     return None
 
