@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ModuleOp,
     TensorType,
 )
@@ -52,6 +53,7 @@ from spyre_mlir.interpreter.errors import InterpreterError, InterpreterWarning, 
 from spyre_mlir.interpreter.lanes import CoreContext, LaneContext, linear_order
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
 from spyre_mlir.interpreter.memory import format_bytes
+from spyre_mlir.interpreter.ops_memref import memref_argument
 from spyre_mlir.interpreter.runtime import (
     ARG_BASE,
     CORE_BYTES,
@@ -812,6 +814,14 @@ class Interpreter:
                     )
                     next_byte += value.nbytes + ARG_GAP
                     values.append(address)
+                elif isinstance(ty, MemRefType):  # a memref parameter: the array, placed in HBM
+                    next_byte = self.target.align(next_byte)
+                    stored, ref = memref_argument(ty, value, next_byte)
+                    runtime.hbm.place(next_byte, stored, f"argument '{name}'")
+                    placed.append(_Placed(name, next_byte, stored.shape, stored.dtype))
+                    described[name] = ArgumentInfo(shape=stored.shape, dtype=stored.dtype, address=ref.origin)
+                    next_byte += stored.nbytes + ARG_GAP
+                    values.append(ref)
                 else:
                     values.append(_scalar_argument(ty, value, runtime))
                     described[name] = ArgumentInfo(value=values[-1])

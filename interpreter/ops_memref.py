@@ -24,12 +24,11 @@ element outside the memref's sizes is a located error, never masked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr, StridedLayoutAttr, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from spyre_mlir.dialects.ktdf import describe_value
@@ -117,8 +116,8 @@ class MemrefRun:
         live = self.live.get(core, 0) + nbytes
         if live > limit:
             raise InterpreterError(
-                f"allocating the {format_bytes(nbytes)} L1 buffer {name} on core {core} would hold "
-                f"{live} bytes of L1 buffers, over the target's {limit}-byte LX scratchpad"
+                f"allocating L1 buffer {name} ({format_bytes(nbytes)}) on core {core} would hold {live} bytes "
+                f"of L1 buffers, over the target's {limit}-byte LX scratchpad"
             )
         key = self.next_key
         self.next_key += 1
@@ -293,7 +292,7 @@ def _alloc(fc: FunctionCompiler, op: Operation) -> Step:
         raise NotBatchable(op, "the sizes of a buffer depend on the core id")
     fmt = element_format(ty.get_element_type())
     sizes = _mixed(ty.get_shape(), op.dynamic_sizes, fc)
-    layout_strides = ty.get_strides() if not isinstance(ty.layout, type(None)) else None
+    layout_strides = ty.layout.get_strides() if isinstance(ty.layout, StridedLayoutAttr) else None
     space = ty.memory_space.data if isinstance(ty.memory_space, StringAttr) else str(ty.memory_space)
     name = describe_value(op.memref)
     r = fc.slot(op.memref)
@@ -329,5 +328,22 @@ def _dealloc(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
-def element_count(shape: Sequence[int]) -> int:
-    return math.prod(shape)
+def memref_argument(ty: MemRefType, value, byte_address: int) -> tuple[np.ndarray, Memref]:
+    """A kernel's memref parameter of type `ty` given `value` (an array): the
+    array in the element's storage format, to place at `byte_address` of HBM,
+    and the memref over it (identity layout)."""
+    if not isinstance(ty.layout, NoneAttr):
+        raise InterpreterError(f"memref parameters with a layout ({ty}) are not supported; pass an identity-layout memref")
+    fmt = element_format(ty.get_element_type())
+    if not isinstance(value, np.ndarray):
+        raise InterpreterError(f"expected an array for {ty}, got {type(value).__name__}")
+    stored = value if value.dtype == fmt.storage else fmt.to_storage(np.asarray(value, fmt.compute))
+    shape = tuple(ty.get_shape())
+    if len(shape) != stored.ndim or any(d >= 0 and d != n for d, n in zip(shape, stored.shape)):
+        raise InterpreterError(f"expected an array of shape {list(shape)} for {ty}, got shape {list(stored.shape)}")
+    size = fmt.storage.itemsize
+    if byte_address % size:
+        raise InterpreterError(f"internal: byte address {byte_address} is not aligned to {size}")
+    address = byte_address // size
+    view = box_view(fmt, address, tuple(stored.shape), identity_strides(stored.shape), None, None)
+    return np.ascontiguousarray(stored), Memref(view, address)

@@ -1,0 +1,465 @@
+"""The interpreter on dataflow-scheduler's public-form schedule IR (docs/ktdf.md, "Execution").
+
+Public form: tile loops (`scf.for {loop_type = ...}`) around `ktdf.pipeline`,
+memrefs addressed through `memref.memory_space_cast` / `reinterpret_cast` /
+`cast` / `subview`, L1 buffers of `memref.alloc` in `ktdf.private`, memref
+to memref transfers, double buffering (`buffer_phase`, `select_memref`),
+`ktdf.parallel`, `tiling.*`. Hand-written schedules in that form (the
+outputs their passes print, made runnable) equal NumPy on seeded inputs,
+batched and per core; every public-form schedule of their tests that we
+parse runs without an internal error; a deadlock, a FIFO overflow, a read
+before a write and an out-of-bounds transfer are located errors.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SHARED
+
+import spyre_mlir
+from spyre_mlir.interpreter import Interpreter, InterpreterOptions
+
+BATCHED = InterpreterOptions(execution="batched")
+PER_CORE = InterpreterOptions(execution="per-core")
+MODES = [pytest.param(BATCHED, id="batched"), pytest.param(PER_CORE, id="per-core")]
+
+SCHEDULER_TESTS = SHARED / "corpus" / "dataflow-scheduler" / "test"
+SAMPLE_DEVICE = SCHEDULER_TESTS / "Dialect" / "KTDFArch" / "sample_device.mlir"
+
+
+def _run(text: str, func: str | None = None, options: InterpreterOptions | None = None, **kw):
+    return spyre_mlir.interpret(text, func, options=options, **kw)
+
+
+def _error(text: str, func: str | None = None, **kw) -> spyre_mlir.DiagnosticError:
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        _run(text, func, **kw)
+    return info.value
+
+
+def _line_of(text: str, needle: str, nth: int = 0) -> int:
+    return [i + 1 for i, line in enumerate(text.splitlines()) if needle in line][nth]
+
+
+# -- a tiled add: construct-three-stage-pipeline's output (ConstructThreeStagePipeline/basic.mlir) ----
+
+THREE_STAGE = f"""
+module {{
+  func.func @local_schedule_1(%arg0: index) attributes {{grid = [32]}} {{
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c3 = arith.constant 3 : index
+    %c1024 = arith.constant 1024 : index
+    %c12288 = arith.constant 12288 : index
+    %c18432 = arith.constant 18432 : index
+    %id = ktdp.get_compute_tile_id : index
+    %0 = arith.muli %id, %c3 : index
+    %row = arith.addi %0, %arg0 : index
+    %c0 = arith.constant 0 : index
+    %A = ktdp.construct_memory_view %c1024, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
+    %B = ktdp.construct_memory_view %c12288, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
+    %C = ktdp.construct_memory_view %c18432, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
+    %oa = arith.muli %row, %c64 : index
+    %Ad = memref.memory_space_cast %A : memref<96x64xf16> to memref<96x64xf16, "DDR">
+    %At = memref.reinterpret_cast %Ad to offset: [%oa], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+    %ob = arith.muli %row, %c64 : index
+    %Bd = memref.memory_space_cast %B : memref<96x64xf16> to memref<96x64xf16, "DDR">
+    %Bt = memref.reinterpret_cast %Bd to offset: [%ob], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+    %oc = arith.muli %row, %c64 : index
+    %Cd = memref.memory_space_cast %C : memref<96x64xf16> to memref<96x64xf16, "DDR">
+    %Ct = memref.reinterpret_cast %Cd to offset: [%oc], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+    scf.for %i = %c0 to %c1 step %c1 {{
+      scf.for %j = %c0 to %c64 step %c64 {{
+        ktdf.pipeline {{
+          %p:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {{
+            %f0:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+            %f1 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
+            %t0 = ktdf.create_token : !ktdf.token
+            %t1 = ktdf.create_token : !ktdf.token
+            %t2 = ktdf.create_token : !ktdf.token
+            ktdf.private_yield %f0#0, %f0#1, %f1, %t0, %t1, %t2 : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token
+          }}
+          ktdf.stage depends_in(none) depends_out(%p#3) {{
+            ktdf.data_transfer from %At[%i, %j] size [1, 64] to %p#0 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+            ktdf.data_transfer from %Bt[%i, %j] size [1, 64] to %p#1 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+          }}
+          ktdf.stage depends_in(%p#3) depends_out(%p#4) {{
+            %x = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+            %y = ktdf.read_from_fifo %p#1 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+            %e = tensor.empty() : tensor<1x64xf16>
+            %s = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%x, %y : tensor<1x64xf16>, tensor<1x64xf16>) outs(%e : tensor<1x64xf16>) {{
+            ^bb0(%a: f16, %b: f16, %o: f16):
+              %r = arith.addf %a, %b : f16
+              linalg.yield %r : f16
+            }} -> tensor<1x64xf16>
+            ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+          }} {{applicable_units = ["SFU"]}}
+          ktdf.stage depends_in(%p#4) depends_out(%p#5) {{
+            ktdf.data_transfer from %p#2 size [1, 64] to %Ct[%i, %j] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+          }}
+        }}
+      }} {{loop_type = #ktdf.loop_type<parallel_loop>}}
+    }} {{loop_type = #ktdf.loop_type<parallel_loop>}}
+    return
+  }}
+}}
+"""
+
+
+def _ab(seed: int, shape):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape).astype(np.float16), rng.standard_normal(shape).astype(np.float16)
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("i", [0, 2])
+def test_a_tiled_add_in_their_three_stage_form_equals_numpy(options, i):
+    """Each of the 32 tiles adds row 3 * id + i through its three stages."""
+    a, b = _ab(i, (96, 64))
+    out = _run(THREE_STAGE, options=options, arg0=i, hbm={1024: a, 12288: b, 18432: np.zeros_like(a)})
+    want = np.zeros_like(a)
+    want[i::3] = a[i::3] + b[i::3]
+    np.testing.assert_array_equal(out["hbm@18432"], want)
+    assert out.report.mode == options.execution
+
+
+# -- a reduction through L1 buffers: reduction-loop-exposure's output (ReductionLoopExposure/basic.mlir) ----
+
+REDUCTION = """
+module {
+  module {
+    func.func @sum_1core() attributes {grid = [1]} {
+      call @local_schedule_0() : () -> ()
+      return
+    }
+    func.func private @local_schedule_0()
+  }
+  module @local_schedule_0 {
+    func.func @local_schedule_0() attributes {grid = [1]} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c8589934592 = arith.constant 8589934592 : index
+      %c2 = arith.constant 2 : index
+      %0 = ktdp.construct_memory_view %c0, sizes: [2, 256, 64], strides: [16384, 64, 1] {coordinate_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 255 >= 0, d2 >= 0, -d2 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x256x64xf16>
+      %1 = ktdp.construct_memory_view %c8589934592, sizes: [2, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x64xf16>
+      %memspacecast = memref.memory_space_cast %0 : memref<2x256x64xf16> to memref<2x256x64xf16, "DDR">
+      %reinterpret_cast = memref.reinterpret_cast %memspacecast to offset: [0], sizes: [2, 256, 64], strides: [16384, 64, 1] : memref<2x256x64xf16, "DDR"> to memref<2x256x64xf16, strided<[16384, 64, 1]>, "DDR">
+      %cast = memref.cast %reinterpret_cast : memref<2x256x64xf16, strided<[16384, 64, 1]>, "DDR"> to memref<2x256x64xf16, strided<[16384, 64, 1], offset: ?>, "DDR">
+      %memspacecast_0 = memref.memory_space_cast %1 : memref<2x64xf16> to memref<2x64xf16, "DDR">
+      %reinterpret_cast_1 = memref.reinterpret_cast %memspacecast_0 to offset: [0], sizes: [2, 64], strides: [64, 1] : memref<2x64xf16, "DDR"> to memref<2x64xf16, strided<[64, 1]>, "DDR">
+      %cast_2 = memref.cast %reinterpret_cast_1 : memref<2x64xf16, strided<[64, 1]>, "DDR"> to memref<2x64xf16, strided<[64, 1], offset: ?>, "DDR">
+      ktdf.pipeline {
+        %2:4 = ktdf.private -> (memref<2x1x256x64xf16, "L1">, memref<2x1x64xf16, "L1">, !ktdf.token, !ktdf.token) {
+          %alloc = memref.alloc() : memref<2x1x256x64xf16, "L1">
+          %alloc_3 = memref.alloc() : memref<2x1x64xf16, "L1">
+          %3 = ktdf.create_token : !ktdf.token
+          %4 = ktdf.create_token : !ktdf.token
+          ktdf.private_yield %alloc, %alloc_3, %3, %4 : memref<2x1x256x64xf16, "L1">, memref<2x1x64xf16, "L1">, !ktdf.token, !ktdf.token
+        }
+        ktdf.stage depends_in(none) depends_out(%2#2) {
+          scf.for %arg0 = %c0 to %c2 step %c1 {
+            %3 = arith.subi %arg0, %c0 : index
+            %4 = arith.divsi %3, %c1 : index
+            ktdf.data_transfer from %cast[%arg0, 0, %c0 * 64] size [1, 256, 64] to %2#0[%4, 0, 0, 0] size [1, 1, 256, 64] : memref<2x256x64xf16, strided<[16384, 64, 1], offset: ?>, "DDR">, memref<2x1x256x64xf16, "L1">
+          } {loop_type = #ktdf.loop_type<parallel_loop>}
+        } {applicable_units = ["MNILU"]}
+        ktdf.stage depends_in(%2#2) depends_out(%2#3) {
+          scf.for %arg0 = %c0 to %c2 step %c1 {
+            %c0_4 = arith.constant 0 : index
+            %c1_5 = arith.constant 1 : index
+            %c255 = arith.constant 255 : index
+            ktdf.pipeline {
+              %3:4 = ktdf.private -> (!ktdf.fifo.slot<"L1LU" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "L1SU", 64xf16>, !ktdf.token, !ktdf.token) {
+                %4 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"L1LU" -> "SFU", 64xf16>
+                %5 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "L1SU", 64xf16>
+                %6 = ktdf.create_token : !ktdf.token
+                %7 = ktdf.create_token : !ktdf.token
+                ktdf.private_yield %4, %5, %6, %7 : !ktdf.fifo.slot<"L1LU" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "L1SU", 64xf16>, !ktdf.token, !ktdf.token
+              }
+              ktdf.stage depends_in(none) depends_out(%3#2) {
+                %4 = arith.subi %arg0, %c0 : index
+                %5 = arith.divsi %4, %c1 : index
+                %c256 = arith.constant 256 : index
+                scf.for %arg1 = %c0_4 to %c256 step %c1_5 {
+                  ktdf.data_transfer from %2#0[%5, 0, %arg1, 0] size [1, 1, 1, 64] to %3#0 size [64] : memref<2x1x256x64xf16, "L1">, !ktdf.fifo.slot<"L1LU" -> "SFU", 64xf16>
+                } {loop_type = #ktdf.loop_type<reduction_loop>}
+              } {applicable_units = ["L1LU"]}
+              ktdf.stage depends_in(%3#2) depends_out(%3#3) {
+                %4 = tensor.empty() : tensor<1x64xf16>
+                %c256 = arith.constant 256 : index
+                %5 = scf.for %arg1 = %c0_4 to %c256 step %c1_5 iter_args(%arg2 = %4) -> (tensor<1x64xf16>) {
+                  %6 = ktdf.read_from_fifo %3#0 : <"L1LU" -> "SFU", 64xf16> -> tensor<1x1x64xf16>
+                  %7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%6 : tensor<1x1x64xf16>) outs(%arg2 : tensor<1x64xf16>) {
+                  ^bb0(%in: f16, %out: f16):
+                    %9 = arith.addf %in, %out : f16
+                    linalg.yield %9 : f16
+                  } -> tensor<1x64xf16>
+                  %8 = arith.cmpi eq, %arg1, %c255 : index
+                  scf.if %8 {
+                    ktdf.write_to_fifo %7, %3#1 : tensor<1x64xf16>, <"SFU" -> "L1SU", 64xf16>
+                  }
+                  scf.yield %7 : tensor<1x64xf16>
+                } {loop_type = #ktdf.loop_type<reduction_loop>}
+              } {applicable_units = ["SFU"]}
+              ktdf.stage depends_in(%3#3) depends_out(none) {
+                %c256 = arith.constant 256 : index
+                scf.for %arg1 = %c0_4 to %c256 step %c1_5 {
+                  %4 = arith.subi %arg0, %c0 : index
+                  %5 = arith.divsi %4, %c1 : index
+                  %6 = arith.cmpi eq, %arg1, %c255 : index
+                  scf.if %6 {
+                    ktdf.data_transfer from %3#1 size [64] to %2#1[%5, 0, 0] size [1, 1, 64] : !ktdf.fifo.slot<"SFU" -> "L1SU", 64xf16>, memref<2x1x64xf16, "L1">
+                  }
+                } {loop_type = #ktdf.loop_type<reduction_loop>}
+              } {applicable_units = ["L1SU"]}
+            }
+          } {loop_type = #ktdf.loop_type<parallel_loop>}
+        } {applicable_units = ["L1LU", "SFU", "L1SU"]}
+        ktdf.stage depends_in(%2#3) depends_out(none) {
+          scf.for %arg0 = %c0 to %c2 step %c1 {
+            %3 = arith.subi %arg0, %c0 : index
+            %4 = arith.divsi %3, %c1 : index
+            ktdf.data_transfer from %2#1[%4, 0, 0] size [1, 1, 64] to %cast_2[%arg0, %c0 * 64] size [1, 64] : memref<2x1x64xf16, "L1">, memref<2x64xf16, strided<[64, 1], offset: ?>, "DDR">
+          } {loop_type = #ktdf.loop_type<parallel_loop>}
+        } {applicable_units = ["MNISU"]}
+      }
+      return
+    }
+  }
+}
+"""
+
+OUT = 8589934592  # the element address of the result view
+
+
+def _small_ints(seed: int, shape) -> np.ndarray:
+    """f16 values whose sums are exact: the oracle is NumPy's sum, order free."""
+    return np.random.default_rng(seed).integers(-3, 4, shape).astype(np.float16)
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_reduction_through_l1_buffers_equals_numpy(options):
+    """DDR -> L1 buffer; per row a nested pipeline streams 256 tiles of 64 through
+    one FIFO slot into the SFU's reduction (they queue: FIFOs are unbounded);
+    the sum goes to a second L1 buffer, then to DDR. Reached through a call."""
+    x = _small_ints(3, (2, 256, 64))
+    out = _run(REDUCTION, "sum_1core", options=options, hbm={0: x, OUT: np.zeros((2, 64), np.float16)})
+    np.testing.assert_array_equal(out[f"hbm@{OUT}"], x.sum(axis=1, dtype=np.float32).astype(np.float16))
+
+
+def test_l1_buffers_count_against_the_lx_scratchpad():
+    """The two buffers take 65,792 bytes of L1 per core: a 64 KiB LX refuses the second."""
+    x = _small_ints(0, (2, 256, 64))
+    options = InterpreterOptions(lx_limit=65536)
+    err = _error(REDUCTION, "sum_1core", options=options, hbm={0: x, OUT: np.zeros((2, 64), np.float16)})
+    assert err.diagnostic.message == (
+        "allocating L1 buffer %alloc_3 in L1 (256 bytes) on core 0 would hold 65792 bytes of L1 buffers, over "
+        "the target's 65536-byte LX scratchpad"
+    )
+    assert err.diagnostic.location.line == _line_of(REDUCTION, "%alloc_3 = memref.alloc()")
+    fits = _run(REDUCTION, "sum_1core", options=InterpreterOptions(lx_limit=65792),
+                hbm={0: x, OUT: np.zeros((2, 64), np.float16)})
+    assert fits.runtime.find_state("memref").peak == 65792
+
+
+# -- double buffering: double-buffering's output form (DoubleBuffering/basic.mlir), with a compute stage ----
+
+GLOBAL = "#ktdp.memory_space<global>"
+LOCAL = "#ktdp.memory_space<ct_local>"
+ROWS = f"memref<8x64xf16, {GLOBAL}>"
+BUF = f"memref<1x64xf16, {LOCAL}>"
+SLOT = '!ktdf.fifo.slot<"L1" -> "SFU", 64xf16>'
+BACK = '!ktdf.fifo.slot<"SFU" -> "L1", 64xf16>'
+
+DOUBLE_BUFFERED = f"""
+func.func @double_buffered(%src: {ROWS}, %dst: {ROWS}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %x0 = memref.alloc() : {BUF}
+  %x1 = memref.alloc() : {BUF}
+  scf.for %i = %c0 to %c8 step %c1 {{
+    %phase = ktdf.buffer_phase(%i) {{num_phases = 2 : i64}} : index
+    %sel = ktdf.select_memref %phase[%x0, %x1] : {BUF}
+    ktdf.pipeline modulo(size: 2) {{
+      %p:6 = ktdf.private -> ({SLOT}, {BACK}, !ktdf.token, !ktdf.token, !ktdf.token, !ktdf.token) {{
+        %in = ktdf.fifo.allocate() -> {SLOT}
+        %out = ktdf.fifo.allocate() -> {BACK}
+        %t0 = ktdf.create_token : !ktdf.token
+        %t1 = ktdf.create_token : !ktdf.token
+        %t2 = ktdf.create_token : !ktdf.token
+        %t3 = ktdf.create_token : !ktdf.token
+        ktdf.private_yield %in, %out, %t0, %t1, %t2, %t3 : {SLOT}, {BACK}, !ktdf.token, !ktdf.token, !ktdf.token, !ktdf.token
+      }}
+      ktdf.stage depends_in(none) depends_out(%p#2) {{
+        ktdf.data_transfer from %src[%i, %c0] size [1, 64] to %sel[%c0, %c0] size [1, 64] : {ROWS}, {BUF}
+      }}
+      ktdf.stage depends_in(%p#2) depends_out(%p#3) {{
+        ktdf.data_transfer from %sel[%c0, %c0] size [1, 64] to %p#0 size [64] : {BUF}, {SLOT}
+      }}
+      ktdf.stage depends_in(%p#3) depends_out(%p#4) {{
+        %x = ktdf.read_from_fifo %p#0 : <"L1" -> "SFU", 64xf16> -> tensor<64xf16>
+        %e = tensor.empty() : tensor<64xf16>
+        %y = ktdf.opaque "ADD" -> tensor<64xf16> ins(%x, %x : tensor<64xf16>, tensor<64xf16>) outs(%e : tensor<64xf16>)
+        ktdf.write_to_fifo %y, %p#1 : tensor<64xf16>, <"SFU" -> "L1", 64xf16>
+      }} {{applicable_units = ["SFU"]}}
+      ktdf.stage depends_in(%p#4) depends_out(%p#5) {{
+        ktdf.data_transfer from %p#1 size [64] to %dst[%i, %c0] size [1, 64] : {BACK}, {ROWS}
+      }}
+    }}
+  }} {{loop_type = #ktdf.loop_type<parallel_loop>}}
+  memref.dealloc %x0 : {BUF}
+  memref.dealloc %x1 : {BUF}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_double_buffering_equals_numpy(options):
+    """DDR -> the phase's L1 buffer -> FIFO -> SFU (an opaque ADD) -> FIFO -> DDR,
+    memref parameters placed as arrays."""
+    src = _small_ints(5, (8, 64))
+    out = _run(DOUBLE_BUFFERED, options=options, src=src, dst=np.zeros_like(src))
+    np.testing.assert_array_equal(out["dst"], src + src)
+    assert out.runtime.find_state("memref").peak == 256  # two 128-byte buffers
+
+
+def test_the_phase_picks_the_buffer():
+    """With both phases on one buffer, the rows still arrive (the buffer is
+    reused); with a phase past the candidates, a located error."""
+    one = DOUBLE_BUFFERED.replace("%sel = ktdf.select_memref %phase[%x0, %x1]", "%sel = ktdf.select_memref %c0[%x0, %x1]")
+    src = _small_ints(6, (8, 64))
+    np.testing.assert_array_equal(_run(one, src=src, dst=np.zeros_like(src))["dst"], src + src)
+    bad = DOUBLE_BUFFERED.replace("%sel = ktdf.select_memref %phase[%x0, %x1]", "%sel = ktdf.select_memref %i[%x0, %x1]")
+    err = _error(bad, src=src, dst=np.zeros_like(src))
+    assert err.diagnostic.message == "phase 2 selects none of the 2 candidate memrefs"
+    assert err.diagnostic.location.line == _line_of(bad, "ktdf.select_memref")
+
+
+def test_buffer_phase_counts_the_iterations_of_its_loops():
+    """phase = (linearized iteration of (i, j) over 3 x 4 iterations) mod 3, marked
+    in the column of that phase of row i * 4 + j."""
+    text = f"""
+func.func @phases(%ones: memref<1x1xf16, {GLOBAL}>, %out: memref<12x3xf16, {GLOBAL}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c3 step %c1 {{
+    scf.for %j = %c0 to %c8 step %c2 {{
+      %phase = ktdf.buffer_phase(%i, %j) {{num_phases = 3 : i64}} : index
+      ktdf.pipeline {{
+        %t = ktdf.private -> (!ktdf.token) {{
+          %t0 = ktdf.create_token : !ktdf.token
+          ktdf.private_yield %t0 : !ktdf.token
+        }}
+        ktdf.stage depends_in(none) depends_out(%t) {{
+          ktdf.data_transfer from %ones[%c0, %c0] size [1, 1] to %out[%i * 4 + %j floordiv 2, %phase] size [1, 1] : memref<1x1xf16, {GLOBAL}>, memref<12x3xf16, {GLOBAL}>
+        }}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+    out = _run(text, ones=np.ones((1, 1), np.float16), out=np.zeros((12, 3), np.float16))
+    want = np.zeros((12, 3), np.float16)
+    want[np.arange(12), np.arange(12) % 3] = 1
+    np.testing.assert_array_equal(out["out"], want)
+
+
+# -- ktdf.parallel ----------------------------------------------------------------------------------
+
+PARALLEL = f"""
+func.func @parallel(%src: {ROWS}, %dst: {ROWS}, %ids: memref<8x3xf16, {GLOBAL}>, %ones: memref<1x1xf16, {GLOBAL}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  ktdf.parallel (%m, %inst) = (%c0) to (%c8) step (%c1) distribute(num_instances = 3) {{
+    ktdf.pipeline {{
+      %t = ktdf.private -> (!ktdf.token) {{
+        %t0 = ktdf.create_token : !ktdf.token
+        ktdf.private_yield %t0 : !ktdf.token
+      }}
+      ktdf.stage depends_in(none) depends_out(%t) {{
+        ktdf.data_transfer from %src[%m, %c0] size [1, 64] to %dst[%m, %c0] size [1, 64] : {ROWS}, {ROWS}
+        ktdf.data_transfer from %ones[%c0, %c0] size [1, 1] to %ids[%m, %inst] size [1, 1] : memref<1x1xf16, {GLOBAL}>, memref<8x3xf16, {GLOBAL}>
+      }}
+    }}
+    ktdf.parallel_yield
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_parallel_runs_every_iteration_in_contiguous_chunks_per_instance(options):
+    """8 iterations over 3 instances: chunks of ceil(8 / 3) = 3, so instances 0, 0, 0, 1, 1, 1, 2, 2."""
+    src = _small_ints(7, (8, 64))
+    out = _run(PARALLEL, options=options, src=src, dst=np.zeros_like(src), ids=np.zeros((8, 3), np.float16),
+               ones=np.ones((1, 1), np.float16))
+    np.testing.assert_array_equal(out["dst"], src)
+    want = np.zeros((8, 3), np.float16)
+    want[np.arange(8), [0, 0, 0, 1, 1, 1, 2, 2]] = 1
+    np.testing.assert_array_equal(out["ids"], want)
+
+
+# -- tiling.*: a tiled loop with an epilogue, dynamic sizes ---------------------------------------------
+
+VEC = f"memref<23xf16, {GLOBAL}>"
+DYN_SLOT = '!ktdf.fifo.slot<"DDR" -> "SFU", ?xf16>'
+DYN_BACK = '!ktdf.fifo.slot<"SFU" -> "DDR", ?xf16>'
+
+TILED = f"""
+func.func @tiled(%src: {VEC}, %dst: {VEC}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c23 = arith.constant 23 : index
+  %ts = ktdf.tiling.reserve_size {{divisibility = 5 : index, min_value = 4 : index}} : index
+  %n = arith.ceildivui %c23, %ts : index
+  scf.for %t = %c0 to %n step %c1 {{
+    %x = ktdf.tiling.derive_size [%t : %ts], total_size = %c23 : index
+    %base = ktdf.tiling.linearize_index [%t : %ts], [%c0 : %c1] : index
+    ktdf.pipeline {{
+      %p:5 = ktdf.private -> ({DYN_SLOT}, {DYN_BACK}, !ktdf.token, !ktdf.token, !ktdf.token) {{
+        %in = ktdf.fifo.allocate(%x) -> {DYN_SLOT}
+        %out = ktdf.fifo.allocate(%x) -> {DYN_BACK}
+        %t0 = ktdf.create_token : !ktdf.token
+        %t1 = ktdf.create_token : !ktdf.token
+        %t2 = ktdf.create_token : !ktdf.token
+        ktdf.private_yield %in, %out, %t0, %t1, %t2 : {DYN_SLOT}, {DYN_BACK}, !ktdf.token, !ktdf.token, !ktdf.token
+      }}
+      ktdf.stage depends_in(none) depends_out(%p#2) {{
+        ktdf.data_transfer from %src[%base] size [%x] to %p#0 size [%x] : {VEC}, {DYN_SLOT}
+      }}
+      ktdf.stage depends_in(%p#2) depends_out(%p#3) {{
+        %v = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", ?xf16> -> tensor<?xf16>
+        %w = ktdf.opaque "MUL" -> tensor<?xf16> ins(%v, %v : tensor<?xf16>, tensor<?xf16>) outs(%v : tensor<?xf16>)
+        ktdf.write_to_fifo %w, %p#1 : tensor<?xf16>, <"SFU" -> "DDR", ?xf16>
+      }}
+      ktdf.stage depends_in(%p#3) depends_out(%p#4) {{
+        ktdf.data_transfer from %p#1 size [%x] to %dst[%base] size [%x] : {DYN_BACK}, {VEC}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_tiling_ops_resolve_at_run_time(options):
+    """reserve_size -> 5 (the least multiple of 5 that is >= 4): tiles of 5, 5, 5, 5 and an epilogue of 3."""
+    src = _small_ints(8, (23,))
+    out = _run(TILED, options=options, src=src, dst=np.zeros_like(src))
+    np.testing.assert_array_equal(out["dst"], src * src)
+    sizes = [r for r in out.runtime.stats.stages if r.index == 0]
+    assert len(sizes) == 5
