@@ -463,3 +463,124 @@ def test_tiling_ops_resolve_at_run_time(options):
     np.testing.assert_array_equal(out["dst"], src * src)
     sizes = [r for r in out.runtime.stats.stages if r.index == 0]
     assert len(sizes) == 5
+
+
+# -- located errors, never hangs --------------------------------------------------------------------
+
+
+def _three_stage_inputs(seed: int = 0) -> dict:
+    a, b = _ab(seed, (96, 64))
+    return dict(arg0=0, hbm={1024: a, 12288: b, 18432: np.zeros_like(a)})
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_stage_waiting_for_a_token_never_signaled_is_a_located_deadlock(options):
+    text = THREE_STAGE.replace("ktdf.stage depends_in(%p#4) depends_out(%p#5)",
+                               "ktdf.stage depends_in(%p#5) depends_out(%p#4)")
+    d = _error(text, options=options, **_three_stage_inputs()).diagnostic
+    assert d.message == "stage #2 waits for token %p#5 that no stage before it signals: it could never run"
+    assert d.location.line == _line_of(text, "ktdf.stage depends_in(%p#5)")
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_reading_a_slot_before_it_is_written_is_a_located_underflow(options):
+    text = THREE_STAGE.replace(
+        "%y = ktdf.read_from_fifo %p#1",
+        '%y0 = ktdf.read_from_fifo %p#1 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>\n'
+        "            %y = ktdf.read_from_fifo %p#1",
+    )
+    d = _error(text, options=options, **_three_stage_inputs()).diagnostic
+    assert d.message == (
+        "FIFO underflow: stage #1 reads FIFO slot %p#1, which is empty on core 0 (tile id (0)): no stage has "
+        "written a tile into it since it was last read"
+    )
+    assert d.location.line == _line_of(text, "%y = ktdf.read_from_fifo")
+
+
+def test_a_tile_larger_than_its_slot_is_a_located_overflow():
+    """The slot is allocated one element short of the tile written into it."""
+    text = TILED.replace("%in = ktdf.fifo.allocate(%x)", "%short = arith.subi %x, %c1 : index\n"
+                         "        %in = ktdf.fifo.allocate(%short)")
+    src = _small_ints(8, (23,))
+    d = _error(text, src=src, dst=np.zeros_like(src)).diagnostic
+    assert d.message == (
+        "FIFO overflow: stage #0 writes a 5 tile (5 elements) into FIFO slot %p#0 of 4 elements: a slot holds one tile"
+    )
+    assert d.location.line == _line_of(text, "ktdf.data_transfer from %src")
+
+
+PARTIAL = f"""
+func.func @partial(%src: memref<2x48xf16, {GLOBAL}>, %dst: memref<2x48xf16, {GLOBAL}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  ktdf.pipeline {{
+    %p:3 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>, !ktdf.token, !ktdf.token) {{
+      %s = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>
+      %t0 = ktdf.create_token : !ktdf.token
+      %t1 = ktdf.create_token : !ktdf.token
+      ktdf.private_yield %s, %t0, %t1 : !ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>, !ktdf.token, !ktdf.token
+    }}
+    ktdf.stage depends_in(none) depends_out(%p#1) {{
+      ktdf.data_transfer from %src[%c0, %c0] size [1, 48] to %p#0 size [48] : memref<2x48xf16, {GLOBAL}>, !ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>
+      ktdf.data_transfer from %src[%c1, %c0] size [1, 48] to %p#0 size [48] : memref<2x48xf16, {GLOBAL}>, !ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>
+    }}
+    ktdf.stage depends_in(%p#1) depends_out(%p#2) {{
+      ktdf.data_transfer from %p#0 size [2, 48] to %dst[%c0, %c0] size [2, 48] : !ktdf.fifo.slot<"DDR" -> "SFU", 96xf16>, memref<2x48xf16, {GLOBAL}>
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_slot_fills_over_several_transfers_and_one_more_overflows(options):
+    """Two rows of 48 fill one use of the 96-element slot (KTDF.td: the data of a
+    use matches the slot's size); a second transfer 64 wide has room for 48."""
+    src = _small_ints(9, (2, 48))
+    np.testing.assert_array_equal(_run(PARTIAL, options=options, src=src, dst=np.zeros_like(src))["dst"], src)
+    text = PARTIAL.replace("memref<2x48xf16", "memref<2x64xf16").replace(
+        "from %src[%c1, %c0] size [1, 48] to %p#0 size [48]", "from %src[%c1, %c0] size [1, 64] to %p#0 size [64]"
+    ).replace("size [2, 48] to %dst[%c0, %c0] size [2, 48]", "size [96] to %dst[%c0, %c0] size [1, 96]")
+    wide = _small_ints(9, (2, 64))
+    d = _error(text, options=options, src=wide, dst=np.zeros_like(wide)).diagnostic
+    assert d.message == (
+        "FIFO overflow: stage #0 writes 64 elements into FIFO slot %p#0 on core 0 (tile id (0)), which has room "
+        "for 48 of its 96 (the data of one use of a slot fills it exactly)"
+    )
+    assert d.location.line == _line_of(text, "from %src[%c1, %c0]")
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_reading_an_l1_buffer_nobody_wrote_is_a_located_error(options):
+    """Stage 0 always fills %x1; on phase 0 stage 1 reads %x0, never written."""
+    text = DOUBLE_BUFFERED.replace("size [1, 64] to %sel[%c0, %c0]", "size [1, 64] to %x1[%c0, %c0]")
+    src = _small_ints(5, (8, 64))
+    d = _error(text, options=options, src=src, dst=np.zeros_like(src)).diagnostic
+    assert d.message == (
+        f"read of uninitialized L1 buffer %x0 in {LOCAL} of core 0: byte address 0 (element address 0) was never "
+        "written"
+    )
+    assert d.location.line == _line_of(text, "ktdf.data_transfer from %sel")
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_transfer_outside_its_memref_is_a_located_error_even_with_masking_on(options):
+    """Masking (the default) is KTDP's rule for access tiles; a memref transfer is strict."""
+    text = THREE_STAGE.replace("from %At[%i, %j]", "from %At[%i, %j + 1]")
+    assert options.mask_out_of_bounds
+    d = _error(text, options=options, **_three_stage_inputs()).diagnostic
+    assert d.message == (
+        "access outside the view: coordinate (0, 64) is outside the 1x64xf16 view (valid: 0 <= c0 < 1, "
+        "0 <= c1 < 64) on core 0 (tile id (0))"
+    )
+    assert d.location.line == _line_of(text, "from %At[%i, %j + 1]")
+
+
+def test_a_transfer_whose_sides_move_different_counts_is_a_located_error():
+    text = TILED.replace("to %p#0 size [%x]", "to %p#0 size [%ts]")
+    src = _small_ints(8, (23,))
+    d = _error(text, src=src, dst=np.zeros_like(src), options=InterpreterOptions(verify=False)).diagnostic
+    assert d.message == (
+        "the transfer moves 3 elements (3) out of %src but 5 (5) into %p#0: both sides move the same elements"
+    )
