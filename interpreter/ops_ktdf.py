@@ -46,7 +46,7 @@ from collections import deque
 
 import numpy as np
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StringAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from spyre_mlir.dialects.ktdf import (
@@ -420,9 +420,9 @@ def _pipeline(fc: FunctionCompiler, op: Operation) -> Step:
         ops.append(private)
     state = fc.new_slot()
     program = fc.program
-    for k, stage in enumerate(stages):
-        steps.append(_compile_stage(fc, op, stage, k, state))
-        ops.append(stage)
+    for k in _token_order(stages):
+        steps.append(_compile_stage(fc, op, stages[k], k, state))
+        ops.append(stages[k])
     runner = make_runner(steps, ops, ())
     slots = []  # every FIFO slot the instance allocates, checked drained at its end, and its name
     buffers = []  # the slots of what the private region allocated with memref.alloc: freed at the end
@@ -463,6 +463,32 @@ def _pipeline(fc: FunctionCompiler, op: Operation) -> Step:
                 )
 
     return step
+
+
+def _token_order(stages: list[StageOp]) -> list[int]:
+    """The stages' indices in the order they run: each after the stages signaling
+    its `depends_in` tokens, textual order among those ready (upstream lets a
+    stage come before the ones it waits for). Stages that could never run (a
+    token no stage signals, a cycle) come last, to fail when they wait."""
+    signalers: dict[SSAValue, list[int]] = {}
+    for k, stage in enumerate(stages):
+        for token in stage.depends_out:
+            signalers.setdefault(token, []).append(k)
+    done: set[int] = set()
+    order: list[int] = []
+    progress = True
+    while progress:
+        progress = False
+        for k, stage in enumerate(stages):
+            if k in done:
+                continue
+            needs = [signalers.get(t) for t in stage.depends_in]
+            if all(n is not None and all(j in done for j in n) for n in needs):
+                done.add(k)
+                order.append(k)
+                progress = True
+                break  # the first ready stage in textual order, then look again from the top
+    return order + [k for k in range(len(stages)) if k not in done]
 
 
 def _compile_stage(fc: FunctionCompiler, pipeline: PipelineOp, stage: StageOp, k: int, state: int) -> Step:
@@ -659,6 +685,8 @@ def _data_transfer(fc: FunctionCompiler, op: Operation) -> Step:
     src = _Side(fc, op, op.source, op.source_indices, op.source_map, op.source_sizes, op.static_source_sizes)
     dst = _Side(fc, op, op.destination, op.dest_indices, op.dest_map, op.dest_sizes, op.static_dest_sizes)
     program = fc.program
+    mode = op.attributes.get("transfer_mode")
+    splat = isinstance(mode, StringAttr) and mode.data == "splat"  # one element, broadcast to the destination
 
     def count(frame) -> tuple[int, tuple | None, tuple | None]:
         src_shape, dst_shape = src.shape(frame), dst.shape(frame)
@@ -667,11 +695,16 @@ def _data_transfer(fc: FunctionCompiler, op: Operation) -> Step:
             n = frame[src.slot].count
         else:
             n = math.prod(shapes[0])
+        if splat:
+            if n != 1:
+                raise InterpreterError(f"a splat transfer reads one element, not {n} ({_shape_text(shapes[0])})")
+            return 1, src_shape, dst_shape
         if len(shapes) == 2 and math.prod(shapes[1]) != n:
+            hint = ' (one element broadcasts with {transfer_mode = "splat"})' if n == 1 else ""
             raise InterpreterError(
                 f"the transfer moves {n} elements ({_shape_text(shapes[0])}) out of {src.name} but "
                 f"{math.prod(shapes[1])} ({_shape_text(shapes[1])}) into {dst.name}: both sides move the same "
-                "elements"
+                f"elements{hint}"
             )
         return n, src_shape, dst_shape
 
@@ -687,6 +720,10 @@ def _data_transfer(fc: FunctionCompiler, op: Operation) -> Step:
             tile, ref = src.box(frame, src_shape, "source")
             data = load(tile, ctx, _access(program, ref))
             lanes = ctx.count is not None and data.ndim == len(src_shape) + 1
+        if splat:
+            total = math.prod(dst_shape) if dst_shape is not None else frame[dst.slot].count
+            flat = data.reshape(data.shape[0], 1) if lanes else data.reshape(1)
+            data = np.repeat(flat, total, axis=-1)
         if dst.is_slot:
             _write(frame[dst.slot], ctx, data, lanes, k, dst.name)
             return

@@ -36,7 +36,7 @@ from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import AddressSpace, format_bytes
-from spyre_mlir.interpreter.views import Access, MemoryView
+from spyre_mlir.interpreter.views import Access, BoxTile, MemoryView, TileGeometry, load, store
 
 BUFFER_KEYS = 1 << 40
 """`MemoryView.lx_core` values from here on name an L1 buffer (`MemrefRun.buffers`), below it a core's LX."""
@@ -347,3 +347,63 @@ def memref_argument(ty: MemRefType, value, byte_address: int) -> tuple[np.ndarra
     address = byte_address // size
     view = box_view(fmt, address, tuple(stored.shape), identity_strides(stored.shape), None, None)
     return np.ascontiguousarray(stored), Memref(view, address)
+
+
+def _element_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    return fc.mark(op.results, any(fc.is_varying(v) for v in op.operands))
+
+
+def _element_tile(frame, ref, index_slots: tuple[int, ...], what: str) -> BoxTile:
+    """The one-element box at the indices."""
+    view = as_memref(ref, what).view
+    anchor = tuple(frame[i] for i in index_slots)
+    return BoxTile(view, anchor, _ONE.get(len(anchor)) or _one(len(anchor)), None)
+
+
+_ONE: dict[int, TileGeometry] = {}
+
+
+def _one(rank: int) -> TileGeometry:
+    _ONE[rank] = TileGeometry((0,) * rank, (1,) * rank, tuple(range(rank)))
+    return _ONE[rank]
+
+
+@handles(memref.LoadOp, varying=_element_varying)
+def _load(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, memref.LoadOp)
+    m, r = fc.slot(op.memref), fc.slot(op.res)
+    indices = tuple(fc.slot(i) for i in op.indices)
+    fmt = _fmt(op.memref.type)
+    varying = fc.is_varying(op.res)
+    program = fc.program
+
+    def step(frame):
+        tile = _element_tile(frame, frame[m], indices, "the memref of 'memref.load'")
+        data = load(tile, frame[0], memref_run(program.runtime).access)
+        if varying:
+            frame[r] = data.reshape(data.shape[0], -1)[:, 0] if data.ndim > len(indices) else np.full(
+                frame[0].count, data.reshape(-1)[0], fmt.compute
+            )
+        else:
+            frame[r] = fmt.scalar(data.reshape(-1)[0])
+
+    return step
+
+
+@handles(memref.StoreOp)
+def _store(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, memref.StoreOp)
+    v, m = fc.slot(op.value), fc.slot(op.memref)
+    indices = tuple(fc.slot(i) for i in op.indices)
+    fmt = _fmt(op.memref.type)
+    rank = len(op.indices)
+    varying = fc.is_varying(op.value)
+    program = fc.program
+
+    def step(frame):
+        tile = _element_tile(frame, frame[m], indices, "the memref of 'memref.store'")
+        value = np.asarray(frame[v], fmt.compute)
+        data = value.reshape(value.shape[0], *(1,) * rank) if varying else value.reshape((1,) * rank)
+        store(tile, data, frame[0], memref_run(program.runtime).access)
+
+    return step
