@@ -260,8 +260,10 @@ _DEVICE_FACTS: weakref.WeakKeyDictionary[Operation, dict[str, Any]] = weakref.We
 def device_of(op: Operation) -> Operation | None:
     """The `ktdf_arch.device` declaration that is `op`'s target, or None: the device an enclosing op's
     `ktdf_arch.maps_to` names, else the one declared in the nearest module that declares any
-    (two there and no `maps_to`: none, as upstream's `findDeviceDeclarationFor`)."""
+    (two there and no `maps_to`: none, as upstream's `findDeviceDeclarationFor`), else the one
+    declared in a module of the outermost module (a program of sibling modules)."""
     cur: Operation | None = op
+    outermost: ModuleOp | None = None
     while cur is not None:
         maps_to = cur.attributes.get("ktdf_arch.maps_to")
         if isinstance(maps_to, SymbolRefAttr) and not maps_to.nested_references.data:
@@ -269,12 +271,18 @@ def device_of(op: Operation) -> Operation | None:
             if named is not None:
                 return named
         if isinstance(cur, ModuleOp):
+            outermost = cur
             devices = [d for d in cur.body.block.ops if d.name == DEVICE_OP]
             if devices:
                 # Several, and no maps_to: none is the target (upstream's findDeviceDeclarationFor).
                 return devices[0] if len(devices) == 1 else None
         cur = cur.parent_op()
-    return None
+    # A program of sibling modules (ktdp-extract-compute-groups puts the kernel's module beside its
+    # groups' modules): the one device declared in one of them is the program's.
+    if outermost is None:
+        return None
+    nested = [d for m in outermost.body.block.ops if isinstance(m, ModuleOp) for d in m.body.block.ops if d.name == DEVICE_OP]
+    return nested[0] if len(nested) == 1 else None
 
 
 def _declared_device(op: Operation, name: str) -> Operation | None:

@@ -172,7 +172,7 @@ def test_spyre_opt_target(tmp_path, capsys):
     card.write_text('{"lx_bytes": 8192}')
     assert spyre_opt.main([str(kernel), "-p", TILE, "--target", str(card)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("builtin.module attributes {spyre.target = {lx_bytes = 8192 : i64}}")
+    assert "module attributes {spyre.target = {lx_bytes = 8192 : i64}}" in out
     assert _loops(out) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
     assert spyre_opt.main([str(kernel), "-p", TILE]) == 0
     assert _loops(capsys.readouterr().out) == []
@@ -257,3 +257,210 @@ def test_the_compile_cache_keys_on_the_target(tmp_path, capsys):
     assert _loops(capsys.readouterr().out) == []
     assert spyre_opt.main([str(kernel), "-p", TILE, "--target", str(card), *cache]) == 0
     assert _loops(capsys.readouterr().out) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
+
+
+# -- a ktdf_arch.device as the target (docs/target.md) ------------------------------------------
+
+from spyre_mlir.diagnostics import DiagnosticError  # noqa: E402
+from spyre_mlir.target import SPYRE_DEVICE_FILE, device_facts, device_of, device_target  # noqa: E402
+from conftest import SHARED  # noqa: E402
+
+SAMPLE_DEVICE = SHARED / "corpus" / "dataflow-scheduler" / "test" / "Dialect" / "KTDFArch" / "sample_device.mlir"
+
+
+def _device(lx: int = 8192, cores: int = 2, *, mapping: bool = True, name: str = "card", granularity: int = 64) -> str:
+    """A device of `cores` core groups, each with its own LX of `lx` bytes, DMA units for HBM and a PT unit."""
+    attrs = (' attributes {mem_space_mapping = #ktdf_arch.map<#ktdp.memory_space<global> = "HBM", '
+             '#ktdp.memory_space<ct_local> = "LX">}') if mapping else ""
+    load = ('{ktdf_arch.features = {ktdf_arch.feature.load = {word_size = #ktdf_arch.map<"HBM" = 32>, '
+            'access_granularity = #ktdf_arch.map<"HBM" = [{size_in_words = 1, align_in_words = 2}]>}}}')
+    core = (
+        '  group {kind = "core"} share(%hbm) {\n'
+        f'    %lx = memory {{kind = "LX", size = {lx}}}\n'
+        f'    %dma = exec_unit {load}\n'
+        '    %pt = exec_unit {ktdf_arch.features = {ktdf_arch.feature.compute, '
+        'ktdf_arch.feature.simd = {lanes = #ktdf_arch.map<f16 = 32>}}}\n'
+        f'    datapath {{ktdf_arch.transfer_granularity = array<i64: {granularity}>}} %hbm to %dma : memory, exec_unit\n'
+        '    datapath %dma to %lx : exec_unit, memory\n'
+        '    datapath %lx to %pt : memory, exec_unit\n'
+        '  }\n'
+    )
+    return f'ktdf_arch.device @{name}{attrs} {{\n  %hbm = memory {{kind = "HBM"}}\n' + core * cores + "}\n"
+
+
+def test_spyre_is_the_default_device_file():
+    """SPYRE (the facts in target.py) and the default device (data) say the same, fact for fact."""
+    assert SPYRE_DEVICE_FILE.is_file()
+    assert device_target(SPYRE_DEVICE_FILE) == SPYRE
+    assert device_target(SPYRE_DEVICE_FILE).stated == {
+        "name", "cores", "lx_bytes", "stick_bytes", "alignment_bytes", "simd_elements_per_cycle"}
+
+
+def test_what_a_device_sets():
+    module = spyre_mlir.parse(_device(lx=8192, cores=3, granularity=64))
+    assert device_facts(device_of(module)) == {
+        "name": "card", "cores": 3, "lx_bytes": 8192, "stick_bytes": 64,
+        "alignment_bytes": 64,  # word_size 32 x align_in_words 2
+        "simd_elements_per_cycle": 32,
+    }
+    assert target_of(module) == SPYRE.replace(name="card", cores=3, lx_bytes=8192, stick_bytes=64,
+                                              alignment_bytes=64, simd_elements_per_cycle=32)
+    # Without mem_space_mapping: the core-local memory is the one kind declared in the top-level groups.
+    assert target_of(spyre_mlir.parse(_device(mapping=False))).lx_bytes == 8192
+
+
+@pytest.mark.skipif(not SAMPLE_DEVICE.is_file(), reason="../shared/corpus/dataflow-scheduler not present")
+def test_their_sample_device():
+    """dataflow-scheduler's sample device: one core, 1 MiB of L1, 64-byte DMA transfers."""
+    assert device_target(SAMPLE_DEVICE) == SPYRE.replace(
+        name="sample_device", cores=1, lx_bytes=1048576, stick_bytes=64, alignment_bytes=64, simd_elements_per_cycle=64)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (_device().replace('%lx = memory {kind = "LX", size = 8192}', '%lx = memory {kind = "LX"}'),
+     "the core-local memory (kind \"LX\") has no 'size': it sets lx_bytes"),
+    (_device(cores=1) + "", None),
+    (_device(cores=2).replace('size = 8192}', 'size = 4096}', 1),
+     'the core-local memories (kind "LX") differ in size (4096, 8192, or none): one lx_bytes'),
+    (_device(mapping=False).replace('%pt = exec_unit', '%reg = memory {kind = "REG"}\n    %pt = exec_unit'),
+     'the top-level groups declare memories of several kinds ("LX", "REG"): name the core-local one with '
+     'mem_space_mapping = #ktdf_arch.map<#ktdp.memory_space<ct_local> = KIND>'),
+    (_device().replace('#ktdp.memory_space<ct_local> = "LX"', '#ktdp.memory_space<ct_local> = "L1"'),
+     'mem_space_mapping maps #ktdp.memory_space<ct_local> to kind "L1", but no memory of the device has that kind'),
+    (_device().replace('array<i64: 64>', 'array<i64: 128>', 1),
+     'the datapaths of the global memory (kind "HBM") differ in transfer granularity ([128]; [64]): one stick_bytes'),
+])
+def test_a_device_without_what_a_fact_needs_is_a_located_error(text, message):
+    module = spyre_mlir.parse(text)
+    if message is None:
+        assert target_of(module).cores == 1
+        return
+    with pytest.raises(DiagnosticError) as info:
+        target_of(module)
+    assert info.value.diagnostic.message == f"'ktdf_arch.device' op @card: {message}"
+    assert info.value.diagnostic.location is not None and info.value.diagnostic.location.line == 1
+
+
+def test_an_imported_device_is_read_relative_to_the_declaring_file(tmp_path):
+    (tmp_path / "devices").mkdir()
+    (tmp_path / "devices" / "card.mlir").write_text(_device(lx=4096))
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text('ktdf_arch.device @card import("devices/card.mlir")\n' + BIG)
+    assert target_of(spyre_mlir.parse(kernel)).lx_bytes == 4096
+    # The declaration's attributes override the file's: here, which memory is core-local.
+    kernel.write_text('ktdf_arch.device @card attributes {mem_space_mapping = #ktdf_arch.map<'
+                      '#ktdp.memory_space<ct_local> = "HBM">} import("devices/card.mlir")\n' + BIG)
+    with pytest.raises(DiagnosticError, match="the core-local memory \\(kind \"HBM\"\\) has no 'size'"):
+        target_of(spyre_mlir.parse(kernel))
+
+
+@pytest.mark.parametrize(("declaration", "message"), [
+    ('ktdf_arch.device @card import("missing.mlir")',
+     "'ktdf_arch.device' op unable to import device graph: cannot open input file '{dir}/missing.mlir': "
+     "No such file or directory"),
+    ('ktdf_arch.device @other import("card.mlir")',
+     "'ktdf_arch.device' op unable to import device graph: no device named 'other'"),
+])
+def test_a_device_that_cannot_be_imported_is_a_located_error(tmp_path, declaration, message):
+    (tmp_path / "card.mlir").write_text(_device())
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text(declaration + "\n" + BIG)
+    module = spyre_mlir.parse(kernel)
+    with pytest.raises(DiagnosticError) as info:
+        target_of(module)
+    assert info.value.diagnostic.message == message.format(dir=tmp_path)
+    assert str(info.value.diagnostic.location) == f"{kernel}:1:1"
+
+
+def test_a_spyre_target_fact_that_contradicts_the_device_is_a_located_error():
+    def module(facts: str):
+        return spyre_mlir.parse(f"module attributes {{spyre.target = {{{facts}}}}} {{\n" + _device() + "}\n")
+
+    assert target_of(module("clock_ghz = 2.0 : f64")).clock_ghz == 2.0  # a fact the device does not state
+    assert target_of(module("lx_bytes = 8192 : i64")).lx_bytes == 8192  # the same fact, the same value
+    with pytest.raises(DiagnosticError) as info:
+        target_of(module("lx_bytes = 4096 : i64, cores = 2 : i64"))
+    assert info.value.diagnostic.message == (
+        "'ktdf_arch.device' op @card and spyre.target (the module's, or --target's) disagree: "
+        "lx_bytes is 8192 on the device, 4096 there")
+    assert info.value.diagnostic.location.line == 2
+
+
+def test_set_target_on_a_module_with_a_device():
+    module = spyre_mlir.parse(_device())
+    set_target(module, target_of(module).replace(clock_ghz=2.0))
+    assert facts_in(module) == {"clock_ghz": 2.0}  # the device's own facts are not repeated
+    # A stated fact is recorded even where it is Spyre's default, so that the clash shows.
+    set_target(module, SPYRE.replace(lx_bytes=SPYRE.lx_bytes))
+    assert facts_in(module) == {"lx_bytes": SPYRE.lx_bytes}
+    with pytest.raises(DiagnosticError, match="lx_bytes is 8192 on the device, 2097152 there"):
+        target_of(module)
+
+
+def facts_in(module) -> dict:
+    from spyre_mlir.target import facts_of_attr
+
+    return facts_of_attr(module.attributes[TARGET_ATTR]) if TARGET_ATTR in module.attributes else {}
+
+
+def test_which_device_is_the_target():
+    two = spyre_mlir.parse(_device(name="a", lx=4096) + _device(name="b", lx=8192) + BIG)
+    assert target_of(two) == SPYRE  # two and nothing says which: none (upstream's findDeviceDeclarationFor)
+    named = spyre_mlir.parse(_device(name="a", lx=4096) + _device(name="b", lx=8192)
+                             + BIG.replace("attributes {", "attributes {ktdf_arch.maps_to = @b, ", 1))
+    func = next(op for op in named.walk() if op.name == "func.func")
+    assert target_of(func).lx_bytes == 8192  # an enclosing op's ktdf_arch.maps_to names it
+    assert target_of(named) == SPYRE
+
+
+def test_the_pass_managers_device_decides_what_is_tiled(tmp_path):
+    card = tmp_path / "card.mlir"
+    card.write_text(_device(lx=8192))
+    small = spyre_mlir.PassManager.parse(TILE, device=str(card)).run(spyre_mlir.parse(BIG))
+    assert _loops(print_ir(small)) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
+    assert f'ktdf_arch.device @card import("{card}")' in print_ir(small)
+    # The same as a device written in the module.
+    inline = spyre_mlir.parse(_device(lx=8192) + BIG)
+    assert _loops(print_ir(spyre_mlir.PassManager.parse(TILE).run(inline))) == _loops(print_ir(small))
+    # A device and a target that disagree: a located error, not a choice.
+    with pytest.raises(DiagnosticError, match="lx_bytes is 8192 on the device, 4096 there"):
+        spyre_mlir.PassManager.parse(TILE, device=str(card), target=Target(lx_bytes=4096)).run(spyre_mlir.parse(BIG))
+
+
+def test_spyre_opt_device(tmp_path, capsys):
+    kernel = tmp_path / "big.mlir"
+    kernel.write_text(BIG)
+    card = tmp_path / "card.mlir"
+    card.write_text(_device(lx=8192))
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--device", str(card)]) == 0
+    assert _loops(capsys.readouterr().out) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("module {\n}\n")
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--device", str(bad)]) == 1
+    assert capsys.readouterr().err == f"spyre-opt: error: cannot use device file '{bad}': no device in import file '{bad}'\n"
+
+
+def test_the_compile_cache_keys_on_the_device(tmp_path, capsys):
+    kernel = tmp_path / "big.mlir"
+    kernel.write_text(BIG)
+    card = tmp_path / "card.mlir"
+    card.write_text(_device(lx=2 * SPYRE.lx_bytes))
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--device", str(card), *cache]) == 0
+    assert _loops(capsys.readouterr().out) == []
+    card.write_text(_device(lx=8192))  # the same path, another device
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--device", str(card), *cache]) == 0
+    assert _loops(capsys.readouterr().out) == ["spyre_loop.loop count(4) tiled_dims [0] tile_sizes [16] {"]
+
+
+def test_spyre_run_device(tmp_path, capsys):
+    card = tmp_path / "card.mlir"
+    card.write_text(_device(lx=128))
+    code, _, err = _spyre_run(tmp_path, capsys, SCALE, "--device", str(card))
+    assert code == 1 and "exceeds the 128-byte scratchpad" in err
+    # A device declared in the kernel is read the same way; the interpreter runs the kernel beside it.
+    code, _, err = _spyre_run(tmp_path, capsys, _device(lx=128) + SCALE)
+    assert code == 1 and "exceeds the 128-byte scratchpad" in err
+    assert _spyre_run(tmp_path, capsys, _device(lx=4096) + SCALE)[0] == 0
+    code, _, err = _spyre_run(tmp_path, capsys, SCALE, "--device", str(tmp_path / "none.mlir"))
+    assert code == 1 and "bad --device: cannot use device file" in err
