@@ -584,3 +584,177 @@ def test_a_transfer_whose_sides_move_different_counts_is_a_located_error():
     assert d.message == (
         "the transfer moves 3 elements (3) out of %src but 5 (5) into %p#0: both sides move the same elements"
     )
+
+
+# -- stage order, splat, memref.load/store ------------------------------------------------------------
+
+
+def test_stages_run_in_token_order_not_text_order():
+    """KTDF.td's example puts the stage waiting for the others first."""
+    text = DOUBLE_BUFFERED
+    first = text.index("      ktdf.stage depends_in(none) depends_out(%p#2)")
+    last = text.index("      ktdf.stage depends_in(%p#4) depends_out(%p#5)")
+    end = text.index("    }}\n  }} {{loop_type") if "{{loop_type" in text else text.index("    }\n  } {loop_type")
+    reordered = text[:first] + text[last:end] + text[first:last] + text[end:]
+    assert reordered.index("depends_in(%p#4)") < reordered.index("depends_in(none)")
+    src = _small_ints(10, (8, 64))
+    out = _run(reordered, src=src, dst=np.zeros_like(src))
+    np.testing.assert_array_equal(out["dst"], src + src)
+    order = [r.index for r in out.runtime.stats.stages[:4]]
+    assert order == [1, 2, 3, 0]  # textual indices, run in token order
+
+
+def test_a_splat_transfer_broadcasts_one_element():
+    """scalar-broadcast-legalization's output: one element into a 64-element slot."""
+    text = f"""
+func.func @splat(%s: memref<1x1xf16, {GLOBAL}>, %dst: memref<1x64xf16, {GLOBAL}>) {{
+  %c0 = arith.constant 0 : index
+  ktdf.pipeline {{
+    %p:3 = ktdf.private -> ({SLOT}, !ktdf.token, !ktdf.token) {{
+      %f = ktdf.fifo.allocate() -> {SLOT}
+      %t0 = ktdf.create_token : !ktdf.token
+      %t1 = ktdf.create_token : !ktdf.token
+      ktdf.private_yield %f, %t0, %t1 : {SLOT}, !ktdf.token, !ktdf.token
+    }}
+    ktdf.stage depends_in(none) depends_out(%p#1) {{
+      ktdf.data_transfer from %s[%c0, %c0] size [1, 1] to %p#0 size [64] {{transfer_mode = "splat"}} : memref<1x1xf16, {GLOBAL}>, {SLOT}
+    }}
+    ktdf.stage depends_in(%p#1) depends_out(%p#2) {{
+      ktdf.data_transfer from %p#0 size [64] to %dst[%c0, %c0] size [1, 64] : {SLOT}, memref<1x64xf16, {GLOBAL}>
+    }}
+  }}
+  return
+}}
+"""
+    out = _run(text, s=np.full((1, 1), 3, np.float16), dst=np.zeros((1, 64), np.float16))
+    np.testing.assert_array_equal(out["dst"], np.full((1, 64), 3, np.float16))
+    plain = text.replace(' {transfer_mode = "splat"}', "")
+    d = _error(plain, s=np.full((1, 1), 3, np.float16), dst=np.zeros((1, 64), np.float16)).diagnostic
+    assert d.message == (
+        'the transfer moves 1 elements (1x1) out of %s but 64 (64) into %p#0: both sides move the same elements '
+        '(one element broadcasts with {transfer_mode = "splat"})'
+    )
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_memref_load_and_store_address_a_subview(options):
+    """A subview of rows 2..5, columns 1, 3, 5 of a 6x6 buffer; store doubles what load reads."""
+    text = f"""
+func.func @copy(%src: memref<6x6xf32, {GLOBAL}>, %dst: memref<4x3xf32, {GLOBAL}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %sub = memref.subview %src[2, 1] [4, 3] [1, 2] : memref<6x6xf32, {GLOBAL}> to memref<4x3xf32, strided<[6, 2], offset: 13>, {GLOBAL}>
+  scf.for %i = %c0 to %c4 step %c1 {{
+    scf.for %j = %c0 to %c3 step %c1 {{
+      %v = memref.load %sub[%i, %j] : memref<4x3xf32, strided<[6, 2], offset: 13>, {GLOBAL}>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %dst[%i, %j] : memref<4x3xf32, {GLOBAL}>
+    }}
+  }}
+  return
+}}
+"""
+    src = np.random.default_rng(11).standard_normal((6, 6)).astype(np.float32)
+    out = _run(text, options=options, src=src, dst=np.zeros((4, 3), np.float32))
+    np.testing.assert_array_equal(out["dst"], 2 * src[2:6, 1:6:2])
+
+
+# -- their tests' schedules -------------------------------------------------------------------------
+
+# Sections of dataflow-scheduler's tests (inputs of their passes) that hold a
+# `ktdf.pipeline` and that the interpreter runs to the end with seeded
+# arguments (memref parameters: small integers; HBM nobody placed: zeros).
+# The others of those we read stop at a located error that says why: an
+# intermediate form whose transfer sizes disagree (MapReductionPartials,
+# StageCoarsening/imperfectly-nested, the one-element source that
+# ScalarBroadcastLegalization turns into a splat), a stage waiting for a
+# token no stage signals (NormalizeSCFForLoops strips the middle stages),
+# `linalg.add` on memrefs (StageCoarsening/basic-fifo*: ops_linalg runs
+# tensors only). Never an internal error, never a hang.
+RUNS_TO_THE_END = {
+    "Transforms/AddressAssignment/basic.mlir",
+    "Transforms/BroadcastPromotion/no-hoist-fifo-destination.mlir",
+    "Transforms/BroadcastPromotion/robust-pipeline-no-stages.mlir",
+    "Transforms/DoubleBuffering/basic.mlir",
+    "Transforms/DoubleBuffering/consumer-in-nested-pipeline.mlir",
+    "Transforms/DoubleBuffering/debug-log.mlir",
+    "Transforms/DoubleBuffering/idempotent.mlir",
+    "Transforms/DoubleBuffering/multiple-candidates.mlir",
+    "Transforms/DoubleBuffering/multiple-consumers.mlir",
+    "Transforms/DoubleBuffering/producer-in-nested-pipeline.mlir",
+    "Transforms/MapReductionPartials/multi_dim_reduction.mlir",
+    "Transforms/ReductionLoopExposure/basic.mlir",
+    "Transforms/ReductionLoopExposure/multi_dim_reduction.mlir",
+    "Transforms/StageCoarsening/unequal-sizes-memref-shape-after-coarsening-bug.mlir",
+    "Transforms/TileSizeSelection/basic.mlir",
+}
+
+
+def _schedule_sections() -> list:
+    if not SCHEDULER_TESTS.is_dir():
+        return [pytest.param(None, 0, marks=pytest.mark.skip(reason="../shared/corpus/dataflow-scheduler not present"))]
+    found = []
+    for path in sorted(SCHEDULER_TESTS.rglob("*.mlir")):
+        sections = re.split(r"^// -----\s*$", path.read_text(), flags=re.M)
+        for k, section in enumerate(sections):
+            if "ktdf.pipeline" in re.sub(r"//.*", "", section):  # in the IR, not only in CHECK lines
+                name = str(path.relative_to(SCHEDULER_TESTS)) + (f"#{k}" if len(sections) > 1 else "")
+                found.append(pytest.param(path, k, id=name))
+    return found
+
+
+def _arguments(func_op) -> dict:
+    from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
+
+    from spyre_mlir.interpreter.dtypes import element_format
+
+    args = {}
+    rng = np.random.default_rng(0)
+    for i, arg in enumerate(func_op.body.blocks[0].args):
+        ty = arg.type
+        name = arg.name_hint or f"arg{i}"
+        if isinstance(ty, MemRefType):
+            shape = [d if d >= 0 else 4 for d in ty.get_shape()]
+            args[name] = rng.integers(-3, 4, shape).astype(element_format(ty.get_element_type()).compute)
+        elif isinstance(ty, IndexType | IntegerType):
+            args[name] = 0
+        else:
+            args[name] = 0.0
+    return args
+
+
+@pytest.mark.filterwarnings("ignore::spyre_mlir.interpreter.InterpreterWarning")
+@pytest.mark.parametrize(("path", "section"), _schedule_sections())
+def test_their_schedules_run_or_stop_at_a_located_error(path: Path, section: int):
+    sections = re.split(r"^// -----\s*$", path.read_text(), flags=re.M)
+    source = path if len(sections) == 1 else sections[section]  # a file: its device import resolves
+    options = InterpreterOptions(check_uninitialized=False, timeout=60)
+    try:
+        interpreter = Interpreter(source, options)
+    except spyre_mlir.DiagnosticError as exc:
+        assert "internal error" not in exc.diagnostic.message
+        pytest.skip(f"not read yet: {exc.diagnostic.message[:120]}")
+    kernels = [f for f in interpreter.functions.values() if f.body.blocks and any(
+        op.name == "ktdf.pipeline" for op in f.walk())]
+    assert kernels
+    ran = []
+    for kernel in kernels:
+        name = kernel.sym_name.data
+        try:
+            interpreter.run(name, _arguments(kernel))
+            ran.append(name)
+        except spyre_mlir.DiagnosticError as exc:
+            d = exc.diagnostic
+            assert "internal error" not in d.message, str(exc)
+            assert d.location is not None, d.message
+    relative = str(path.relative_to(SCHEDULER_TESTS))
+    if relative in RUNS_TO_THE_END:
+        assert ran == [k.sym_name.data for k in kernels]
+
+
+def test_the_schedules_we_run_to_the_end_are_there():
+    if not SCHEDULER_TESTS.is_dir():
+        pytest.skip("../shared/corpus/dataflow-scheduler not present")
+    assert all((SCHEDULER_TESTS / p).is_file() for p in RUNS_TO_THE_END)
