@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
-    UnrankedMemRefType,
     VectorType,
     i32,
 )
@@ -478,7 +477,7 @@ class ImplicitSyncOnStreamingBufferOp(IRDLOperation):
 
     name = "dataflow.implicit_sync_on_streaming_buffer"
 
-    memory_unit = operand_def(MemRefType | UnrankedMemRefType)
+    memory_unit = operand_def()  # MEMREF_TYPES, checked with MLIR's message
     dst_unit = operand_def(IndexType)
     buffer_size = operand_def(IndexType)
     dbgName = opt_prop_def(StringAttr)
@@ -488,6 +487,9 @@ class ImplicitSyncOnStreamingBufferOp(IRDLOperation):
         "$memory_unit `,` $dst_unit `,` $buffer_size attr-dict `:` "
         "type($memory_unit) `,` type($dst_unit) `,` type($buffer_size)"
     )
+
+    def verify_(self) -> None:
+        _check_type("operand #0", self.memory_unit.type, *MEMREF_TYPES)
 
 
 @sorted_attr_dict
@@ -502,12 +504,15 @@ class GetLogicalMemoryViewOp(IRDLOperation):
     from_unit = operand_def(IndexType)
     start_address = operand_def(IndexType)
     layout_map = prop_def(AffineMapAttr)
-    data = result_def(MemRefType | UnrankedMemRefType)
+    data = result_def()  # MEMREF_TYPES, checked with MLIR's message
     traits = traits_def(NoMemoryEffect(), IsolatedFromAbove())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$from_unit `,` $start_address attr-dict `:` type($from_unit) `,` type($start_address) `,` type($data)"
     )
+
+    def verify_(self) -> None:
+        _check_type("result #0", self.data.type, *MEMREF_TYPES)
 
 
 @irdl_op_definition
@@ -529,7 +534,7 @@ class GetPagedLogicalMemoryViewOp(IRDLOperation):
     page_start_addrs = var_operand_def(IndexType)
     layout_map = prop_def(AffineMapAttr)
     idx_sets = prop_def(ArrayAttr)
-    data = result_def(MemRefType | UnrankedMemRefType)
+    data = result_def()  # MEMREF_TYPES, checked with MLIR's message
     traits = traits_def(NoMemoryEffect(), IsolatedFromAbove())
 
     @classmethod
@@ -596,6 +601,7 @@ class GetPagedLogicalMemoryViewOp(IRDLOperation):
         printer.print_list((self.unit.type, self.start_addr.type, self.data.type), printer.print_attribute)
 
     def verify_(self) -> None:
+        _check_type("result #0", self.data.type, *MEMREF_TYPES)
         if len(self.idx_sets.data) != len(self.page_start_addrs):
             raise VerifyException("there should be a start address and idx_set for every page")
         for idx_set, address in zip(self.idx_sets.data, self.page_start_addrs):
@@ -616,12 +622,15 @@ class SendOp(IRDLOperation):
     name = "dataflow.send"
 
     to_unit = operand_def(IndexType)
-    send_data = operand_def(VectorType | CustomVectorType)
+    send_data = operand_def()  # VECTOR_TYPES, checked with MLIR's message
     dir = opt_prop_def(DataflowRoutingDirectionAttr)
     dbgName = opt_prop_def(StringAttr)
     traits = traits_def(DebugNameOpInterface())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$to_unit `,` $send_data attr-dict `:` type($send_data)"
+
+    def verify_(self) -> None:
+        _check_type("operand #1", self.send_data.type, *VECTOR_TYPES)
 
 
 @sorted_attr_dict
@@ -633,10 +642,13 @@ class ReceiveOp(IRDLOperation):
 
     from_unit = operand_def(IndexType)
     dbgName = opt_prop_def(StringAttr)
-    data = result_def(VectorType | CustomVectorType)
+    data = result_def()  # VECTOR_TYPES, checked with MLIR's message
     traits = traits_def(DebugNameOpInterface())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$from_unit attr-dict `:` type($data)"
+
+    def verify_(self) -> None:
+        _check_type("result #0", self.data.type, *VECTOR_TYPES)
 
 
 @sorted_attr_dict
@@ -698,6 +710,19 @@ def _ensure_terminator(region: Region, terminator: type[IRDLOperation]) -> None:
     assert block is not None
     if block.last_op is None or not block.last_op.has_trait(IsTerminator):
         block.add_op(terminator.create())
+
+
+VECTOR_TYPES = ((VectorType, CustomVectorType), "vector of any type values or Dataflow custom vector type")
+"""`AnyTypeOf<[AnyVectorOfAnyRank, Dataflow_CustomVectorType]>`: the types and MLIR's summary."""
+
+MEMREF_TYPES = ((MemRefType,), "memref of any type values")
+"""`AnyTypeOf<[AnyMemRef]>` (ranked memrefs): the types and MLIR's summary."""
+
+
+def _check_type(what: str, value_type: Attribute, kinds: tuple[type, ...], summary: str) -> None:
+    """An ODS type constraint, with MLIR's message: `what` must be `summary`."""
+    if not isinstance(value_type, kinds):
+        raise VerifyException(f"{what} must be {summary}, but got '{value_type}'")
 
 
 def _check_i32(op: Operation, *names: str) -> None:

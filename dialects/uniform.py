@@ -81,7 +81,7 @@ class _UnitRegionsOp(IRDLOperation):
 
     units = var_operand_def()
     list_sizes = prop_def(ArrayAttr[IntegerAttr])
-    regions_ = var_region_def("single_block")
+    unit_regions = var_region_def("single_block")
 
     def region_units(self, index: int) -> tuple[SSAValue, ...]:
         """The units region `index` runs on."""
@@ -91,13 +91,13 @@ class _UnitRegionsOp(IRDLOperation):
 
     def region_arg(self, index: int) -> BlockArgument:
         """The unit argument of region `index`."""
-        return self.regions_[index].block.args[0]
+        return self.unit_regions[index].block.args[0]
 
     def region_of_unit(self, unit: SSAValue) -> Region | None:
         """The region that runs on `unit`, if any."""
-        for i in range(len(self.regions_)):
+        for i in range(len(self.unit_regions)):
             if unit in self.region_units(i):
-                return self.regions_[i]
+                return self.unit_regions[i]
         return None
 
     @property
@@ -134,7 +134,7 @@ class _UnitRegionsOp(IRDLOperation):
     def print_unit_regions(self, printer: Printer) -> None:
         printer.print_string(" {")
         with printer.indented():
-            for i, region in enumerate(self.regions_):
+            for i, region in enumerate(self.unit_regions):
                 printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
                 printer.print_string("(")
                 block = region.blocks.first
@@ -152,21 +152,21 @@ class _UnitRegionsOp(IRDLOperation):
         and the units, no unit twice, each region's units `dataflow.get_unit`s
         (or one `dataflow.create_group`)."""
         sizes = self.sizes
-        if not self.regions_:
+        if not self.unit_regions:
             raise VerifyException("expects at least one region")
-        if len(sizes) != len(self.regions_):
+        if len(sizes) != len(self.unit_regions):
             raise VerifyException(
-                f"expects one list size per region: {len(sizes)} list sizes for {len(self.regions_)} regions"
+                f"expects one list size per region: {len(sizes)} list sizes for {len(self.unit_regions)} regions"
             )
         if sum(sizes) != len(self.units) or any(n < 0 for n in sizes):
             raise VerifyException("unit size has to be matched to the list sizes contents.")
-        for region in self.regions_:
+        for region in self.unit_regions:
             block = region.blocks.first
             if block is None or len(block.args) != 1 or not isinstance(block.args[0].type, IndexType):
                 raise VerifyException("each region takes one 'index' argument, the unit it runs on")
         if len(set(self.units)) != len(self.units):
             raise VerifyException("duplicated unit SSAs found!")
-        for i in range(len(self.regions_)):
+        for i in range(len(self.unit_regions)):
             units = self.region_units(i)
             if len(units) == 1:
                 if not isinstance(units[0].owner, GetUnitOp | CreateGroupOp):
@@ -241,7 +241,7 @@ class UniformizeRegionsOp(_UnitRegionsOp):
                 raise VerifyException(
                     f"attribute '{name}' failed to satisfy constraint: 32-bit integer array attribute"
                 )
-        for region in self.regions_:
+        for region in self.unit_regions:
             terminator = region.block.last_op
             if isinstance(terminator, YieldOp) and len(terminator.values) != len(self.results):
                 raise VerifyException(
@@ -277,7 +277,7 @@ class EqualizePatternOp(_UnitRegionsOp):
             raise VerifyException(
                 "attribute 'list_sizes' failed to satisfy constraint: 32-bit integer array attribute"
             )
-        sequences = [[op.name for op in region.block.ops] for region in self.regions_]
+        sequences = [[op.name for op in region.block.ops] for region in self.unit_regions]
         for sequence in sequences[1:]:
             if len(sequence) != len(sequences[0]):
                 raise VerifyException("regions have different operation size.")

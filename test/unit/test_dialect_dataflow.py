@@ -201,6 +201,28 @@ RULES = {
         "idx_set should be hyper rectangular",
         3,
     ),
+    "send: a vector or custom vector": (
+        "func.func @f(%u: index, %t: tensor<4xf16>) {\n  dataflow.send %u, %t : tensor<4xf16>\n  return\n}",
+        "operand #1 must be vector of any type values or Dataflow custom vector type, but got 'tensor<4xf16>'",
+        2,
+    ),
+    "receive: a vector or custom vector": (
+        "func.func @f(%u: index) {\n  %d = dataflow.receive %u : f16\n  return\n}",
+        "result #0 must be vector of any type values or Dataflow custom vector type, but got 'f16'",
+        2,
+    ),
+    "streaming buffer: a memref": (
+        "func.func @f(%u: index, %t: tensor<4xi8>) {\n"
+        "  dataflow.implicit_sync_on_streaming_buffer %t, %u, %u : tensor<4xi8>, index, index\n  return\n}",
+        "operand #0 must be memref of any type values, but got 'tensor<4xi8>'",
+        2,
+    ),
+    "memory view: a memref": (
+        "func.func @f(%u: index) {\n  %v = dataflow.get_logical_memory_view %u, %u "
+        "{layout_map = affine_map<(d0) -> (d0)>} : index, index, memref<*xf16>\n  return\n}",
+        "result #0 must be memref of any type values, but got 'memref<*xf16>'",
+        2,
+    ),
     "multicast group fields are I32Attr": (
         "func.func @f(%p: index) {\n  %g = dataflow.create_multicast_group(%p -> ()) "
         "{count = 0 : i64, group_id = 0 : i32, num_consumers = 1 : i32} : index\n  return\n}",

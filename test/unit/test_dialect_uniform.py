@@ -99,7 +99,7 @@ def test_td_examples_verbatim():
     assert _print(printed) == printed
 
 
-def test_regions_know_their_units():
+def test_unit_regionsknow_their_units():
     regions = _ops(EVERY_OP, UniformizeRegionsOp)
     first, _, several = regions
     assert [u.name_hint for u in first.region_units(0)] == ["su0"]
@@ -107,14 +107,14 @@ def test_regions_know_their_units():
     assert first.sizes == [1, 1]
     assert [u.name_hint for u in several.region_units(0)] == ["su0", "su1"]
     assert first.region_arg(1).type == first.units[1].type
-    assert first.region_of_unit(first.units[1]) is first.regions_[1]
+    assert first.region_of_unit(first.units[1]) is first.unit_regions[1]
     assert len(several.results) == 2
 
 
 def test_implicit_yield_is_added_and_printed():
     text = f"func.func @f() {{{UNITS}\n  uniform.uniformize_regions -> () {{\n    (%a -> %su0){{\n    }}\n  }}\n  return\n}}"
     (op,) = _ops(text, UniformizeRegionsOp)
-    assert isinstance(op.regions_[0].block.last_op, YieldOp)
+    assert isinstance(op.unit_regions[0].block.last_op, YieldOp)
     assert "(%a -> %su0){\n        uniform.yield\n      }" in _print(text)
 
 
@@ -253,5 +253,5 @@ def test_equalize_pattern_single_region_is_accepted():
     """Upstream only asserts more than one region (a no-op in release builds)."""
     text = _regions("equalize_pattern", "%a -> %su0){\n      dataflow.sync_send %su1 : index\n    }")
     (op,) = _ops(text, EqualizePatternOp)
-    assert len(op.regions_) == 1
+    assert len(op.unit_regions) == 1
     _print(text)

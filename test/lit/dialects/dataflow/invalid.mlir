@@ -73,7 +73,7 @@ func.func @multicast_missing(%p: index) {
 // -----
 // send takes a vector or a custom vector ...
 func.func @send_tensor(%u: index, %t: tensor<4xf16>) {
-  // expected-error @+1 {{Unexpected attribute tensor<4xf16>}}
+  // expected-error @+1 {{'dataflow.send' op operand #1 must be vector of any type values or Dataflow custom vector type, but got 'tensor<4xf16>'}}
   dataflow.send %u, %t : tensor<4xf16>
   return
 }
@@ -89,8 +89,30 @@ func.func @direction(%u: index, %d: vector<4xf16>) {
 // -----
 // A memory view is a memref.
 func.func @view_tensor(%u: index, %s: index) {
-  // expected-error @+1 {{Unexpected attribute tensor<4xf16>}}
+  // expected-error @+1 {{'dataflow.get_logical_memory_view' op result #0 must be memref of any type values, but got 'tensor<4xf16>'}}
   %v = dataflow.get_logical_memory_view %u, %s {layout_map = affine_map<(d0) -> (d0)>} : index, index, tensor<4xf16>
+  return
+}
+
+// -----
+func.func @receive_scalar(%u: index) {
+  // expected-error @+1 {{'dataflow.receive' op result #0 must be vector of any type values or Dataflow custom vector type, but got 'f16'}}
+  %d = dataflow.receive %u : f16
+  return
+}
+
+// -----
+// A streaming buffer and a paged view are memrefs too.
+func.func @stream_tensor(%u: index, %t: tensor<4xi8>) {
+  // expected-error @+1 {{'dataflow.implicit_sync_on_streaming_buffer' op operand #0 must be memref of any type values, but got 'tensor<4xi8>'}}
+  dataflow.implicit_sync_on_streaming_buffer %t, %u, %u : tensor<4xi8>, index, index
+  return
+}
+
+// -----
+func.func @paged_unranked(%u: index) {
+  // expected-error @+1 {{'dataflow.get_paged_logical_memory_view' op result #0 must be memref of any type values, but got 'memref<*xf16>'}}
+  %v = dataflow.get_paged_logical_memory_view %u, %u {layout_map = affine_map<(d0) -> (d0)>} {segments = } : index, index, memref<*xf16>
   return
 }
 
