@@ -69,7 +69,13 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from spyre_mlir.dialects.dataflow import CustomVectorType, GetLogicalMemoryViewOp, sorted_attr_dict
-from spyre_mlir.dialects.format_helpers import AngleBracketEnum, SSAAffineSpace, print_attrs_sorted, print_ssa_expr, split_props
+from spyre_mlir.dialects.format_helpers import (
+    AngleBracketEnum,
+    SSAAffineSpace,
+    print_attrs_sorted,
+    print_ssa_expr,
+    split_props,
+)
 
 # ---------------------------------------------------------------------------
 # Enum (AgenEnums.td)

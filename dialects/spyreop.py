@@ -388,13 +388,15 @@ class ConstantOp(IRDLOperation):
 
     name = "spyreop.constant"
     value = prop_def(Attribute)
-    result = result_def(_float_types(Float16Type, Float32Type))
+    result = result_def(Attribute)  # f16 or f32: checked in verify_, with upstream's message
     traits = traits_def(Pure())
 
     def __init__(self, value: FloatAttr):
         super().__init__(properties={"value": value}, result_types=[value.type])
 
     def verify_(self) -> None:
+        if not isinstance(self.result.type, Float16Type | Float32Type):
+            raise VerifyException(f"result #0 must be 16-bit float or 32-bit float, but got '{self.result.type}'")
         if not isinstance(self.value, FloatAttr):
             raise VerifyException(f"requires a floating-point value attribute, got {self.value}")
         if self.value.type != self.result.type:

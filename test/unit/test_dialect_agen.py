@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import SHARED
 from xdsl.ir.affine import AffineMap
 
 from spyre_mlir import ir
 from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects import agen
-
-from conftest import SHARED
 
 TD = SHARED / "corpus/dataflow-scheduler/dialects/Agen"
 needs_td = pytest.mark.skipif(not TD.is_dir(), reason="../shared/corpus/dataflow-scheduler not present")

@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import SHARED
 
 import spyre_mlir
 from spyre_mlir import ir
 from spyre_mlir.diagnostics import DiagnosticError
-
-from conftest import SHARED
 
 ACCEPT_INTRINSIC = (
     SHARED

@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import SHARED
 
 from spyre_mlir import ir
 from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects import vectorchain
-
-from conftest import SHARED
 
 TD = SHARED / "corpus/dataflow-scheduler/dialects/VectorChain"
 needs_td = pytest.mark.skipif(not TD.is_dir(), reason="../shared/corpus/dataflow-scheduler not present")
