@@ -36,6 +36,7 @@ from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
 from spyre_mlir.interpreter.memory import AddressSpace, format_bytes
+from spyre_mlir.interpreter.plugins import Plugin, ReportSection, register
 from spyre_mlir.interpreter.views import Access, BoxTile, MemoryView, TileGeometry, load, store
 
 BUFFER_KEYS = 1 << 40
@@ -407,3 +408,16 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
         store(tile, data, frame[0], memref_run(program.runtime).access)
 
     return step
+
+
+def _report_fields(runtime) -> dict:
+    run = runtime.find_state("memref")
+    return {"l1_buffer_peak_bytes": run.peak if isinstance(run, MemrefRun) else 0}
+
+
+def _report_lines(report) -> list[str]:
+    peak = report.l1_buffer_peak_bytes
+    return [f"l1 buffers peak per core: {peak} bytes (memref.alloc)"] if peak else []
+
+
+register(Plugin("memref", report=ReportSection(_report_fields, _report_lines, place="memory")))

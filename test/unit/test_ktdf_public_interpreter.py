@@ -326,7 +326,7 @@ def test_double_buffering_equals_numpy(options):
     src = _small_ints(5, (8, 64))
     out = _run(DOUBLE_BUFFERED, options=options, src=src, dst=np.zeros_like(src))
     np.testing.assert_array_equal(out["dst"], src + src)
-    assert out.runtime.find_state("memref").peak == 256  # two 128-byte buffers
+    assert out.report.l1_buffer_peak_bytes == 256  # two 128-byte buffers
 
 
 def test_the_phase_picks_the_buffer():

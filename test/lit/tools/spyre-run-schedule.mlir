@@ -5,6 +5,7 @@
 // RUN: %python -c "import numpy; numpy.save('%t.npy', (numpy.arange(512) %% 7).astype('f2').reshape(8, 64))"
 // RUN: %spyre-run %s --func double_buffered --arg src=%t.npy --arg dst=zeros:8x64xf16 --print-outputs --print-summary | %FileCheck %s
 // CHECK: function: @double_buffered
+// CHECK: l1 buffers peak per core: 256 bytes (memref.alloc)
 // CHECK: {{^}}src: 8x64 float16
 // CHECK-NEXT: {{\[\[}}0. 1. 2. 3. 4. 5. 6. 0. 1.
 // CHECK: {{^}}dst: 8x64 float16
