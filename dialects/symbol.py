@@ -149,7 +149,7 @@ class CreateIdOp(IRDLOperation):
 
 @irdl_op_definition
 class SymbolImmutableMappingOp(IRDLOperation):
-    """`%m = symbol.symbol_immutable_mapping([%c0 -> %s0], [%c1 -> %s1]) : index`:
+    """`%m = symbol.symbol_immutable_mapping ([%c0 -> %s0], [%c1 -> %s1]) : index`:
     maps `arith.constant` keys to `symbol.create_symbol` values."""
 
     name = "symbol.symbol_immutable_mapping"
@@ -176,6 +176,8 @@ class SymbolImmutableMappingOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
+        # The declarative format of Symbol.td puts a space before `custom<ImmutableMap>`.
+        printer.print_string(" ")
         print_key_value_pairs(printer, self.keys, self.values)
         print_attrs_sorted(printer, self, set())
         printer.print_string(" : ")

@@ -17,7 +17,7 @@ func.func @symbols(%value: f32, %lb: index, %ub: index) {
   symbol.create_id %value {symbol_id = -100 : si64} : f32
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %map = symbol.symbol_immutable_mapping([%c0 -> %symbol], [%c1 -> %s1]) : index
+  %map = symbol.symbol_immutable_mapping ([%c0 -> %symbol], [%c1 -> %s1]) : index
   scf.for %i = %lb to %ub step %c1 {
     %q = symbol.query_map(map:%map, key:%i) : index
   }

@@ -22,9 +22,9 @@ func.func @symbols(%value: f32, %lb: index, %ub: index) {
   // CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // CHECK-NEXT: %[[MAP:.*]] = symbol.symbol_immutable_mapping([%[[C0]] -> %[[S0]]], [%[[C1]] -> %[[S1]]]) : index
+  // CHECK-NEXT: %[[MAP:.*]] = symbol.symbol_immutable_mapping ([%[[C0]] -> %[[S0]]], [%[[C1]] -> %[[S1]]]) : index
   %map = symbol.symbol_immutable_mapping([%c0 -> %symbol], [%c1 -> %s1]) : index
-  // CHECK-NEXT: %{{.*}} = symbol.symbol_immutable_mapping() : index
+  // CHECK-NEXT: %{{.*}} = symbol.symbol_immutable_mapping () : index
   %empty = symbol.symbol_immutable_mapping() : index
   // The key: a loop's induction variable ...
   // CHECK-NEXT: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {

@@ -112,3 +112,17 @@ func.func @ring_pair() {
   }
   return
 }
+
+// uniform.yield needs no parent of the dialect: here it ends a function
+// (upstream's test/Dialect/Uniform/yield.mlir).
+// CHECK-LABEL: func.func @yield_test
+// CHECK-NEXT: uniform.yield{{$}}
+func.func @yield_test() {
+  uniform.yield
+}
+
+// CHECK-LABEL: func.func @yield_values
+// CHECK: uniform.yield %{{.*}}, %{{.*}} : index, f32
+func.func @yield_values(%a: index, %b: f32) {
+  uniform.yield %a, %b : index, f32
+}
