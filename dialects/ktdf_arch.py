@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     StringAttr,
     SymbolNameConstraint,
     UnitAttr,
@@ -540,6 +539,13 @@ class MemoryOp(NodeOp):
     size = opt_prop_def(AnyAttr())
     result = result_def(MemoryType)
 
+    def __init__(self, kind: Attribute, size: int | None = None):
+        props: dict[str, Attribute] = {"kind": kind}
+        if size is not None:
+            props["size"] = IntegerAttr(size, i64)
+        super().__init__(result_types=[MemoryType()], properties=props)
+        self.result.name_hint = "memory"
+
     def verify_(self) -> None:
         if self.size is not None and not (_is_i64(self.size) and _int(self.size) >= 1):
             raise VerifyException(
@@ -562,6 +568,10 @@ class ExecutionUnitOp(NodeOp):
     RESULT_TYPE: ClassVar[type[ParametrizedAttribute]] = ExecutionUnitType
 
     result = result_def(ExecutionUnitType)
+
+    def __init__(self, kind: Attribute | None = None):
+        super().__init__(result_types=[ExecutionUnitType()], properties={"kind": kind} if kind is not None else {})
+        self.result.name_hint = "exec_unit"
 
 
 @irdl_op_definition
@@ -619,6 +629,9 @@ class DatapathOp(ResourceOp):
 
     source = operand_def(EndpointType)
     target = operand_def(EndpointType)
+
+    def __init__(self, source: SSAValue | Operation, target: SSAValue | Operation):
+        super().__init__(operands=[source, target])
 
     @classmethod
     def parse(cls, parser: Parser) -> DatapathOp:
@@ -827,6 +840,16 @@ class DeviceOp(IRDLOperation):
 
     traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface())
 
+    def __init__(self, name: str, body: Region | None = None, import_path: str | None = None):
+        """An inline device of `body` (default: empty), or, with `import_path`, an imported one."""
+        props: dict[str, Attribute] = {"sym_name": StringAttr(name)}
+        if import_path is not None:
+            props["import_path"] = StringAttr(import_path)
+            body = Region()
+        elif body is None:
+            body = Region(Block())
+        super().__init__(properties=props, regions=[body])
+
     @property
     def is_imported(self) -> bool:
         return not self.body.blocks
@@ -936,7 +959,7 @@ def read_device_file(path: str | os.PathLike[str], name: str | None = None) -> D
         module = parse_module(text, source, make_context())
         verify(module)
     except DiagnosticError as exc:
-        raise DeviceImportError(str(exc.diagnostic) if hasattr(exc, "diagnostic") else str(exc)) from None
+        raise DeviceImportError(exc.diagnostic.render()) from None  # located in the device file
     devices = devices_in(module)
     if name is None:
         if not devices:

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Operation, Region
+from xdsl.ir import Attribute, Operation
 
 from spyre_mlir.dialects.spyre import TARGET_ATTR
 
@@ -514,10 +514,7 @@ def attach_device(module: ModuleOp, path: str | Path) -> None:
     if existing is not None:
         _check_agreement(existing, device_facts(existing), {k: v for k, v in facts.items() if k != "name"}, f"--device {path}")
         return
-    declaration = DeviceOp.create(
-        properties={"sym_name": StringAttr(device.device_name), "import_path": StringAttr(os.path.abspath(path))},
-        regions=[Region()],
-    )
+    declaration = DeviceOp(device.device_name, import_path=os.path.abspath(path))
     declaration.location = device.location  # errors about it point at the device in its file
     block = module.body.block
     if block.first_op is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import SHARED
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -19,9 +20,22 @@ from xdsl.dialects.builtin import (
 )
 
 import spyre_mlir
+from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects.spyre import TARGET_ATTR
 from spyre_mlir.ir import print_ir
-from spyre_mlir.target import SPYRE, Target, TargetError, element_bytes, load_target, set_target, target_of
+from spyre_mlir.target import (
+    SPYRE,
+    SPYRE_DEVICE_FILE,
+    Target,
+    TargetError,
+    device_facts,
+    device_of,
+    device_target,
+    element_bytes,
+    load_target,
+    set_target,
+    target_of,
+)
 from spyre_mlir.tools import spyre_opt, spyre_run
 
 # -- element widths -------------------------------------------------------------------------
@@ -260,10 +274,6 @@ def test_the_compile_cache_keys_on_the_target(tmp_path, capsys):
 
 
 # -- a ktdf_arch.device as the target (docs/target.md) ------------------------------------------
-
-from spyre_mlir.diagnostics import DiagnosticError  # noqa: E402
-from spyre_mlir.target import SPYRE_DEVICE_FILE, device_facts, device_of, device_target  # noqa: E402
-from conftest import SHARED  # noqa: E402
 
 SAMPLE_DEVICE = SHARED / "corpus" / "dataflow-scheduler" / "test" / "Dialect" / "KTDFArch" / "sample_device.mlir"
 
