@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 SPYRE_PASSES: dict[str, str] = {
     "ktdf-build-pipelines": "spyre_mlir.passes.schedule.ktdf_build_pipelines:KtdfBuildPipelinesPass",
     "ktdf-check-schedule": "spyre_mlir.passes.schedule.ktdf_check_schedule:KtdfCheckSchedulePass",
+    "ensure-device-declaration": "spyre_mlir.passes.schedule.ensure_device_declaration:EnsureDeviceDeclarationPass",
     "ktdp-check-inter-tile": "spyre_mlir.passes.frontend.ktdp_check_inter_tile:KtdpCheckInterTilePass",
     "ktdp-extract-compute-groups": "spyre_mlir.passes.frontend.ktdp_extract_compute_groups:KtdpExtractComputeGroupsPass",
     "ktdp-hbm-roundtrip": "spyre_mlir.passes.frontend.ktdp_hbm_roundtrip:KtdpHbmRoundtripPass",

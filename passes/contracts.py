@@ -135,6 +135,8 @@ CONTRACTS: dict[str, Contract] = {
     "ktir-legality-check": Contract(),
     # A check of the schedule IR wherever it is: it changes nothing.
     "ktdf-check-schedule": Contract(),
+    # It declares the module's device; any stage has one.
+    "ensure-device-declaration": Contract(),
     "spyre-coarse-tile": Contract(
         requires=_GROUPS,
         before=(
