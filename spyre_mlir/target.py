@@ -16,9 +16,16 @@ pipeline or a tool with a file:
     PassManager.from_pipeline("ktir-to-bundle", target=load_target("my-card.json"))
 
 A fact not named keeps the default. The file form is flat JSON whose keys are
-the field names of `Target`; the public dataflow-scheduler describes a device
-as a `ktdf_arch.device` op instead, and `Target` is plain data so that form
-can be read into it the same way (`from_mapping`).
+the field names of `Target`.
+
+A `ktdf_arch.device` (dataflow-scheduler's device model) declared in the
+module, or given as `--device FILE` / `PassManager(device=FILE)`, is the
+target too: `device_facts` reads the facts it states (LX size and core count
+from its core-local memories, the stick and the alignment from its HBM
+datapaths, the SIMD lanes from its compute units; docs/target.md), and a
+`spyre.target` fact that contradicts one of them is a located error. Spyre
+itself is written as such a device, `SPYRE_DEVICE_FILE`, which states
+exactly `SPYRE`'s facts (a test checks it): the numbers live here only.
 """
 
 from __future__ import annotations
