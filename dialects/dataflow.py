@@ -364,7 +364,12 @@ class ProgramUnitOp(IRDLOperation):
             parser.parse_punctuation("->")
             units = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         else:
-            units = _parse_optional_operand_list(parser)
+            units = (
+                parser.parse_optional_undelimited_comma_separated_list(
+                    parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+                )
+                or []
+            )
         props, attrs = split_props(cls, parser.parse_optional_attr_dict())
         parser.parse_punctuation(":")
         body = parser.parse_region(region_args or None)
@@ -688,17 +693,6 @@ def is_hyper_rectangular(aset: AffineSet) -> bool:
         if form is None or len(form.terms) > 1:
             return False
     return True
-
-
-def _parse_optional_operand_list(parser: Parser) -> list[UnresolvedOperand]:
-    """`%a, %b`, or nothing."""
-    first = parser.parse_optional_unresolved_operand()
-    if first is None:
-        return []
-    operands = [first]
-    while parser.parse_optional_punctuation(",") is not None:
-        operands.append(parser.parse_unresolved_operand())
-    return operands
 
 
 def _ensure_terminator(region: Region, terminator: type[IRDLOperation]) -> None:

@@ -36,10 +36,13 @@ def parse_units(parser: Parser) -> list[SSAValue]:
         if parser.parse_optional_punctuation(")") is None:
             units = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
             parser.parse_punctuation(")")
-    elif (first := parser.parse_optional_unresolved_operand()) is not None:
-        units = [first]
-        while parser.parse_optional_punctuation(",") is not None:
-            units.append(parser.parse_unresolved_operand())
+    else:
+        units = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
+        )
     index = IndexType()
     return [parser.resolve_operand(u, index) for u in units]
 

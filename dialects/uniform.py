@@ -115,11 +115,12 @@ class _UnitRegionsOp(IRDLOperation):
         while parser.parse_optional_punctuation("(") is not None:
             arg = parser.parse_argument(expect_type=False)
             parser.parse_punctuation("->")
-            region_units: list[UnresolvedOperand] = []
-            if (first := parser.parse_optional_unresolved_operand()) is not None:
-                region_units.append(first)
-                while parser.parse_optional_punctuation(",") is not None:
-                    region_units.append(parser.parse_unresolved_operand())
+            region_units: list[UnresolvedOperand] = (
+                parser.parse_optional_undelimited_comma_separated_list(
+                    parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+                )
+                or []
+            )
             parser.parse_punctuation(")")
             region = parser.parse_region([parser.Argument(arg.name, index)])
             block = region.blocks.first
