@@ -56,7 +56,9 @@ def test_every_module_is_in_the_wheel_and_imports_from_it(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         z.extractall(unpacked)
         fuzzer = [name for name in z.namelist() if "fuzz" in name or "kernel_gen" in name]
+        data = [name for name in z.namelist() if name.endswith(".mlir")]
     assert not fuzzer, f"the fuzzer is in the wheel: {fuzzer}"
+    assert data == ["spyre_mlir/devices/spyre.mlir"], f"the default device (package data) is not in the wheel: {data}"
     modules = source_modules()
     script = (
         "import importlib, json, sys\n"
