@@ -156,10 +156,13 @@ class Target:
         return self.replace(**dict(facts))
 
     def to_attr(self) -> DictionaryAttr:
-        """The facts that differ from `SPYRE`, as a `spyre.target` dictionary attribute."""
-        return DictionaryAttr(
-            {f.name: _fact_attr(getattr(self, f.name)) for f in _fact_fields() if getattr(self, f.name) != getattr(SPYRE, f.name)}
-        )
+        """The facts that differ from `SPYRE` or were given explicitly (`stated`), as a `spyre.target`
+        dictionary attribute."""
+        return DictionaryAttr({
+            f.name: _fact_attr(getattr(self, f.name))
+            for f in _fact_fields()
+            if getattr(self, f.name) != getattr(SPYRE, f.name) or f.name in self.stated
+        })
 
 
 def _fact_fields() -> list[dataclasses.Field]:
@@ -232,14 +235,10 @@ def set_target(module: ModuleOp, target: Target) -> None:
     the module's device states alike (none: the attribute goes)."""
     device = device_of(module)
     from_device = device_facts(device) if device is not None else {}
-    entries: dict[str, Attribute] = {}
-    for name in Target.keys():
-        value = getattr(target, name)
-        if value == getattr(SPYRE, name) and name not in target.stated:
-            continue
-        if name in from_device and from_device[name] == value:
-            continue
-        entries[name] = _fact_attr(value)
+    entries = {
+        name: value for name, value in target.to_attr().data.items()
+        if not (name in from_device and _fact_attr(from_device[name]) == value)
+    }
     if entries:
         module.attributes[TARGET_ATTR] = DictionaryAttr(entries)
     else:

@@ -474,3 +474,19 @@ def test_spyre_run_device(tmp_path, capsys):
     assert _spyre_run(tmp_path, capsys, _device(lx=4096) + SCALE)[0] == 0
     code, _, err = _spyre_run(tmp_path, capsys, SCALE, "--device", str(tmp_path / "none.mlir"))
     assert code == 1 and "bad --device: cannot use device file" in err
+
+
+def test_a_stated_fact_is_recorded_and_keys_the_cache(tmp_path, capsys):
+    """`--target` naming Spyre's own value is recorded (so a device that says otherwise clashes), and a
+    cached output without it is not reused for it."""
+    assert SPYRE.replace(cores=SPYRE.cores).to_attr().data.keys() == {"cores"}
+    assert Target(cores=SPYRE.cores).to_attr().data == {}
+    kernel = tmp_path / "big.mlir"
+    kernel.write_text(BIG)
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"cores": SPYRE.cores}))
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert spyre_opt.main([str(kernel), "-p", TILE, *cache]) == 0
+    assert "spyre.target" not in capsys.readouterr().out
+    assert spyre_opt.main([str(kernel), "-p", TILE, "--target", str(card), *cache]) == 0
+    assert f"spyre.target = {{cores = {SPYRE.cores} : i64}}" in capsys.readouterr().out
