@@ -17,7 +17,11 @@ Each group becomes `func.func @local_schedule_N`, marked with the unit
 attribute `spyre.compute_group` (`COMPUTE_GROUP_ATTR`: what the later stages
 recognise a group by), inside `module @local_schedule_N`; the kernel's
 module keeps a private declaration and
-calls the groups in order, each at the place of its last member. The calls keep
+calls the groups in order, each at the place of its last member. This is
+dataflow-scheduler's output (`--compute-group-extraction`, the public form):
+a group's body is written in their order (the ops the group spans, each after
+what it reads), and the side-effect-free ops the kernels no longer use are
+removed; `mark=false` leaves the groups unmarked, as theirs are. The calls keep
 every pair of memory accesses that may alias (one of them a store) in their
 original order — an author-written HBM round trip (a store to a view and a
 later load of it) orders its two groups; loops that stay in the block keep
@@ -88,8 +92,9 @@ SUPPORTED_DIALECTS = {"affine", "arith", "func", "ktdf", "ktdp", "linalg", "math
 class Extractor:
     """Finds and outlines the compute groups of one module's kernels."""
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, mark: bool = True):
         self.module = module
+        self.mark = mark
         self.remat: set[Operation] = set()
         self.groups: list[tuple[str, func.FuncOp, func.FuncOp]] = []  # (name, definition, declaration)
         taken = {op.sym_name.data for op in module.walk() if isinstance(op, func.FuncOp | ModuleOp) and op.sym_name}  # pyright: ignore[reportAttributeAccessIssue]
@@ -274,6 +279,7 @@ class Extractor:
 
     def _outline(self, group: list[Operation], block: Block, kernel: func.FuncOp) -> Operation:
         members = set(group)
+        position = {op: k for k, op in enumerate(block.ops)}  # members and clones' originals keep their order
         inside: set[SSAValue] = set()
         for op in group:
             for inner in walk_ops(op):
@@ -331,6 +337,7 @@ class Extractor:
             for inner in walk_ops(op):
                 if any(v in mapping for v in inner.operands):
                     inner.operands = [mapping.get(v, v) for v in inner.operands]
+        _order_as_written(body, group, clones_map, position)
         for old, new in zip(escaping, call.results):
             for use in list(old.uses):
                 if not _inside(use.operation, members):
@@ -341,7 +348,8 @@ class Extractor:
         definition = func.FuncOp(name, ftype, Region(body))
         if "grid" in kernel.attributes:
             definition.attributes["grid"] = kernel.attributes["grid"]
-        definition.attributes[COMPUTE_GROUP_ATTR] = UnitAttr()
+        if self.mark:
+            definition.attributes[COMPUTE_GROUP_ATTR] = UnitAttr()
         declaration = func.FuncOp.external(name, [p.type for p in params], [r.type for r in escaping])
         call.location = last.location
         definition.location = declaration.location = kernel.location
@@ -367,6 +375,13 @@ class Extractor:
             self.process(kernel.body.block, kernel)
         if not self.groups:
             return
+        # Re-materializable ops the groups left without users anywhere in the kernels (an
+        # outer loop's index math whose clones live in the groups of its body), users first.
+        for kernel in kernels:
+            for op in reversed(list(walk_ops(kernel.body))):
+                if op in self.remat and not any(r.uses for r in op.results):
+                    op.detach()
+                    op.erase()
         top = self.module.body.block
         original = list(top.ops)
         inner = ModuleOp([])
@@ -380,6 +395,52 @@ class Extractor:
             holder = ModuleOp([definition, *_callees(definition, inner)], sym_name=StringAttr(name))
             holder.location = definition.location
             top.add_op(holder)
+
+
+def _order_as_written(
+    body: Block, group: list[Operation], originals: dict[Operation, Operation], position: dict[Operation, int]
+) -> None:
+    """Order the ops of a group's `body` as dataflow-scheduler's extraction writes them: the
+    ops the group spans in its block (from its first member to its last, members and the
+    clones of what stood between), in their order, each after the ops it reads, recursively
+    (what it reads from before the span comes in first use order). Any topological order
+    runs the same; this one is theirs, so their CHECK lines read our output."""
+    ops = list(body.ops)
+    producer = {r: op for op in ops for r in op.results}
+    first, last = position[group[0]], position[group[-1]]
+
+    def written_at(op: Operation) -> int | None:
+        at = position.get(originals.get(op, op))
+        return at if at is not None and first <= at <= last else None
+
+    span = sorted((op for op in ops if written_at(op) is not None), key=lambda op: written_at(op))
+    placed: dict[Operation, None] = {}
+
+    def place(op: Operation) -> None:
+        # Iterative post-order over what `op` reads (operands and values its regions capture).
+        stack = [(op, iter([v for inner in walk_ops(op) for v in inner.operands]))]
+        while stack:
+            top, reads = stack[-1]
+            value = next(reads, None)
+            if value is None:
+                stack.pop()
+                placed.setdefault(top)
+                continue
+            source = producer.get(value)
+            if source is not None and source is not top and source not in placed:
+                stack.append((source, iter([v for inner in walk_ops(source) for v in inner.operands])))
+
+    for op in span:
+        for value in [v for inner in walk_ops(op) for v in inner.operands]:
+            if (source := producer.get(value)) is not None and source is not op:
+                place(source)
+    for op in span:
+        place(op)
+    for op in ops:  # nothing should be left; kept in place if it is
+        placed.setdefault(op)
+    for op in placed:
+        op.detach()
+        body.add_op(op)
 
 
 def _callees(definition: func.FuncOp, module: ModuleOp) -> list[func.FuncOp]:
@@ -437,7 +498,11 @@ class KtdpExtractComputeGroupsPass(ModulePass):
     name = "ktdp-extract-compute-groups"
     changes_ir: ClassVar[bool] = True
 
+    mark: bool = True
+    """Mark each group `spyre.compute_group` (what our later stages find groups by); false gives
+    dataflow-scheduler's unmarked form (`--compute-group-extraction`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        Extractor(op).run()
+        Extractor(op, mark=self.mark).run()
         fill_locations(op)
 
