@@ -174,6 +174,8 @@ class SpyreOptMain(xDSLOptMain):
         add("--print-op-generic-for", metavar="DIALECTS", default="",
             help="print the ops of these dialects (comma-separated, e.g. ktdp,spyre) in generic form, "
             "so that upstream mlir-opt --allow-unregistered-dialect reads the output")
+        add("--mlir-print-local-scope", dest="print_local_scope", action="store_true",
+            help="print affine maps and sets inline, without the module's #map/#set aliases")
         add("--mlir-print-debuginfo", "--print-debuginfo", dest="print_debuginfo", action="store_true",
             help="print the location of every operation")
         add("--mlir-print-ir-after-all", "--print-ir-after-all", dest="print_ir_after_all", action="store_true",
@@ -196,6 +198,7 @@ class SpyreOptMain(xDSLOptMain):
         add("--allow-unregistered-dialect", action="store_true", help="accept operations of unknown dialects")
         add("--list-passes", action="store_true", help="list the available passes and exit")
         add("--list-pipelines", action="store_true", help="list the named pipelines and exit")
+        add("--show-dialects", action="store_true", help="list the registered dialects and exit (as mlir-opt)")
         add("-v", "--version", action="version", version=f"spyre-opt (spyre-mlir) {_version()}")
 
     def setup_pipeline(self) -> None:
@@ -238,6 +241,9 @@ class SpyreOptMain(xDSLOptMain):
             return 0
         if args.list_pipelines:
             _write_stdout(_pipeline_listing())
+            return 0
+        if args.show_dialects:  # mlir-opt's form: one line, sorted, comma-separated
+            _write_stdout("Available Dialects: " + ", ".join(sorted(self.ctx.registered_dialect_names)) + "\n")
             return 0
         if self._pipeline_error is not None:  # a usage error, as argparse reports one
             self._arg_parser.print_usage(sys.stderr)
@@ -353,6 +359,7 @@ class SpyreOptMain(xDSLOptMain):
             "generic": args.print_op_generic,
             "generic_for": args.print_op_generic_for,
             "debuginfo": args.print_debuginfo,
+            "local_scope": args.print_local_scope,
             "allow_unregistered": args.allow_unregistered_dialect,
             "target": str(self.pass_manager.target.to_attr()) if self.pass_manager.target is not None else None,
             "device": _file_digest(self.pass_manager.device),
@@ -434,6 +441,7 @@ def _process_chunk(
                     generic=args.print_op_generic,
                     debuginfo=args.print_debuginfo,
                     generic_dialects=[d for d in args.print_op_generic_for.split(",") if d],
+                    local_scope=args.print_local_scope,
                 )
             if timings:
                 timings.add("Output", time.perf_counter() - start)
