@@ -1,12 +1,20 @@
 """The schedule lowering on the corpus: sizes, compile time, and modeled cycles.
 
     python benchmarks/schedule_bench.py [--corpus DIR] [--repeat 3] [--json FILE]
+    python benchmarks/schedule_bench.py --interpreter [--corpus DIR] [--repeat 5]
 
 Not a test. For every corpus kernel: the op count after `ktir-to-schedule`
 with and without its CSE, the groups and pipelines it makes, the pipeline's
 compile time (best of --repeat, parsing excluded), and the cost model's
 sequential and pipelined cycles of the scheduled kernel (docs/cost-model.md)
 with their ratio (the overlap the pipelines buy).
+
+With --interpreter: the interpreter's time on schedule IR against the same
+kernel as KTIR (decode once, best of --repeat runs): every corpus kernel
+before and after `ktir-to-schedule` (outputs compared), and
+dataflow-scheduler's three-stage tiled add in its public form (memref casts,
+FIFOs; test_ktdf_public_interpreter.THREE_STAGE) against its KTIR input
+(ConstructThreeStagePipeline/basic.mlir), 32 cores.
 """
 
 from __future__ import annotations
@@ -31,9 +39,13 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--interpreter", action="store_true", help="time the interpreter on schedule IR vs KTIR")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         sys.exit(f"no corpus at {args.corpus}")
+    if args.interpreter:
+        interpreter_times(args.corpus, args.repeat)
+        return
 
     from conftest import kernel_arguments  # the corpus's argument table
 
@@ -81,6 +93,61 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+
+
+def _timed(interpreter, name: str, repeat: int, **kwargs):
+    """(decode seconds, best run seconds, the last result) of `repeat` runs of one decoded kernel."""
+    hbm = kwargs.pop("hbm", None)
+    grid = kwargs.pop("grid", None)
+    results = [interpreter.run(name, kwargs, hbm, grid=grid) for _ in range(repeat)]
+    return results[0].report.decode_seconds, min(r.report.run_seconds for r in results), results[-1]
+
+
+def interpreter_times(corpus: Path, repeat: int) -> None:
+    import warnings
+
+    import numpy as np
+    from conftest import kernel_arguments
+    from test_ktdf_public_interpreter import THREE_STAGE
+
+    import spyre_mlir
+    from spyre_mlir.interpreter import Interpreter
+
+    warnings.simplefilter("ignore")
+    header = f"{'kernel':<34} {'ktir ms':>9} {'schedule ms':>12} {'ratio':>7}   decode ms (ktir / schedule)"
+    print(header)
+    print("-" * len(header))
+
+    def row(label, ktir, schedule):
+        ratio = schedule[1] / ktir[1] if ktir[1] else float("nan")
+        print(f"{label:<34} {ktir[1] * 1e3:>9.2f} {schedule[1] * 1e3:>12.2f} {ratio:>6.2f}x   "
+              f"{ktir[0] * 1e3:.1f} / {schedule[0] * 1e3:.1f}")
+
+    for path in sorted(corpus.glob("*.mlir")):
+        name, kwargs, hbm = kernel_arguments(path, seed=0)
+        module = spyre_mlir.parse(path)
+        ktir = _timed(Interpreter(module), name, repeat, hbm=hbm, **kwargs)
+        scheduled = spyre_mlir.parse(path)
+        spyre_mlir.PassManager.from_pipeline("ktir-to-schedule").run(scheduled)
+        schedule = _timed(Interpreter(scheduled), name, repeat, hbm=hbm, **kwargs)
+        for key, value in ktir[2].items():
+            if not np.allclose(np.asarray(value, np.float64), np.asarray(schedule[2][key], np.float64), equal_nan=True):
+                print(f"  {path.stem}: {key} differs between KTIR and schedule IR")
+        row(path.stem, ktir, schedule)
+
+    source = corpus.parent / "dataflow-scheduler" / "test" / "Conversion" / "frontend" / "KTIRToScheduleIR"
+    source = source / "ConstructThreeStagePipeline" / "basic.mlir"
+    if not source.is_file():
+        print(f"(no {source}: the public-form comparison is skipped)")
+        return
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((96, 64)).astype(np.float16) for _ in range(2))
+    hbm = {1024: a, 12288: b, 18432: np.zeros_like(a)}
+    ktir = _timed(Interpreter(source), "local_schedule_1", repeat, hbm=hbm, grid=32, i=1)
+    schedule = _timed(Interpreter(THREE_STAGE), "local_schedule_1", repeat, hbm=hbm, grid=32, arg0=1)
+    if not np.array_equal(ktir[2]["hbm@18432"], schedule[2]["hbm@18432"]):
+        print("  three-stage add: the public form and the KTIR differ")
+    row("three-stage add (public form)", ktir, schedule)
 
 
 if __name__ == "__main__":

@@ -102,26 +102,47 @@ class Fifo:
     """The slots of one allocation with the same source and destination: an
     unbounded queue of elements whose uses go round the slots in order.
     Per row (core): the slot being written and how full its use is, the slot
-    being read and how much of its use was read, and the queued chunks
-    (flat arrays with the stage that wrote them)."""
+    being read and how much of its use was read, and the elements queued.
 
-    __slots__ = ("sizes", "write_slot", "write_fill", "read_slot", "read_fill", "queued", "chunks")
+    The queue is one deque of (rows x n) chunks while every access is by all
+    the rows together (one core, or batched cores that never diverge here);
+    the first access by some rows only splits it into a deque per row."""
+
+    __slots__ = ("sizes", "write_slot", "write_fill", "read_slot", "read_fill", "queued", "batches", "chunks", "nrows")
 
     def __init__(self, sizes: list[int], rows: int):
         self.sizes = sizes  # element count of each slot, by position
+        self.nrows = rows
         self.write_slot = np.zeros(rows, np.int64)
         self.write_fill = np.zeros(rows, np.int64)
         self.read_slot = np.zeros(rows, np.int64)
         self.read_fill = np.zeros(rows, np.int64)
         self.queued = np.zeros(rows, np.int64)  # elements written, not read yet
-        self.chunks: list[deque] = [deque() for _ in range(rows)]
+        self.batches: deque | None = deque()  # (data (rows, n), writer stage), while all rows go together
+        self.chunks: list[deque] | None = None  # per row: (data (n,), writer stage), once they do not
+
+    def per_row(self) -> list[deque]:
+        """The queue as one deque per row (made from the batches on first need)."""
+        if self.chunks is None:
+            self.chunks = [deque() for _ in range(self.nrows)]
+            for data, writer in self.batches or ():
+                for row in range(self.nrows):
+                    self.chunks[row].append((data[row], writer))
+            self.batches = None
+        return self.chunks
+
+    def head_writer(self, row: int) -> int:
+        """The stage that wrote the next element `row` would read."""
+        if self.batches is not None:
+            return self.batches[0][1]
+        return self.per_row()[row][0][1]
 
 
 class FifoSlot:
     """One slot of one pipeline instance: its FIFO, its position in it, its
     element count, and the sorted core ids of the instance (a row each)."""
 
-    __slots__ = ("value", "fifo", "position", "count", "dtype", "lanes")
+    __slots__ = ("value", "fifo", "position", "count", "dtype", "lanes", "_asked", "_rows")
 
     def __init__(self, value: SSAValue, fifo: Fifo, position: int, count: int, dtype: np.dtype, lanes: np.ndarray):
         self.value = value
@@ -130,6 +151,8 @@ class FifoSlot:
         self.count = count
         self.dtype = dtype
         self.lanes = lanes
+        self._asked = None  # the cores of the last `rows` call (the frame's array, asked again and again)
+        self._rows = None
 
     def take_lanes(self, idx) -> FifoSlot:
         return self  # the state is per core already
@@ -139,6 +162,8 @@ class FifoSlot:
 
     def rows(self, linear) -> np.ndarray:
         """Rows of the cores `linear` (an int for one core, or an array)."""
+        if linear is self._asked:
+            return self._rows
         ids = np.atleast_1d(np.asarray(linear, np.int64))
         rows = np.searchsorted(self.lanes, ids)
         if (rows >= self.lanes.shape[0]).any() or (self.lanes[np.minimum(rows, self.lanes.shape[0] - 1)] != ids).any():
@@ -147,6 +172,8 @@ class FifoSlot:
                 f"FIFO slot {describe_value(self.value)} was allocated by the pipeline instance of cores "
                 f"{self.lanes.tolist()}, not of core {missing[0]}"
             )
+        if isinstance(linear, np.ndarray):
+            self._asked, self._rows = linear, rows
         return rows
 
 
@@ -231,8 +258,12 @@ def _write(slot: FifoSlot, ctx, values: np.ndarray, lanes_in_values: bool, stage
         )
     flat = values.reshape(values.shape[0], n) if lanes_in_values else values.reshape(n)
     flat = flat.astype(slot.dtype, copy=True)
-    for j, row in enumerate(rows.tolist()):
-        fifo.chunks[row].append((flat[j] if lanes_in_values else flat, stage))
+    if fifo.batches is not None and rows.shape[0] == fifo.nrows:  # every row: one chunk
+        fifo.batches.append((flat if lanes_in_values else np.broadcast_to(flat, (fifo.nrows, n)), stage))
+    else:
+        chunks = fifo.per_row()
+        for j, row in enumerate(rows.tolist()):
+            chunks[row].append((flat[j] if lanes_in_values else flat, stage))
     fill = fifo.write_fill[rows] + n
     done = fill == slot.count
     fifo.write_fill[rows] = np.where(done, 0, fill)
@@ -279,25 +310,37 @@ def _read(slot: FifoSlot, ctx, stage: int, name: str, n: int | None = None) -> n
             f"FIFO underflow: stage #{stage} reads {n} elements from FIFO slot {name} on {_core(ctx, k)}, but only "
             f"{int(fifo.queued[rows[k]])} were written to it and not read yet"
         )
-    out = np.empty((rows.shape[0], n), slot.dtype)
-    for j, row in enumerate(rows.tolist()):
-        chunks = fifo.chunks[row]
-        got = 0
-        while got < n:
-            chunk, writer = chunks[0]
-            take = min(n - got, chunk.shape[0])
-            out[j, got : got + take] = chunk[:take]
-            got += take
-            if take == chunk.shape[0]:
-                chunks.popleft()
-            else:
-                chunks[0] = (chunk[take:], writer)
+    if fifo.batches is not None and rows.shape[0] == fifo.nrows:  # every row: from the batches
+        out = _take(fifo.batches, n, 1)
+    else:
+        out = np.empty((rows.shape[0], n), slot.dtype)
+        chunks = fifo.per_row()
+        for j, row in enumerate(rows.tolist()):
+            out[j] = _take(chunks[row], n, 0)
     fill = fifo.read_fill[rows] + n
     done = fill == slot.count
     fifo.read_fill[rows] = np.where(done, 0, fill)
     fifo.read_slot[rows] = np.where(done, (slot.position + 1) % len(fifo.sizes), slot.position)
     fifo.queued[rows] -= n
     return out
+
+
+def _take(queue: deque, n: int, axis: int) -> np.ndarray:
+    """The first `n` elements (along `axis`) of the chunks of `queue`, removed from it."""
+    pieces = []
+    got = 0
+    while got < n:
+        chunk, writer = queue[0]
+        size = chunk.shape[axis]
+        take = min(n - got, size)
+        if take == size:
+            pieces.append(chunk)
+            queue.popleft()
+        else:
+            pieces.append(chunk[..., :take] if axis else chunk[:take])
+            queue[0] = (chunk[..., take:] if axis else chunk[take:], writer)
+        got += take
+    return pieces[0].copy() if len(pieces) == 1 else np.concatenate(pieces, axis=axis)
 
 
 def _tile_shape(result_type: TensorType, count: int, stage: int, name: str) -> tuple[int, ...]:
@@ -455,7 +498,7 @@ def _pipeline(fc: FunctionCompiler, op: Operation) -> Step:
             if left.any():  # reported at the slot the next read would take
                 k = int(np.argmax(left))
                 n = int(fifo.queued[rows[k]])
-                writer = fifo.chunks[rows[k]][0][1]
+                writer = fifo.head_writer(int(rows[k]))
                 what = "the tile" if n == slot.count and not fifo.read_fill[rows[k]] else f"{n} elements"
                 raise InterpreterError(
                     f"FIFO slot {name} still holds {what} stage #{writer} wrote when the pipeline ends on "

@@ -97,7 +97,7 @@ class MemrefRun:
     def __init__(self, runtime):
         self.runtime = runtime
         self.buffers: dict[int, AddressSpace] = {}
-        self.sizes: dict[int, tuple[int, int]] = {}  # key -> (core, bytes)
+        self.sizes: dict[int, tuple[list[int], int]] = {}  # key -> (cores, bytes of each)
         self.next_key = BUFFER_KEYS
         self.live: dict[int, int] = {}  # core -> live L1 bytes
         self.peak = 0
@@ -112,30 +112,38 @@ class MemrefRun:
             return found
         return self.runtime.lx_space(key)
 
-    def allocate(self, core: int, nbytes: int, name: str) -> int:
+    def allocate(self, cores: list[int], nbytes: int, name: str) -> int:
+        """A fresh buffer of `nbytes` for each of `cores`, one after another in one
+        address space (so that a batch of cores reads its buffers as one strided
+        box): its key. Each core's LX holds it while it lives."""
         limit = self.runtime.lx_limit
-        live = self.live.get(core, 0) + nbytes
-        if live > limit:
-            raise InterpreterError(
-                f"allocating L1 buffer {name} ({format_bytes(nbytes)}) on core {core} would hold {live} bytes "
-                f"of L1 buffers, over the target's {limit}-byte LX scratchpad"
-            )
+        for core in cores:
+            live = self.live.get(core, 0) + nbytes
+            if live > limit:
+                raise InterpreterError(
+                    f"allocating L1 buffer {name} ({format_bytes(nbytes)}) on core {core} would hold {live} bytes "
+                    f"of L1 buffers, over the target's {limit}-byte LX scratchpad"
+                )
         key = self.next_key
         self.next_key += 1
+        whose = f"core {cores[0]}" if len(cores) == 1 else f"cores {cores[0]}..{cores[-1]} ({nbytes} bytes each)"
         self.buffers[key] = AddressSpace(
-            f"L1 buffer {name} of core {core}", nbytes, self.runtime.options.check_uninitialized, self.runtime.budget
+            f"L1 buffer {name} of {whose}", nbytes * len(cores), self.runtime.options.check_uninitialized,
+            self.runtime.budget,
         )
-        self.sizes[key] = (core, nbytes)
-        self.live[core] = live
-        self.peak = max(self.peak, live)
+        self.sizes[key] = (cores, nbytes)
+        for core in cores:
+            self.live[core] = self.live.get(core, 0) + nbytes
+            self.peak = max(self.peak, self.live[core])
         return key
 
     def free(self, key: int) -> None:
         space = self.buffers.pop(key, None)
         if space is None:
             return
-        core, nbytes = self.sizes.pop(key)
-        self.live[core] -= nbytes
+        cores, nbytes = self.sizes.pop(key)
+        for core in cores:
+            self.live[core] -= nbytes
         released = sum(seg.cost for seg in space.segments)
         self.runtime.budget.reserve(0, "", released=released)
 
@@ -143,10 +151,9 @@ class MemrefRun:
         """Free the buffers of `value` if it is a memref of `memref.alloc` (else nothing)."""
         if not isinstance(value, Memref):
             return
-        keys = value.view.lx_core
-        for key in np.atleast_1d(np.asarray(keys)).tolist() if keys is not None else ():
-            if key >= BUFFER_KEYS:
-                self.free(int(key))
+        key = value.view.lx_core
+        if isinstance(key, int) and key >= BUFFER_KEYS:
+            self.free(key)
 
 
 def memref_run(runtime) -> MemrefRun:
@@ -310,9 +317,9 @@ def _alloc(fc: FunctionCompiler, op: Operation) -> Step:
         run = memref_run(program.runtime)
         where = f" in {space}" if space else ""
         cores = np.atleast_1d(np.asarray(frame[0].linear, np.int64)).tolist()
-        keys = [run.allocate(core, nbytes, f"{name}{where}") for core in cores]
-        lx_core = np.asarray(keys, np.int64) if batched else keys[0]
-        frame[r] = Memref(box_view(fmt, 0, shape, strides, lx_core, op), 0)
+        key = run.allocate(cores, nbytes, f"{name}{where}")
+        base = np.arange(len(cores), dtype=np.int64) * span if batched else 0  # each core's buffer, in turn
+        frame[r] = Memref(box_view(fmt, base, shape, strides, key, op), base)
 
     return step
 

@@ -758,3 +758,22 @@ def test_the_schedules_we_run_to_the_end_are_there():
     if not SCHEDULER_TESTS.is_dir():
         pytest.skip("../shared/corpus/dataflow-scheduler not present")
     assert all((SCHEDULER_TESTS / p).is_file() for p in RUNS_TO_THE_END)
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_each_core_has_its_own_l1_buffers(options):
+    """4 cores, 2 rows each, through the same double-buffered schedule: batched, the
+    cores' buffers are one box each; a shared buffer would mix their rows."""
+    text = DOUBLE_BUFFERED.replace(
+        "func.func @double_buffered(", "func.func @double_buffered_cores("
+    ).replace(
+        "  scf.for %i = %c0 to %c8 step %c1 {\n    %phase = ktdf.buffer_phase(%i)",
+        "  %id = ktdp.get_compute_tile_id : index\n  %c2 = arith.constant 2 : index\n  %first = arith.muli %id, %c2 : index\n"
+        "  scf.for %k = %c0 to %c2 step %c1 {\n    %i = arith.addi %first, %k : index\n    %phase = ktdf.buffer_phase(%k)",
+    ).replace(") {\n  %c0 = arith.constant 0", ") attributes {grid = [4]} {\n  %c0 = arith.constant 0", 1)
+    assert "grid = [4]" in text and "buffer_phase(%k)" in text
+    src = _small_ints(12, (8, 64))
+    out = _run(text, options=options, src=src, dst=np.zeros_like(src))
+    assert out.report.mode == options.execution
+    np.testing.assert_array_equal(out["dst"], src + src)
+    assert out.report.l1_buffer_peak_bytes == 256  # per core
