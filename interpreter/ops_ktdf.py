@@ -74,7 +74,7 @@ from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, make_runner, not_executable, value_format
 from spyre_mlir.interpreter.dtypes import element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
-from spyre_mlir.interpreter.ops_memref import Memref, box_view, memref_run
+from spyre_mlir.interpreter.ops_memref import Memref, memref_run
 from spyre_mlir.interpreter.plugins import Plugin, register
 from spyre_mlir.interpreter.views import BoxTile, DistributedView, MemoryView, TileGeometry, load, store
 

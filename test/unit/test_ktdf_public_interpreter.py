@@ -47,9 +47,9 @@ def _line_of(text: str, needle: str, nth: int = 0) -> int:
 
 # -- a tiled add: construct-three-stage-pipeline's output (ConstructThreeStagePipeline/basic.mlir) ----
 
-THREE_STAGE = f"""
-module {{
-  func.func @local_schedule_1(%arg0: index) attributes {{grid = [32]}} {{
+THREE_STAGE = """
+module {
+  func.func @local_schedule_1(%arg0: index) attributes {grid = [32]} {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
     %c3 = arith.constant 3 : index
@@ -60,9 +60,9 @@ module {{
     %0 = arith.muli %id, %c3 : index
     %row = arith.addi %0, %arg0 : index
     %c0 = arith.constant 0 : index
-    %A = ktdp.construct_memory_view %c1024, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
-    %B = ktdp.construct_memory_view %c12288, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
-    %C = ktdp.construct_memory_view %c18432, sizes: [96, 64], strides: [64, 1] {{coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>}} : memref<96x64xf16>
+    %A = ktdp.construct_memory_view %c1024, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
+    %B = ktdp.construct_memory_view %c12288, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
+    %C = ktdp.construct_memory_view %c18432, sizes: [96, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 95 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<96x64xf16>
     %oa = arith.muli %row, %c64 : index
     %Ad = memref.memory_space_cast %A : memref<96x64xf16> to memref<96x64xf16, "DDR">
     %At = memref.reinterpret_cast %Ad to offset: [%oa], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
@@ -72,41 +72,41 @@ module {{
     %oc = arith.muli %row, %c64 : index
     %Cd = memref.memory_space_cast %C : memref<96x64xf16> to memref<96x64xf16, "DDR">
     %Ct = memref.reinterpret_cast %Cd to offset: [%oc], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
-    scf.for %i = %c0 to %c1 step %c1 {{
-      scf.for %j = %c0 to %c64 step %c64 {{
-        ktdf.pipeline {{
-          %p:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {{
+    scf.for %i = %c0 to %c1 step %c1 {
+      scf.for %j = %c0 to %c64 step %c64 {
+        ktdf.pipeline {
+          %p:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
             %f0:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
             %f1 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
             %t0 = ktdf.create_token : !ktdf.token
             %t1 = ktdf.create_token : !ktdf.token
             %t2 = ktdf.create_token : !ktdf.token
             ktdf.private_yield %f0#0, %f0#1, %f1, %t0, %t1, %t2 : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token
-          }}
-          ktdf.stage depends_in(none) depends_out(%p#3) {{
+          }
+          ktdf.stage depends_in(none) depends_out(%p#3) {
             ktdf.data_transfer from %At[%i, %j] size [1, 64] to %p#0 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
             ktdf.data_transfer from %Bt[%i, %j] size [1, 64] to %p#1 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
-          }}
-          ktdf.stage depends_in(%p#3) depends_out(%p#4) {{
+          }
+          ktdf.stage depends_in(%p#3) depends_out(%p#4) {
             %x = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
             %y = ktdf.read_from_fifo %p#1 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
             %e = tensor.empty() : tensor<1x64xf16>
-            %s = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%x, %y : tensor<1x64xf16>, tensor<1x64xf16>) outs(%e : tensor<1x64xf16>) {{
+            %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<1x64xf16>, tensor<1x64xf16>) outs(%e : tensor<1x64xf16>) {
             ^bb0(%a: f16, %b: f16, %o: f16):
               %r = arith.addf %a, %b : f16
               linalg.yield %r : f16
-            }} -> tensor<1x64xf16>
+            } -> tensor<1x64xf16>
             ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
-          }} {{applicable_units = ["SFU"]}}
-          ktdf.stage depends_in(%p#4) depends_out(%p#5) {{
+          } {applicable_units = ["SFU"]}
+          ktdf.stage depends_in(%p#4) depends_out(%p#5) {
             ktdf.data_transfer from %p#2 size [1, 64] to %Ct[%i, %j] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
-          }}
-        }}
-      }} {{loop_type = #ktdf.loop_type<parallel_loop>}}
-    }} {{loop_type = #ktdf.loop_type<parallel_loop>}}
+          }
+        }
+      } {loop_type = #ktdf.loop_type<parallel_loop>}
+    } {loop_type = #ktdf.loop_type<parallel_loop>}
     return
-  }}
-}}
+  }
+}
 """
 
 
