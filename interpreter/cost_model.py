@@ -302,6 +302,15 @@ FREE = {
     "linalg.index": "the iteration index",
     "affine.apply": "index arithmetic",
     "affine.min": "index arithmetic",
+    "memref.memory_space_cast": "relabels a memref, moves nothing",
+    "memref.cast": "relabels a memref, moves nothing",
+    "memref.reinterpret_cast": "computes an address, moves nothing",
+    "memref.subview": "narrows a memref; the transfer carries the bytes",
+    "memref.alloc": "reserves L1; the transfers carry the bytes",
+    "memref.alloca": "reserves L1; the transfers carry the bytes",
+    "memref.dealloc": "releases L1",
+    "memref.load": "one element (like tensor.extract)",
+    "memref.store": "one element (like tensor.insert)",
 }
 """Ops that cost nothing, with why (control flow: its body's ops are charged).
 Casts (`arith.extf`, `truncf`, `sitofp`, `index_cast`, ...) are free as in ktir-cpu."""
