@@ -24,6 +24,8 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import ClassVar, NamedTuple
 
+from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -44,6 +46,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     print_dynamic_index_list,
     split_dynamic_index_list,
 )
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import (
     Attribute,
     Block,
@@ -74,9 +77,12 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.printer import Printer
 from xdsl.traits import (
+    ConstantLike,
     EffectInstance,
+    HasCanonicalizationPatternsTrait,
     HasParent,
     IsTerminator,
     MemoryEffect,
@@ -520,6 +526,7 @@ class FifoAllocateOp(IRDLOperation):
 
     dynamic_sizes = var_operand_def(IndexType)
     slots = var_result_def(FifoSlotType)
+    traits = lazy_traits_def(lambda: (FifoAllocateCanonicalization(),))
 
     def __init__(self, slot_types: Sequence[FifoSlotType], dynamic_sizes: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[list(dynamic_sizes)], result_types=[list(slot_types)])
@@ -552,6 +559,21 @@ class FifoAllocateOp(IRDLOperation):
                 f"number of dynamic size operands ({len(self.dynamic_sizes)}) must match number of dynamic sizes in "
                 f"result types ({dynamic})"
             )
+
+
+class EraseUnusedAllocation(RewritePattern):
+    """Upstream's canonicalizer of `fifo.allocate`: slots nobody uses are not allocated."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FifoAllocateOp, rewriter: PatternRewriter) -> None:
+        if all(not r.uses for r in op.results):
+            rewriter.erase_op(op)
+
+
+class FifoAllocateCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (EraseUnusedAllocation(),)
 
 
 @irdl_op_definition
@@ -1033,6 +1055,16 @@ def _verify_index_result(op: Operation) -> None:
         raise VerifyException(f"result #0 must be index, but got '{t}'")
 
 
+def _constant_int(value: SSAValue) -> int | None:
+    """The integer `value` holds when a constant op (`arith.constant`) makes it."""
+    attr = ConstantLike.get_constant_value(value)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def _index(n: int) -> IntegerAttr:
+    return IntegerAttr(n, IndexType())
+
+
 def _parse_attr_dict_colon_type(parser: Parser, cls: type[IRDLOperation]) -> tuple[dict, dict, Attribute]:
     """`attr-dict : type`: (properties of `cls`, other attributes, the type)."""
     props, attrs = split_props(cls, parser.parse_optional_attr_dict())
@@ -1112,7 +1144,7 @@ class TilingReserveSizeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TilingDeriveSizeOp(IRDLOperation):
+class TilingDeriveSizeOp(IRDLOperation, HasFolderInterface):
     """`%n = ktdf.tiling.derive_size [%i0 : %ts0], [%i1 : %ts1], total_size = %N : index`:
     the trip count of the current inner tile loop (the last tile size in the
     steady state, what remains of N in an epilogue, 0 once exhausted)."""
@@ -1156,6 +1188,16 @@ class TilingDeriveSizeOp(IRDLOperation):
         print_attrs_sorted(printer, self, set())
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """Upstream's folder: one level only, all operands constant, the IV 0 (the
+        loop around folded away): min(tile size, total size)."""
+        if len(self.ivs) != 1:
+            return None
+        iv, tile, total = (_constant_int(v) for v in (self.ivs[0], self.tile_sizes[0], self.total_size))
+        if iv != 0 or tile is None or total is None:
+            return None
+        return (_index(min(tile, total)),)
 
     def verify_(self) -> None:
         _verify_index_result(self)
@@ -1246,7 +1288,6 @@ class ParallelOp(IRDLOperation):
     body = region_def("single_block")
 
     irdl_options = (SameVariadicOperandSize(),)
-    traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(
         self,
@@ -1359,7 +1400,7 @@ class ParallelOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BufferPhaseOp(IRDLOperation):
+class BufferPhaseOp(IRDLOperation, HasFolderInterface):
     """`%phase = ktdf.buffer_phase(%i, %j) {num_phases = 2 : i64} : index`: the
     linearized iteration count of the loops of these IVs, modulo `num_phases`."""
 
@@ -1368,7 +1409,7 @@ class BufferPhaseOp(IRDLOperation):
     ivs = var_operand_def(IndexType)
     num_phases = prop_def(IntegerAttr)
     result = result_def()  # index: checked in verify_ for upstream's message
-    traits = traits_def(Pure())
+    traits = lazy_traits_def(lambda: (Pure(), BufferPhaseCanonicalization()))
 
     def __init__(self, ivs: Sequence[SSAValue | Operation], num_phases: int):
         super().__init__(
@@ -1395,6 +1436,13 @@ class BufferPhaseOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """Upstream's folder, full case: all operands constant, the phase is 0
+        (the partial case is `DropConstantPhaseIvs`)."""
+        if self.ivs and all(_constant_int(iv) is not None for iv in self.ivs):
+            return (_index(0),)
+        return None
+
     def verify_(self) -> None:
         _verify_index_result(self)
         if self.num_phases.type != i64 or self.num_phases.value.data < 2:
@@ -1406,8 +1454,30 @@ class BufferPhaseOp(IRDLOperation):
             raise VerifyException("requires at least one induction variable operand")
 
 
+class DropConstantPhaseIvs(RewritePattern):
+    """Upstream's folder of `buffer_phase`, partial case: constant operands (IVs
+    of folded-away single-trip loops) do not change the phase; they go."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BufferPhaseOp, rewriter: PatternRewriter) -> None:
+        kept = [iv for iv in op.ivs if _constant_int(iv) is None]
+        if not kept or len(kept) == len(op.ivs):
+            return
+        rewriter.replace_op(
+            op,
+            BufferPhaseOp.create(operands=kept, properties=dict(op.properties), attributes=dict(op.attributes),
+                                 result_types=[op.result.type]),
+        )
+
+
+class BufferPhaseCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (DropConstantPhaseIvs(),)
+
+
 @irdl_op_definition
-class SelectMemrefOp(IRDLOperation):
+class SelectMemrefOp(IRDLOperation, HasFolderInterface):
     """`%x = ktdf.select_memref %phase[%x0, %x1] : memref<...>`: `candidates[phase]`."""
 
     name = "ktdf.select_memref"
@@ -1443,6 +1513,13 @@ class SelectMemrefOp(IRDLOperation):
         print_attrs_sorted(printer, self, set())
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """Upstream's folder: a constant phase selects its candidate."""
+        phase = _constant_int(self.phase)
+        if phase is None or not 0 <= phase < len(self.candidates):
+            return None
+        return (self.candidates[phase],)
 
     def verify_(self) -> None:
         if any(c.type != self.result.type for c in self.candidates):
@@ -1743,6 +1820,15 @@ def _transfer_count_problems(op: DataTransferOp) -> Iterator[ScheduleProblem]:
                 )
 
 
+class KtdfConstantMaterialization(ConstantMaterializationInterface):
+    """Upstream's constant materializer: folded indices become `arith.constant`."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
+        if not isinstance(value, IntegerAttr):
+            return None
+        return arith.ConstantOp(value, type)
+
+
 KTDF = Dialect(
     "ktdf",
     [
@@ -1765,4 +1851,5 @@ KTDF = Dialect(
         OpaqueOp,
     ],
     [TokenType, FifoSlotType, LoopTypeAttr],
+    [KtdfConstantMaterialization()],
 )
