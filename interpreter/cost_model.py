@@ -495,6 +495,9 @@ class OpCosts:
         except Exception:  # noqa: BLE001 - a form we cannot size statically
             self.unpriced.add(op.name)
             return None
+        if any(d < 0 for d in shape):  # a dynamic size (DYNAMIC_INDEX): not sized statically either
+            self.unpriced.add(op.name)
+            return None
         if _view_space(view) == "lx":
             return None
         moved = stick_bytes(shape, element_bytes(_element_type(view.type)), self.config.stick_bytes)

@@ -777,3 +777,14 @@ def test_each_core_has_its_own_l1_buffers(options):
     assert out.report.mode == options.execution
     np.testing.assert_array_equal(out["dst"], src + src)
     assert out.report.l1_buffer_peak_bytes == 256  # per core
+
+
+def test_the_cost_model_runs_on_the_public_form_and_leaves_dynamic_transfers_unpriced():
+    """A transfer of dynamic size is not priced (it once counted DYNAMIC_INDEX elements: negative cycles)."""
+    src = _small_ints(8, (23,))
+    estimate = _run(TILED, src=src, dst=np.zeros_like(src), options=InterpreterOptions(cost_model=True)).report.estimate
+    figures = estimate.to_json()
+    assert figures["sequential_cycles"] >= 0 and figures["pipelined_cycles"] >= 0
+    src = _small_ints(5, (8, 64))
+    out = _run(DOUBLE_BUFFERED, src=src, dst=np.zeros_like(src), options=InterpreterOptions(cost_model=True))
+    assert out.report.estimate.to_json()["sequential_cycles"] > 0
