@@ -536,8 +536,9 @@ class FifoAllocateOp(IRDLOperation):
         sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation("->")
-        types = [parser.parse_type()]
-        while parser.parse_optional_punctuation(",") is not None:
+        first = parser.parse_optional_type()  # none: an allocation of no slots, as upstream reads it
+        types = [] if first is None else [first]
+        while first is not None and parser.parse_optional_punctuation(",") is not None:
             types.append(parser.parse_type())
         idx = IndexType()
         return cls.create(
@@ -1593,6 +1594,9 @@ class OpaqueOp(IRDLOperation):
             properties={"template_name": StringAttr(template_name)},
             result_types=[list(result_types)],
         )
+        for result in self.results:  # upstream names its results after the template (OpAsmOpInterface)
+            if SSAValue.is_valid_name(template_name):
+                result.name_hint = template_name
 
     @classmethod
     def parse(cls, parser: Parser) -> OpaqueOp:

@@ -104,6 +104,7 @@ def test_the_new_ops_build_from_python_and_verify():
     assert parallel.num_loops == 1 and parallel.instance_id is parallel.body.block.args[1]
     assert isinstance(parallel.body.block.last_op, ktdf.ParallelYieldOp)
     assert opaque.result_types == (TensorType(f16, [64]),)
+    assert opaque.results[0].name_hint == "ADD"  # named after its template, as upstream's printer does
     printed = ir.print_ir(module)
     assert ir.print_ir(spyre_mlir.parse(printed)) == printed
 
@@ -134,6 +135,11 @@ def test_pure_ops_fold_together_under_cse():
     module = spyre_mlir.parse(text)
     CommonSubexpressionElimination().apply(ir.make_context(), module)
     assert [op.name for op in module.walk()].count("ktdf.tiling.linearize_index") == 1
+
+
+def test_an_allocation_of_no_slots_reads_back():
+    text = "func.func @f() {\n  ktdf.fifo.allocate() -> \n  return\n}\n"
+    assert "ktdf.fifo.allocate() -> \n" in round_trips(text)
 
 
 def test_create_token_keeps_its_unique_id_in_the_generic_form():
