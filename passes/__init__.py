@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 
 SPYRE_PASSES: dict[str, str] = {
     "ktdf-build-pipelines": "spyre_mlir.passes.schedule.ktdf_build_pipelines:KtdfBuildPipelinesPass",
+    "ktdf-expose-reduction-loops": "spyre_mlir.passes.schedule.ktdf_expose_reduction_loops:ExposeReductionLoopsPass",
     "ktdf-check-schedule": "spyre_mlir.passes.schedule.ktdf_check_schedule:KtdfCheckSchedulePass",
     "ensure-device-declaration": "spyre_mlir.passes.schedule.ensure_device_declaration:EnsureDeviceDeclarationPass",
     "ktdp-check-inter-tile": "spyre_mlir.passes.frontend.ktdp_check_inter_tile:KtdpCheckInterTilePass",

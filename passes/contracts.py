@@ -131,6 +131,7 @@ CONTRACTS: dict[str, Contract] = {
     "ktdp-extract-compute-groups": Contract(requires=("kernel", "grouped"), produces="grouped"),
     # A kernel whose functions are each one compute group already (dataflow-scheduler's inputs) is taken too.
     "ktdf-build-pipelines": Contract(requires=("grouped", "kernel")),
+    "ktdf-expose-reduction-loops": Contract(requires=("grouped", "kernel")),
     # dataflow-scheduler's gate in front of its extraction; a check, so groups may be checked too.
     "ktir-legality-check": Contract(),
     # A check of the schedule IR wherever it is: it changes nothing.

@@ -39,10 +39,11 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "clean up a KTIR kernel: one memory-space spelling, no no-op reshape pairs, CSE, canonicalize",
     ),
     "ktir-to-schedule": (
-        "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,ktdp-hbm-roundtrip,"
-        "ktdp-extract-compute-groups,ktdf-build-pipelines",
-        "lower a kernel to the schedule IR: counted while loops raised, physical layouts, HBM round trips between computes, one "
-        "outlined function per compute group, load/compute/store ktdf pipelines",
+        "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
+        "ktdp-extract-compute-groups,ktdf-expose-reduction-loops,ktdf-build-pipelines",
+        "lower a kernel to the schedule IR: counted while loops raised, physical layouts, one outlined function per "
+        "compute group, loop-carried tensors in LX buffers, load/compute/store ktdf pipelines (a group's computes "
+        "share one compute stage: no HBM round trip between them, as in dataflow-scheduler)",
     ),
     "ktir-to-bundle": (
         "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"

@@ -96,9 +96,6 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
-from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
@@ -110,14 +107,18 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
 
 from spyre_mlir.analysis.access import may_alias, view_of
 from spyre_mlir.analysis.affine import box_bounds, permutation_of
+from spyre_mlir.diagnostics import error
 from spyre_mlir.dialects.ktdf import (
     CreateTokenOp,
     DataTransferOp,
@@ -131,6 +132,7 @@ from spyre_mlir.dialects.ktdf import (
     StageOp,
     WriteToFifoOp,
 )
+from spyre_mlir.dialects.ktdf_arch import MEM_SPACE_MAPPING, MapAttr
 from spyre_mlir.dialects.ktdp import (
     AccessTileType,
     ConstructAccessTileOp,
@@ -139,12 +141,10 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.diagnostics import error
-from spyre_mlir.dialects.ktdf_arch import MEM_SPACE_MAPPING, DeviceOp, MapAttr
 from spyre_mlir.dialects.memref import MemorySpaceCastOp
 from spyre_mlir.ir import fill_locations
-from spyre_mlir.passes.contracts import group_functions, require_groups, stages_of
-from spyre_mlir.target import target_of
+from spyre_mlir.passes.contracts import require_groups, stages_of
+from spyre_mlir.target import Target, device_of, target_of
 
 # The units of the device, by the names dataflow-scheduler's sample device gives them: the memory units
 # are read from the module's `ktdf_arch.device` (its `mem_space_mapping`) when it has one; the compute unit
@@ -157,12 +157,18 @@ PARALLEL_LOOP = "parallel_loop"
 LOOP_TYPE_ATTR = "loop_type"
 
 
+def simd_lanes(target: Target) -> Callable[[Attribute], int]:
+    """Elements of a type one SIMD vector of the compute unit holds: the target's f16 lanes (the
+    device's `simd` feature), as many bytes for other types."""
+    vector_bytes = target.simd_elements_per_cycle * 2
+    return lambda elem: max(1, vector_bytes // target.element_bytes(elem))
+
+
 def memory_units(module: ModuleOp) -> Callable[[SSAValue], str]:
     """The memory unit a tile's view lives in, by the device's `mem_space_mapping` (else "DDR" for HBM,
     "L1" for LX)."""
-    mapping = next(
-        (op.attributes.get(MEM_SPACE_MAPPING) for op in module.walk() if isinstance(op, DeviceOp)), None
-    )
+    device = device_of(module)
+    mapping = device.attributes.get(MEM_SPACE_MAPPING) if device is not None else None
 
     def unit(tile: SSAValue) -> str:
         owner = tile.owner
@@ -184,7 +190,8 @@ class Box:
 
     tile: ConstructAccessTileOp
     view: ConstructMemoryViewOp
-    indices: list[SSAValue]
+    indices: list[SSAValue | int]
+    """The anchor, dim by dim: an index value or a constant."""
     sizes: list[int]
     strides: list[int]
 
@@ -204,14 +211,20 @@ def _box(tile: SSAValue) -> Box | None:
     if box is None or any(lo != 0 for lo, _ in box):
         return None
     amap = owner.base_map.data
-    if amap.num_dims != len(owner.indices) or len(amap.results) != rank or any(
-        not isinstance(e, AffineDimExpr) or e.position != k for k, e in enumerate(amap.results)
-    ):
+    if amap.num_symbols or len(amap.results) != rank:
         return None
+    anchor: list[SSAValue | int] = []
+    for e in amap.results:  # each dim's anchor: an index operand or a constant
+        if isinstance(e, AffineDimExpr):
+            anchor.append(owner.indices[e.position])
+        elif isinstance(e, AffineConstantExpr):
+            anchor.append(e.value)
+        else:
+            return None
     strides = list(view.static_strides.get_values())
     if len(strides) != rank:
         return None
-    return Box(owner, view, list(owner.indices), [hi - lo + 1 for lo, hi in box], strides)
+    return Box(owner, view, anchor, [hi - lo + 1 for lo, hi in box], strides)
 
 
 def _chunk(shape: Sequence[int], lanes: int) -> list[int]:
@@ -402,26 +415,39 @@ class Builder:
         self._visit(group.body.block)
 
     def _visit(self, block: Block) -> None:
-        plan = self._plan(block)
+        ops = [op for op in block.ops if not op.has_trait(IsTerminator)]
+        plan = self._plan(ops)
         if plan is not None:
-            self._build(block, *plan)
+            self._build(block, *plan, _end_of(block))
             return
-        for op in list(block.ops):
+        # The runs of ops between loops and branches that access memory (an init before a reduction loop,
+        # what follows it) are tried on their own; then the loops' bodies.
+        nests = [op for op in ops if op.regions and not _pure_regions(op)]
+        runs: list[tuple[list[Operation], InsertPoint]] = []
+        run: list[Operation] = []
+        for op in ops:
+            if op in nests:
+                runs.append((run, InsertPoint.before(op)))
+                run = []
+            else:
+                run.append(op)
+        runs.append((run, _end_of(block)))
+        for run, at in runs:
+            if nests and (plan := self._plan(run)) is not None:
+                self._build(block, *plan, at)
+        for op in nests:
             for region in op.regions:
                 for inner in region.blocks:
                     self._visit(inner)
 
-    def _plan(self, block: Block):
-        """(loads, computes, stores) if the block is one load → compute → store pass, else None."""
+    def _plan(self, ops: list[Operation]):
+        """(loads, computes, stores) if `ops` (of one block, in order) are one load → compute → store
+        pass, else None."""
         loads: list[LoadOp] = []
         stores: list[StoreOp] = []
         computes: list[Operation] = []
         produced: set[SSAValue] = set()  # values of loads and computes
-        for op in block.ops:
-            if op.has_trait(IsTerminator):
-                if any(v in produced for v in op.operands):
-                    return None  # a value leaves the block
-                continue
+        for op in ops:
             if isinstance(op, LoadOp):
                 if _depends_on(op.operands[0], produced):
                     return None  # an indirect tile: the load needs loaded data
@@ -431,6 +457,8 @@ class Builder:
                 if _depends_on(op.operands[1], produced):
                     return None
                 stores.append(op)
+            elif isinstance(op, arith.ConstantOp):
+                continue  # a constant stays where it is (another pass may use it too); the stages read it
             elif op.regions or any(isinstance(r.type, TensorType) for r in op.results) or any(
                 v in produced for v in op.operands
             ):
@@ -442,11 +470,14 @@ class Builder:
                 produced.update(op.results)
             elif not is_side_effect_free(op):
                 return None
+        members = set(ops)
+        if any(not _within(use.operation, members) for v in produced for use in v.uses):
+            return None  # a value leaves the ops
         if not stores:
             return None
         # All loads run before all stores: a load must not read what a store of
         # the same block writes before it.
-        order = list(block.ops)
+        order = list(ops)
         for load in loads:
             for store in stores:
                 if order.index(store) < order.index(load) and may_alias(
@@ -457,10 +488,9 @@ class Builder:
 
     # -- building ----------------------------------------------------------------------
 
-    def _build(self, block: Block, loads: list[LoadOp], computes: list[Operation], stores: list[StoreOp]) -> None:
-        terminator = block.last_op
-        assert terminator is not None and terminator.has_trait(IsTerminator)
-        ahead = InsertPoint.before(terminator)
+    def _build(
+        self, block: Block, loads: list[LoadOp], computes: list[Operation], stores: list[StoreOp], ahead: InsertPoint
+    ) -> None:
         tiles = [load.operands[0] for load in loads] + [store.operands[1] for store in stores]
         boxes = [_box(t) for t in tiles]
         shapes = {tuple(load.results[0].type.get_shape()) for load in loads}  # pyright: ignore
@@ -500,7 +530,10 @@ class Builder:
                 trio = (_index(0), _index(size), _index(step))
                 Rewriter.insert_op(list(trio), ahead)
                 bounds.append(trio)
-        erased_tiles = {b.tile for b in boxes if b is not None}
+        accesses = {*loads, *stores}
+        erased_tiles = {  # the tiles only this pass's accesses use: the transfers replace them
+            b.tile for b in boxes if b is not None and all(use.operation in accesses for use in b.tile.results[0].uses)
+        }
         for view in _views_to_move(block, boxes, erased_tiles):
             view.detach()
             Rewriter.insert_op(view, ahead)
@@ -657,6 +690,24 @@ class Builder:
         made[value] = constant
 
 
+def _end_of(block: Block) -> InsertPoint:
+    """Before the block's terminator (at its end when it has none)."""
+    last = block.last_op
+    if last is not None and last.has_trait(IsTerminator):
+        return InsertPoint.before(last)
+    return InsertPoint.at_end(block)
+
+
+def _within(op: Operation, members: set[Operation]) -> bool:
+    """`op` is one of `members` or nested in one."""
+    current: Operation | None = op
+    while current is not None:
+        if current in members:
+            return True
+        current = current.parent_op()
+    return False
+
+
 def _index(value: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
@@ -667,6 +718,12 @@ def _address(box: Box, unit: str) -> tuple[list[Operation], SSAValue]:
     ops: list[Operation] = []
     offset: SSAValue | None = None
     for index, stride in zip(box.indices, box.strides):
+        if isinstance(index, int):
+            if index == 0:
+                continue
+            constant = _index(index * stride)
+            ops.append(constant)
+            index, stride = constant.results[0], 1
         if _constant_value(index) == 0:
             continue
         term = index
@@ -802,16 +859,24 @@ def _value_semantics(op: Operation) -> bool:
 
 def _one_group(function: func.FuncOp) -> LoadOp | None:
     """None when `function` is one compute group as dataflow-scheduler writes them (no load reads what a
-    store before it may have written), else the first load that does."""
+    store to HBM before it may have written: LX is the group's own), else the first load that does."""
     stores: list[StoreOp] = []
     for op in function.walk():
-        if isinstance(op, StoreOp):
+        if isinstance(op, StoreOp) and _in_hbm(op.operands[1]):
             stores.append(op)
         elif isinstance(op, LoadOp) and any(
             may_alias(view_of(op.operands[0]), view_of(s.operands[1])) for s in stores
         ):
             return op
     return None
+
+
+def _in_hbm(tile: SSAValue) -> bool:
+    owner = tile.owner
+    if isinstance(owner, ConstructAccessTileOp) and isinstance(owner.base.owner, ConstructMemoryViewOp):
+        space = normalized_memory_space(owner.base.owner.memory_space)
+        return space is None or space.is_global
+    return True
 
 
 def functions_to_build(module: ModuleOp, pass_name: str) -> list[func.FuncOp]:
@@ -844,8 +909,7 @@ class KtdfBuildPipelinesPass(ModulePass):
     changes_ir: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = target_of(op)
-        builder = Builder(target.stick_elements, memory_units(op))
+        builder = Builder(simd_lanes(target_of(op)), memory_units(op))
         for group in functions_to_build(op, self.name):
             builder.run(group)
         fill_locations(op)

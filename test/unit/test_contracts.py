@@ -89,6 +89,9 @@ REFUSALS = [
     ("ktdf-build-pipelines", "bundle",
      "pass 'ktdf-build-pipelines' needs extracted compute groups, but this module is already an emitted bundle: "
      "run 'ktdf-build-pipelines' before 'spyre-emit-bundle'"),
+    ("ktdf-expose-reduction-loops", "bundle",
+     "pass 'ktdf-expose-reduction-loops' needs extracted compute groups, but this module is already an emitted "
+     "bundle: run 'ktdf-expose-reduction-loops' before 'spyre-emit-bundle'"),
     ("spyre-coarse-tile", "kernel",
      "pass 'spyre-coarse-tile' needs extracted compute groups: run 'ktdp-extract-compute-groups' first"),
     ("spyre-coarse-tile", "planned",

@@ -130,6 +130,8 @@ CHAINS: dict[str, tuple[list[str], list[Kernel]]] = {
     "ktir-to-spatial": (_passes("ktir-to-spatial"), SPATIAL),
     "physicalize": (_passes("physicalize"), MARKED),
     "raise": (["spyre-raise-counted-loops"], RAISE),
+    # No pipeline runs it since ktir-to-schedule keeps a group's computes in one compute stage.
+    "hbm-roundtrip": (["ktdp-hbm-roundtrip"], BASE),
     "inter-tile": (["ktdp-check-inter-tile"], INTER_TILE),
     # Kernels V1 lowers (the others are refused: iter_args, a named op it lacks).
     "legality": (["ktir-legality-check"], [k for k in BASE if k.id in ("example-softmax_rows", "reduce_generic",
@@ -151,6 +153,8 @@ CHANGES: dict[str, set[str] | str] = {
                            "tiling/seed000_add_mul"},  # physicalized: relayouts between computes
     "ktdp-extract-compute-groups": ALL,
     "ktdf-build-pipelines": ALL,
+    # groups with a loop carrying a tensor: its carried values go to LX buffers
+    "ktdf-expose-reduction-loops": {"layernorm_fwd_ktir"},
     # groups whose dim 0 divides in 2 (the others reduce along it or have one row), and a hint
     "spyre-coarse-tile": {"scalar_broadcast", "vector_add_ktir", "tiling/seed000_add_mul", "tiling@two_groups"},
     "spyre-distribute-work": ALL,

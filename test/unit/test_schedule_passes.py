@@ -288,7 +288,7 @@ func.func @scaled(%t: tensor<2x4xf32>, %f: f32) -> tensor<2x4xf32> {
 """
 
 
-@pytest.mark.parametrize("pipeline", ["ktir-to-schedule", "ktir-to-schedule{chain-in-lx=true}", "ktir-to-bundle"])
+@pytest.mark.parametrize("pipeline", ["ktir-to-schedule", "ktir-to-bundle"])
 def test_a_group_calling_functions_gets_its_callees(pipeline, tmp_path):
     """A group's module is a symbol table of its own: the functions its ops
     call (an index helper, a compute helper) are copied beside it, and into

@@ -18,7 +18,6 @@ CONFIGS = (
     "default",
     "physicalize",
     "ktir-to-schedule",
-    "ktir-to-schedule{chain-in-lx=true}",
     "ktir-to-bundle{out-dir=D}",
     "ktir-to-bundle{out-dir=D slices=2}",
     "ktir-to-spatial",

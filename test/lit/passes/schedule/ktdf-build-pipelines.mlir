@@ -77,12 +77,18 @@ func.func @add() attributes {grid = [32]} {
 
 // -----
 
-// Bodies that are not one load -> compute -> store pass stay KTIR: a loop
-// carrying a value (the reduction), and a load whose tile needs loaded data.
+// A body that is not one load -> compute -> store pass stays KTIR: a loop
+// carrying a value (the reduction; ktdf-expose-reduction-loops moves the
+// carried value to LX first in ktir-to-schedule). What follows the loop, the
+// store of its result, is a pass of its own: a pipeline after the loop.
 // CHECK-LABEL: module @local_schedule_0 {
 // CHECK-NOT:     ktdf.pipeline
 // CHECK:         scf.for {{.*}} iter_args
 // CHECK-NOT:     ktdf.pipeline
+// CHECK:         scf.yield
+// CHECK-NEXT:    }
+// CHECK:         ktdf.pipeline {
+// CHECK:           ktdf.write_to_fifo %s,
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>
 #one = affine_set<(d0) : (d0 == 0)>
 #id1 = affine_map<(d0) -> (d0)>
