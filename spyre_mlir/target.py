@@ -51,12 +51,19 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects.spyre import TARGET_ATTR
 
 
 class TargetError(ValueError):
     """A target description that cannot be used: an unknown fact, a value of the wrong kind or out of range,
     an unreadable file, or an element type without a byte width. The message names what and where."""
+
+
+class DeviceFactError(DiagnosticError):
+    """The module's device, read when a fact was first needed, cannot be read or contradicts a
+    `spyre.target` fact: the user's error, located at the device, wherever the fact was asked for
+    (a pass, a verifier, the interpreter), never a bug of the asker."""
 
 
 @dataclass(frozen=True)
@@ -209,32 +216,122 @@ def target_of(op: Operation) -> Target:
     (`device_facts`; the device of the nearest module that declares one, or the one an enclosing op's
     `ktdf_arch.maps_to` names), then the facts of the `spyre.target` attributes on `op` or the modules
     around it (inner modules override outer ones). A `spyre.target` fact that contradicts the device
-    is a located error at the device, never a choice between them."""
+    is a located error at the device, never a choice between them.
+
+    The `spyre.target` attributes are read here (a bad one is a `TargetError`); the device is read
+    only when a fact it may state (`DEVICE_STATED_FACTS`) is first asked for, so a pass that reads
+    no such fact runs on a module whose device cannot be read (dataflow-scheduler's tests import
+    devices their files lack). A device that cannot be read is then a located error at its
+    declaration that names the fact which needed it."""
     chain: list[Operation] = []
     cur: Operation | None = op
     while cur is not None:
         if isinstance(cur, ModuleOp) and TARGET_ATTR in cur.attributes:
             chain.append(cur)
         cur = cur.parent_op()
+    given = [facts_of_attr(module.attributes[TARGET_ATTR]) for module in reversed(chain)]
     target = SPYRE
+    for facts in given:
+        target = target.from_mapping(facts)
     device = device_of(op)
-    stated: dict[str, Any] = {}
-    if device is not None:
-        stated = device_facts(device)
-        target = target.from_mapping(stated)
-    for module in reversed(chain):
-        facts = facts_of_attr(module.attributes[TARGET_ATTR])
-        if device is not None:
-            _check_agreement(device, stated, facts, f"{TARGET_ATTR} (the module's, or --target's)")
+    if device is None:
+        return target
+    return _PendingDevice.of(target, device, given)
+
+
+def read_device(target: Target) -> Target:
+    """`target` (a `target_of` answer) with its device read now: the device's facts derived and
+    checked against the `spyre.target` facts, each failure a located error (as when a fact is read)."""
+    if isinstance(target, _PendingDevice):
+        _resolve(target, None)
+    return target
+
+
+def _device_target(device: Operation, given: list[dict[str, Any]]) -> Target:
+    """`SPYRE` with `device`'s facts, then the `spyre.target` facts `given` (outer first), each checked
+    to agree with the device."""
+    stated = device_facts(device)
+    target = SPYRE.from_mapping(stated)
+    for facts in given:
+        _check_agreement(device, stated, facts, f"{TARGET_ATTR} (the module's, or --target's)")
         target = target.from_mapping(facts)
     return target
 
 
+class _PendingDevice(Target):
+    """`target_of`'s answer for a module with a device not yet read: the facts no device states are
+    there already; the first read of one a device may state (or of the whole target: equality,
+    `replace`, `to_attr`) reads the device, after which the object is a plain `Target`."""
+
+    _device: Operation
+    _given: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, target: Target, device: Operation, given: list[dict[str, Any]]) -> Target:
+        pending = object.__new__(cls)
+        for name, value in vars(target).items():
+            object.__setattr__(pending, name, value)
+        object.__setattr__(pending, "_device", device)
+        object.__setattr__(pending, "_given", given)
+        return pending
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _RESOLVING:
+            _resolve(self, name)
+        return object.__getattribute__(self, name)
+
+    def replace(self, **changes: Any) -> Target:
+        _resolve(self, None)
+        return self.replace(**changes)
+
+    def to_attr(self) -> DictionaryAttr:
+        _resolve(self, None)
+        return self.to_attr()
+
+    def __eq__(self, other: object) -> bool:
+        _resolve(self, None)
+        return self == other
+
+    def __hash__(self) -> int:
+        _resolve(self, None)
+        return hash(self)
+
+    def __repr__(self) -> str:
+        device = object.__getattribute__(self, "_device")
+        return f"Target(<the facts of device @{device.properties['sym_name'].data}, not read yet>)"
+
+
+def _resolve(pending: _PendingDevice, fact: str | None) -> None:
+    """Read `pending`'s device and become the plain `Target` it describes. A device that cannot be
+    read is a located `DeviceFactError` naming `fact` (None: the whole target) as what needed it;
+    a contradiction with `spyre.target` is one naming the facts."""
+    device = object.__getattribute__(pending, "_device")
+    given = object.__getattribute__(pending, "_given")
+    try:
+        device_facts(device)
+    except DiagnosticError as exc:
+        needed = f"target fact '{fact}'" if fact is not None else "the target's facts"
+        message = f"{exc.diagnostic.message} (needed for {needed})"
+        raise DeviceFactError(dataclasses.replace(exc.diagnostic, message=message)) from None
+    try:
+        resolved = _device_target(device, given)
+    except DiagnosticError as exc:
+        raise DeviceFactError(exc.diagnostic) from None
+    state = vars(pending)
+    state.clear()
+    state.update(vars(resolved))
+    object.__setattr__(pending, "__class__", Target)
+
+
 def set_target(module: ModuleOp, target: Target) -> None:
     """Record `target` on `module`: the facts that differ from the default or were stated, but those
-    the module's device states alike (none: the attribute goes)."""
+    the module's device states alike (none: the attribute goes; a device that cannot be read states
+    none here: the error comes when a pass needs one of its facts)."""
     device = device_of(module)
-    from_device = device_facts(device) if device is not None else {}
+    try:
+        from_device = device_facts(device) if device is not None else {}
+    except DiagnosticError:  # reported when a fact is needed (target_of)
+        from_device = {}
     entries = {
         name: value for name, value in target.to_attr().data.items()
         if not (name in from_device and _fact_attr(from_device[name]) == value)
@@ -260,6 +357,9 @@ def set_target(module: ModuleOp, target: Target) -> None:
 #   name         the device's symbol name
 
 DEVICE_OP = "ktdf_arch.device"
+DEVICE_STATED_FACTS = frozenset({"name", "lx_bytes", "cores", "stick_bytes", "alignment_bytes", "simd_elements_per_cycle"})
+"""The facts a device may state (the table above): reading one of them reads the device."""
+_RESOLVING = DEVICE_STATED_FACTS | {"stated"}
 _DEVICE_FACTS: weakref.WeakKeyDictionary[Operation, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
@@ -518,7 +618,12 @@ def attach_device(module: ModuleOp, path: str | Path) -> None:
     facts = _file_device_facts(device)
     existing = device_of(module)
     if existing is not None:
-        _check_agreement(existing, device_facts(existing), {k: v for k, v in facts.items() if k != "name"}, f"--device {path}")
+        try:
+            stated = device_facts(existing)
+        except DiagnosticError as exc:
+            message = f"{exc.diagnostic.message} (needed to compare it with --device {path})"
+            raise DiagnosticError(dataclasses.replace(exc.diagnostic, message=message)) from None
+        _check_agreement(existing, stated, {k: v for k, v in facts.items() if k != "name"}, f"--device {path}")
         return
     declaration = DeviceOp(device.device_name, import_path=os.path.abspath(path))
     declaration.location = device.location  # errors about it point at the device in its file
@@ -563,10 +668,13 @@ __all__ = [
     "SPYRE_DEVICE_FILE",
     "TARGET_ATTR",
     "attach_device",
+    "DEVICE_STATED_FACTS",
+    "DeviceFactError",
     "device_facts",
     "device_of",
     "device_target",
     "load_device",
+    "read_device",
     "Target",
     "TargetError",
     "element_bytes",

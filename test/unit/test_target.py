@@ -345,9 +345,11 @@ def test_a_device_without_what_a_fact_needs_is_a_located_error(text, message):
     if message is None:
         assert target_of(module).cores == 1
         return
+    target = target_of(module)  # the device is read when a fact it may state is asked for
+    assert target.clock_ghz == SPYRE.clock_ghz  # a fact no device states: not read yet
     with pytest.raises(DiagnosticError) as info:
-        target_of(module)
-    assert info.value.diagnostic.message == f"'ktdf_arch.device' op @card: {message}"
+        _ = target.cores
+    assert info.value.diagnostic.message == f"'ktdf_arch.device' op @card: {message} (needed for target fact 'cores')"
     assert info.value.diagnostic.location is not None and info.value.diagnostic.location.line == 1
 
 
@@ -361,7 +363,7 @@ def test_an_imported_device_is_read_relative_to_the_declaring_file(tmp_path):
     kernel.write_text('ktdf_arch.device @card attributes {mem_space_mapping = #ktdf_arch.map<'
                       '#ktdp.memory_space<ct_local> = "HBM">} import("devices/card.mlir")\n' + BIG)
     with pytest.raises(DiagnosticError, match="the core-local memory \\(kind \"HBM\"\\) has no 'size'"):
-        target_of(spyre_mlir.parse(kernel))
+        _ = target_of(spyre_mlir.parse(kernel)).lx_bytes
 
 
 @pytest.mark.parametrize(("declaration", "message"), [
@@ -377,8 +379,8 @@ def test_a_device_that_cannot_be_imported_is_a_located_error(tmp_path, declarati
     kernel.write_text(declaration + "\n" + BIG)
     module = spyre_mlir.parse(kernel)
     with pytest.raises(DiagnosticError) as info:
-        target_of(module)
-    assert info.value.diagnostic.message == message.format(dir=tmp_path)
+        _ = target_of(module).lx_bytes
+    assert info.value.diagnostic.message == message.format(dir=tmp_path) + " (needed for target fact 'lx_bytes')"
     assert str(info.value.diagnostic.location) == f"{kernel}:1:1"
 
 
@@ -388,8 +390,9 @@ def test_a_spyre_target_fact_that_contradicts_the_device_is_a_located_error():
 
     assert target_of(module("clock_ghz = 2.0 : f64")).clock_ghz == 2.0  # a fact the device does not state
     assert target_of(module("lx_bytes = 8192 : i64")).lx_bytes == 8192  # the same fact, the same value
+    clash = target_of(module("lx_bytes = 4096 : i64, cores = 2 : i64"))  # read when a fact is asked for
     with pytest.raises(DiagnosticError) as info:
-        target_of(module("lx_bytes = 4096 : i64, cores = 2 : i64"))
+        _ = clash.stick_bytes
     assert info.value.diagnostic.message == (
         "'ktdf_arch.device' op @card and spyre.target (the module's, or --target's) disagree: "
         "lx_bytes is 8192 on the device, 4096 there")
@@ -404,7 +407,7 @@ def test_set_target_on_a_module_with_a_device():
     set_target(module, SPYRE.replace(lx_bytes=SPYRE.lx_bytes))
     assert facts_in(module) == {"lx_bytes": SPYRE.lx_bytes}
     with pytest.raises(DiagnosticError, match="lx_bytes is 8192 on the device, 2097152 there"):
-        target_of(module)
+        _ = target_of(module).lx_bytes
 
 
 def facts_in(module) -> dict:
