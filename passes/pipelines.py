@@ -9,7 +9,9 @@ Before each pass of ours the pass manager checks its stage contract
 (`spyre_mlir.passes.contracts`): a pass run out of order is a located error
 naming what to run first. With `target`, the module records that target
 (`spyre_mlir.target.set_target`) before the first pass, so every pass reads
-it with `target_of`.
+it with `target_of`. A device the module declares is read only when a pass
+asks for a fact it may state (a pass that asks none runs on a module whose
+device cannot be read); one given as `device` is checked before the first pass.
 
 Options are written as MLIR writes them (`parse_option_list`: space- or
 comma-separated `name=value`, quotes around a value with spaces or commas)
@@ -172,7 +174,7 @@ class PassManager:
     def _run(self, module: ModuleOp) -> ModuleOp:
         from spyre_mlir.ir import make_context, verify
         from spyre_mlir.passes import contracts
-        from spyre_mlir.target import TargetError, attach_device, set_target, target_of
+        from spyre_mlir.target import DeviceFactError, TargetError, attach_device, read_device, set_target, target_of
 
         ctx = self.ctx or make_context()
         if self.verify_each and self.verify_input and self.passes:
@@ -185,9 +187,11 @@ class PassManager:
         if self.target is not None:
             set_target(module, self.target)
         try:
-            target_of(module)  # a bad spyre.target attribute: the user's error, at the module
+            target = target_of(module)  # a bad spyre.target attribute: the user's error, at the module
         except TargetError as exc:
             raise error(module, str(exc)) from None
+        if self.device is not None:
+            read_device(target)  # --device and --target checked to agree up front (a module's own device: when needed)
         for p in self.passes:
             contracts.check(module, p.name)  # a pass out of order: the user's error, before it runs
             start = time.perf_counter()
@@ -201,6 +205,8 @@ class PassManager:
             if self.verify_each:
                 try:
                     verify(module)
+                except DeviceFactError:
+                    raise  # a verifier needed a fact of a device that cannot be read: the user's error
                 except DiagnosticError as exc:
                     raise _invalid_output(p, exc) from None
             for hook in self.after_pass:

@@ -463,6 +463,8 @@ def verify(module: Operation) -> None:
     found = _first_failure(module)
     if found is not None:
         op, exc = found
+        if isinstance(exc, DiagnosticError):  # located already (a target fact read from a device that cannot be)
+            raise exc
         if not isinstance(exc, VerifyException):
             raise internal_error(op, f"verifying '{op.name}'", exc) from exc
         raise error(op, f"'{op.name}' op {_verify_message(exc)}", *_notes_of(exc)) from None
