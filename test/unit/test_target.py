@@ -24,8 +24,10 @@ from spyre_mlir.diagnostics import DiagnosticError
 from spyre_mlir.dialects.spyre import TARGET_ATTR
 from spyre_mlir.ir import print_ir
 from spyre_mlir.target import (
+    DEVICE_STATED_FACTS,
     SPYRE,
     SPYRE_DEVICE_FILE,
+    DeviceFactError,
     Target,
     TargetError,
     device_facts,
@@ -493,3 +495,138 @@ def test_a_stated_fact_is_recorded_and_keys_the_cache(tmp_path, capsys):
     assert "spyre.target" not in capsys.readouterr().out
     assert spyre_opt.main([str(kernel), "-p", TILE, "--target", str(card), *cache]) == 0
     assert f"spyre.target = {{cores = {SPYRE.cores} : i64}}" in capsys.readouterr().out
+
+
+# -- the device is read when a fact needs it -------------------------------------------------------
+#
+# dataflow-scheduler's test/Transforms/ReductionLoopExposure/muil_fifo_dest.mlir imports
+# `@spyre_single_corelet`, which its device file does not define, and their tool runs passes on it;
+# their KTIRToScheduleIR tests import relative paths that need not exist where a copy of a test runs.
+
+UNREADABLE = [
+    pytest.param('ktdf_arch.device @spyre_single_corelet import("card.mlir")',
+                 "unable to import device graph: no device named 'spyre_single_corelet'", id="a name its file lacks"),
+    pytest.param('ktdf_arch.device @card import("missing/card.mlir")',
+                 "unable to import device graph: cannot open input file '{dir}/missing/card.mlir': No such file or directory",
+                 id="a missing file"),
+]
+
+
+def _kernel_with(tmp_path, declaration: str, body: str = BIG):
+    (tmp_path / "card.mlir").write_text(_device(lx=8192))
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text(declaration + "\n" + body)
+    return kernel
+
+
+@pytest.mark.parametrize(("declaration", "message"), UNREADABLE)
+def test_a_pass_that_needs_no_fact_runs_beside_a_device_that_cannot_be_read(tmp_path, capsys, declaration, message):
+    kernel = _kernel_with(tmp_path, declaration)
+    for passes in ("canonicalize", "cse", "canonicalize,cse"):
+        out = print_ir(spyre_mlir.PassManager.parse(passes).run(spyre_mlir.parse(kernel)))
+        assert declaration in out  # kept as written
+        assert spyre_opt.main([str(kernel), "-p", passes]) == 0
+        assert declaration in capsys.readouterr().out
+    # A pass that needs a fact: the device's error, at its declaration, naming the fact.
+    with pytest.raises(DiagnosticError) as info:
+        spyre_mlir.PassManager.parse(TILE).run(spyre_mlir.parse(kernel))
+    assert info.value.diagnostic.message == (
+        f"'ktdf_arch.device' op {message.format(dir=tmp_path)} (needed for target fact 'lx_bytes')")
+    assert str(info.value.diagnostic.location) == f"{kernel}:1:1"
+    assert spyre_opt.main([str(kernel), "-p", TILE]) == 1
+    assert capsys.readouterr().err.startswith(f"{kernel}:1:1: error: 'ktdf_arch.device' op {message.format(dir=tmp_path)}")
+
+
+@pytest.mark.parametrize(("declaration", "message"), UNREADABLE)
+def test_the_interpreters_lx_limit_needs_the_device(tmp_path, capsys, declaration, message):
+    kernel = _kernel_with(tmp_path, declaration, SCALE)
+    code, _, err = _spyre_run(tmp_path, capsys, kernel.read_text())
+    assert code == 1
+    assert err.startswith(f"{kernel}:1:1: error: 'ktdf_arch.device' op {message.format(dir=tmp_path)} "
+                          "(needed for target fact 'lx_bytes')")
+
+
+def test_a_verifier_that_needs_a_fact_gets_the_devices_error(tmp_path):
+    """spatial.buffer's verifier reads the LX size: after spatial-tile, the device's located error
+    (the user's), not an internal error blaming the pass."""
+    kernel = _kernel_with(tmp_path, UNREADABLE[0].values[0], SCALE)
+    with pytest.raises(DiagnosticError) as info:
+        spyre_mlir.PassManager.parse("spatial-tile").run(spyre_mlir.parse(kernel))
+    assert info.value.diagnostic.message.endswith("no device named 'spyre_single_corelet' (needed for target fact 'lx_bytes')")
+    assert str(info.value.diagnostic.location) == f"{kernel}:1:1"
+
+
+def test_the_device_is_read_on_the_first_fact_it_may_state(tmp_path):
+    kernel = _kernel_with(tmp_path, UNREADABLE[0].values[0])
+    module = spyre_mlir.parse(kernel)
+    target = target_of(module)  # nothing read yet
+    assert "not read yet" in repr(target)
+    # Facts no device states are there without it.
+    assert (target.clock_ghz, target.index_bytes, target.systolic_rows) == (SPYRE.clock_ghz, SPYRE.index_bytes, 8)
+    assert target.element_bytes(Float16Type()) == 2
+    for fact in sorted(DEVICE_STATED_FACTS):
+        with pytest.raises(DeviceFactError, match=f"\\(needed for target fact '{fact}'\\)$"):
+            getattr(target_of(module), fact)
+    with pytest.raises(DeviceFactError, match="needed for target fact 'stick_bytes'"):
+        target.stick_elements(Float16Type())
+    with pytest.raises(DeviceFactError, match="needed for the target's facts"):
+        _ = target == SPYRE
+    # A readable device: read once asked, then a plain Target equal to the device's.
+    (tmp_path / "k.mlir").write_text('ktdf_arch.device @card import("card.mlir")\n' + BIG)
+    readable = target_of(spyre_mlir.parse(tmp_path / "k.mlir"))
+    assert readable == device_target(tmp_path / "card.mlir") and type(readable) is Target
+    assert hash(target_of(spyre_mlir.parse(tmp_path / "k.mlir"))) == hash(readable)
+
+
+def test_every_fact_a_device_states_reads_it():
+    """DEVICE_STATED_FACTS is what device_facts can give: a fact outside it would be read without the device."""
+    assert set(device_facts(device_of(spyre_mlir.parse(_device())))) == DEVICE_STATED_FACTS
+    assert set(DEVICE_STATED_FACTS) <= set(Target.keys())
+
+
+def test_a_contradiction_in_the_module_shows_when_a_fact_is_needed(capsys, tmp_path):
+    """The lazy path: a spyre.target the module's own device contradicts. canonicalize runs; tiling is a
+    located error at the device."""
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text("module attributes {spyre.target = {lx_bytes = 4096 : i64}} {\n" + _device() + BIG + "}\n")
+    assert spyre_opt.main([str(kernel), "-p", "canonicalize"]) == 0
+    capsys.readouterr()
+    assert spyre_opt.main([str(kernel), "-p", TILE]) == 1
+    assert capsys.readouterr().err.startswith(
+        f"{kernel}:2:1: error: 'ktdf_arch.device' op @card and spyre.target (the module's, or --target's) disagree: "
+        "lx_bytes is 8192 on the device, 4096 there")
+
+
+def test_device_on_the_command_line_is_checked_up_front(tmp_path, capsys):
+    """The eager path: --device's facts and --target's are compared before the first pass, even a pass that
+    needs no fact; a bad --device file is reported before any input is read; a module's own device that
+    cannot be read cannot be compared with --device."""
+    kernel = tmp_path / "big.mlir"
+    kernel.write_text(BIG)
+    card = tmp_path / "card.mlir"
+    card.write_text(_device(lx=8192))
+    facts = tmp_path / "t.json"
+    facts.write_text('{"lx_bytes": 4096}')
+    assert spyre_opt.main([str(kernel), "-p", "canonicalize", "--device", str(card), "--target", str(facts)]) == 1
+    assert capsys.readouterr().err.startswith(
+        f"{card}:1:1: error: 'ktdf_arch.device' op @card and spyre.target (the module's, or --target's) disagree: "
+        "lx_bytes is 8192 on the device, 4096 there")
+    with pytest.raises(DiagnosticError, match="lx_bytes is 8192 on the device, 4096 there"):
+        spyre_mlir.PassManager.parse("cse", device=str(card), target=Target(lx_bytes=4096)).run(spyre_mlir.parse(BIG))
+    missing = tmp_path / "none.mlir"
+    assert spyre_opt.main([str(tmp_path / "no-input.mlir"), "-p", "canonicalize", "--device", str(missing)]) == 1
+    assert capsys.readouterr().err.startswith(f"spyre-opt: error: cannot use device file '{missing}'")
+    own = _kernel_with(tmp_path, UNREADABLE[0].values[0])
+    assert spyre_opt.main([str(own), "-p", "canonicalize", "--device", str(card)]) == 1
+    assert capsys.readouterr().err.startswith(
+        f"{own}:1:1: error: 'ktdf_arch.device' op unable to import device graph: no device named "
+        f"'spyre_single_corelet' (needed to compare it with --device {card})")
+
+
+def test_set_target_beside_a_device_that_cannot_be_read(tmp_path):
+    module = spyre_mlir.parse(_kernel_with(tmp_path, UNREADABLE[1].values[0]))
+    set_target(module, SPYRE.replace(lx_bytes=8192, clock_ghz=2.0))
+    assert facts_in(module) == {"lx_bytes": 8192, "clock_ghz": 2.0}  # nothing known to strip
+    assert target_of(module).clock_ghz == 2.0
+    with pytest.raises(DeviceFactError, match="needed for target fact 'cores'"):
+        _ = target_of(module).cores

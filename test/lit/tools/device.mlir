@@ -16,8 +16,11 @@
 // RUN: %spyre-run %s --func ids --arg out=zeros:2x4xi32 --print-summary --device %S/../../../spyre_mlir/devices/spyre.mlir | %FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-DAG: lx peak per core: {{.*}} of 2097152
 
-// A --target fact that the device states otherwise is a located error at the device.
+// A --target fact that the device states otherwise is a located error at the device,
+// before the first pass, even one that needs no fact (a device declared in the module
+// is read only when a fact is needed: device-lazy.mlir).
 // RUN: echo '{"lx_bytes": 4096}' > %t.json
+// RUN: not %spyre-opt %s -p canonicalize --device %S/../dialects/ktdf_arch/Inputs/card.mlir --target %t.json 2>&1 | %FileCheck %s --check-prefix=CLASH
 // RUN: not %spyre-opt %s --device %S/../dialects/ktdf_arch/Inputs/card.mlir --target %t.json 2>&1 | %FileCheck %s --check-prefix=CLASH
 // RUN: not %spyre-run %s --func ids --arg out=zeros:2x4xi32 --device %S/../dialects/ktdf_arch/Inputs/card.mlir --target %t.json 2>&1 | %FileCheck %s --check-prefix=CLASH
 // CLASH: card.mlir:2:1: error: 'ktdf_arch.device' op @imported and spyre.target (the module's, or --target's) disagree: lx_bytes is 65536 on the device, 4096 there
