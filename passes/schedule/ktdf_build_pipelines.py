@@ -459,6 +459,8 @@ class Builder:
                 stores.append(op)
             elif isinstance(op, arith.ConstantOp):
                 continue  # a constant stays where it is (another pass may use it too); the stages read it
+            elif op.name.startswith("ktdp.inter_tile"):
+                return None  # an exchange between cores (a produce and its consume stay in one block): no stage
             elif op.regions or any(isinstance(r.type, TensorType) for r in op.results) or any(
                 v in produced for v in op.operands
             ):
