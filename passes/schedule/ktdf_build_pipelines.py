@@ -345,17 +345,19 @@ def _fuse(root: SSAValue, computes: set[Operation], shape: tuple[int, ...]) -> F
         changed = False
         for p, value in enumerate(fused.inputs):
             producer = value.owner
-            if isinstance(producer, Operation) and producer in computes:
+            if (scalar := _splat(value)) is not None:
+                fused = _fold_constant(fused, p, scalar)
+            elif isinstance(producer, tensor.SplatOp) and not producer.dynamicSizes:
+                fused = _fold_scalar(fused, p, producer.input)  # the scalar itself, read by the body
+            elif isinstance(producer, Operation) and producer in computes:
                 inner = _elementwise(producer, shape)
                 if inner is None:
                     return None
                 fused = _fuse_at(fused, inner, p)
-                changed = True
-                break
-            if (scalar := _splat(value)) is not None:
-                fused = _fold_constant(fused, p, scalar)
-                changed = True
-                break
+            else:
+                continue
+            changed = True
+            break
     return fused
 
 
@@ -377,6 +379,13 @@ def _fold_constant(consumer: Fused, p: int, scalar: Attribute) -> Fused:
         else:
             block.insert_op_before(constant, block.first_op)
         return consumer.emit(block, [*args[:p], constant.results[0], *args[p:]])
+
+    return Fused([*consumer.inputs[:p], *consumer.inputs[p + 1 :]], emit)
+
+
+def _fold_scalar(consumer: Fused, p: int, scalar: SSAValue) -> Fused:
+    def emit(block: Block, args: list[SSAValue]) -> SSAValue:
+        return consumer.emit(block, [*args[:p], scalar, *args[p:]])
 
     return Fused([*consumer.inputs[:p], *consumer.inputs[p + 1 :]], emit)
 

@@ -382,3 +382,44 @@ def test_mlir_style_groups_results_and_aliases_maps():
     assert mlir_style(text) == (
         "#map = affine_map<(d0) -> (d0)>\n%a:2 = ktdf.private -> (...)\n  ktdf.stage depends_out(%a#1) {x = #map}\n"
     )
+
+
+# y = x * f + 2 on 2 x 128 f32: a scalar parameter splat and a splat constant.
+SCALED = """
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 127 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @scale(%x: index, %y: index, %f: f32) {
+  %c0 = arith.constant 0 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [2, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<2x128xf32>
+  %yv = ktdp.construct_memory_view %y, sizes: [2, 128], strides: [128, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<2x128xf32>
+  %xt = ktdp.construct_access_tile %xv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<2x128xf32> -> !ktdp.access_tile<2x128xindex>
+  %yt = ktdp.construct_access_tile %yv[%c0, %c0] {access_tile_set = #all, access_tile_order = #id2} : memref<2x128xf32> -> !ktdp.access_tile<2x128xindex>
+  %a = ktdp.load %xt : !ktdp.access_tile<2x128xindex> -> tensor<2x128xf32>
+  %s = tensor.splat %f : tensor<2x128xf32>
+  %two = arith.constant dense<2.0> : tensor<2x128xf32>
+  %m = arith.mulf %a, %s : tensor<2x128xf32>
+  %r = arith.addf %m, %two : tensor<2x128xf32>
+  ktdp.store %r, %yt : tensor<2x128xf32>, !ktdp.access_tile<2x128xindex>
+  return
+}
+"""
+
+
+def test_splats_fold_into_the_generic_and_the_tile_moves_in_chunks_of_one_vector():
+    """A splat of a scalar and a splat constant are scalars in the fused body (as MLIR's fusion folds
+    them); the 2 x 128 f32 tile moves in chunks of 32 (one 128-byte SIMD vector): 2 x 4 trips."""
+    module = _built(SCALED, PASS)
+    (generic,) = [op for op in module.walk() if op.name == "linalg.generic"]
+    assert len(generic.inputs) == 1
+    assert [op.name for op in generic.body.block.ops] == ["arith.constant", "arith.mulf", "arith.addf", "linalg.yield"]
+    (transfer, _) = _of(module, ktdf.DataTransferOp)
+    assert "size [1, 32]" in print_ir(transfer)
+    loops = [op for op in module.walk() if op.name == "scf.for"]
+    assert [(op.ub.owner.value.value.data, op.step.owner.value.value.data) for op in loops] == [(2, 1), (128, 32)]
+    x = np.random.default_rng(0).standard_normal((2, 128)).astype(np.float32)
+
+    def run(m):
+        return np.asarray(spyre_mlir.interpret(m, "scale", x=x.copy(), y=np.zeros((2, 128), np.float32), f=3.0)["y"])
+
+    np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(SCALED)))
+    np.testing.assert_allclose(run(module), x * 3 + 2, rtol=1e-6)
