@@ -182,9 +182,7 @@ class FifoSlotType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(">")
 
     def verify(self) -> None:
-        n = self.num_elements.data
-        if n != DYNAMIC_INDEX and n <= 0:
-            raise VerifyException(f"a FIFO slot holds a positive number of elements, got {n}")
+        # Upstream's type has no verifier: a count of 0 reads (schedule_problems warns).
         if not isinstance(self.element_type, TypeAttribute):
             raise VerifyException(f"the element type of a FIFO slot must be a type, got {self.element_type}")
 
@@ -1677,12 +1675,16 @@ class ScheduleProblem(NamedTuple):
 
 def schedule_problems(root: Operation) -> Iterator[ScheduleProblem]:
     """The broken schedule rules in `root` (docs/ktdf.md, "Schedule rules"), in
-    IR order: per stage its tokens and FIFO slots; per transfer, read and write
-    its stage and element counts."""
+    IR order: per stage its tokens and FIFO slots; per allocation its slots'
+    sizes; per transfer, read and write its stage and element counts."""
     for op in root.walk():
         if isinstance(op, StageOp) and isinstance(op.parent_op(), PipelineOp):
             yield from _token_problems(op)
             yield from _slot_problems(op)
+        elif isinstance(op, FifoAllocateOp):
+            for slot in op.slots:
+                if isinstance(slot.type, FifoSlotType) and slot.type.count == 0:
+                    yield ScheduleProblem(op, f"FIFO slot {describe_value(slot)} holds no elements")
         elif isinstance(op, DataTransferOp | ReadFromFifoOp | WriteToFifoOp):
             if enclosing_stage(op) is None:
                 yield ScheduleProblem(op, f"'{op.name}' outside a 'ktdf.stage': it belongs to no step of a pipeline")

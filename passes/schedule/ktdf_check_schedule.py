@@ -14,7 +14,8 @@ each broken one a located warning (`ktdf.schedule_problems`, docs/ktdf.md
   exactly one later stage;
 - a `ktdf.data_transfer`, `ktdf.read_from_fifo` or `ktdf.write_to_fifo` is
   in a `ktdf.stage`;
-- a transfer to or from a slot of static size moves exactly its element count.
+- a transfer to or from a slot of static size moves exactly its element count;
+- a slot holds at least one element.
 
 Where another op takes part (the stage signaling a token already, the first
 writer of a slot), a remark at that op says how. The IR is left unchanged.

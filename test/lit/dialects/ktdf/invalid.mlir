@@ -8,12 +8,7 @@
 // `-p ktdf-check-schedule` (test/lit/passes/schedule/ktdf-check-schedule.mlir).
 
 // -----
-// Types: a slot holds a positive number of elements ...
-// expected-error @+1 {{a FIFO slot holds a positive number of elements, got 0}}
-func.func private @zero(!ktdf.fifo.slot<"a" -> "b", 0xf16>)
-
-// -----
-// ... of one scalar type: `NxT`, not a shape ...
+// Types: a slot holds a number of elements of one type: `NxT`, not a shape ...
 // expected-error @+1 {{a FIFO slot holds a number of elements of one type: expected `NxT` or `?xT` (e.g. 64xf16)}}
 func.func private @shape(!ktdf.fifo.slot<"a" -> "b", 4x4xf16>)
 

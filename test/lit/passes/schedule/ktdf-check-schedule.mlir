@@ -288,3 +288,11 @@ func.func @read_outside() {
   }
   return
 }
+
+// -----
+// A slot holds at least one element (upstream's type reads a count of 0).
+func.func @empty_slot() -> !ktdf.fifo.slot<"a" -> "b", 0xf32> {
+  // expected-warning @+1 {{FIFO slot %s holds no elements}}
+  %s = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"a" -> "b", 0xf32>
+  return %s : !ktdf.fifo.slot<"a" -> "b", 0xf32>
+}
