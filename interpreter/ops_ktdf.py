@@ -74,7 +74,7 @@ from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, make_runner, not_executable, value_format
 from spyre_mlir.interpreter.dtypes import element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
-from spyre_mlir.interpreter.ops_memref import Memref, memref_run
+from spyre_mlir.interpreter.ops_memref import Memref, box_view, identity_strides, memref_run
 from spyre_mlir.interpreter.plugins import Plugin, register
 from spyre_mlir.interpreter.views import BoxTile, DistributedView, MemoryView, TileGeometry, load, store
 
@@ -480,14 +480,16 @@ def _pipeline(fc: FunctionCompiler, op: Operation) -> Step:
 
     def step(frame):
         frame[state] = PipelineRun(_next_instance(program.runtime, op))
+        run = memref_run(program.runtime)
+        run.scopes.append([])
         try:
             runner(frame)
         finally:
             frame[state] = None
-            if buffers:
-                run = memref_run(program.runtime)
-                for b in buffers:
-                    run.free_memref(frame[b])
+            for b in buffers:
+                run.free_memref(frame[b])
+            for key in run.scopes.pop():
+                run.free(key)
         for s, name in slots:
             slot = frame[s]
             if not isinstance(slot, FifoSlot):
@@ -566,6 +568,8 @@ def _read_varying(fc: FunctionCompiler, op: Operation) -> bool:
     assert isinstance(op, ReadFromFifoOp)
     if fc.is_varying(op.result):
         return False
+    if isinstance(op.result.type, MemRefType):  # a buffer per core
+        return fc.mark([op.result])
     return fc.mark([op.result], _slot_varies(fc, op.fifo_slot))
 
 
@@ -588,11 +592,10 @@ def _read_from_fifo(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, ReadFromFifoOp)
     _, k = _stage_position(op)
     ty = op.result.type
+    if isinstance(ty, MemRefType):
+        return _read_into_memref(fc, op, k)
     if not isinstance(ty, TensorType):
-        raise InterpreterError(
-            f"reading a FIFO slot into a {ty} (an unrealized buffer, for the lowering passes to place) is not "
-            "supported by the interpreter; tensors are"
-        )
+        raise InterpreterError(f"reading a FIFO slot into a {ty} is not supported (tensors and memrefs are)")
     s, r = fc.slot(op.fifo_slot), fc.slot(op.result)
     name = describe_value(op.fifo_slot)
     varying = fc.is_varying(op.result)
@@ -609,6 +612,35 @@ def _read_from_fifo(fc: FunctionCompiler, op: Operation) -> Step:
         else:
             out = tiles[0].reshape(shape)
         frame[r] = out.astype(dtype, copy=False)
+
+    return step
+
+
+def _read_into_memref(fc: FunctionCompiler, op: ReadFromFifoOp, k: int) -> Step:
+    """Upstream's "unrealized memory buffer": a fresh buffer per core holding the
+    tile (identity layout), private to the reader, never counted against LX."""
+    ty = op.result.type
+    assert isinstance(ty, MemRefType)
+    fmt = element_format(ty.get_element_type())
+    s, r = fc.slot(op.fifo_slot), fc.slot(op.result)
+    name = describe_value(op.fifo_slot)
+    result_name = describe_value(op.result)
+    program = fc.program
+    batched = fc.batched
+
+    def step(frame):
+        slot = frame[s]
+        tiles = _read(slot, frame[0], k, name)
+        shape = _tile_shape(TensorType(ty.get_element_type(), ty.get_shape()), slot.count, k, name)
+        cores = np.atleast_1d(np.asarray(frame[0].linear, np.int64)).tolist()
+        run = memref_run(program.runtime)
+        key = run.unrealized(cores, slot.count * fmt.storage.itemsize, result_name)
+        base = np.arange(len(cores), dtype=np.int64) * slot.count if batched else 0
+        view = box_view(fmt, base, shape, identity_strides(shape), key, op)
+        data = tiles.reshape(len(cores), *shape) if batched else tiles[0].reshape(shape)
+        store(BoxTile(view, (0,) * len(shape), _geometry(shape), None), data.astype(fmt.compute, copy=False),
+              frame[0], run.access)
+        frame[r] = Memref(view, base)
 
     return step
 

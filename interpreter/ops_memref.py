@@ -100,6 +100,7 @@ class MemrefRun:
         self.sizes: dict[int, tuple[list[int], int]] = {}  # key -> (cores, bytes of each)
         self.next_key = BUFFER_KEYS
         self.live: dict[int, int] = {}  # core -> live L1 bytes
+        self.scopes: list[list[int]] = []  # per running pipeline instance: its unrealized buffers
         self.peak = 0
         options = runtime.options
         self.access = Access(runtime.hbm, self.space, False, options.check_uninitialized, options.memory_limit)
@@ -135,6 +136,21 @@ class MemrefRun:
         for core in cores:
             self.live[core] = self.live.get(core, 0) + nbytes
             self.peak = max(self.peak, self.live[core])
+        return key
+
+    def unrealized(self, cores: list[int], nbytes: int, name: str) -> int:
+        """A buffer per core for `read_from_fifo` into a memref (upstream: an
+        unrealized, FIFO-backed buffer): not L1, so not counted against LX."""
+        key = self.next_key
+        self.next_key += 1
+        whose = f"core {cores[0]}" if len(cores) == 1 else f"cores {cores[0]}..{cores[-1]} ({nbytes} bytes each)"
+        self.buffers[key] = AddressSpace(
+            f"the buffer {name} read from a FIFO, of {whose}", nbytes * len(cores),
+            self.runtime.options.check_uninitialized, self.runtime.budget,
+        )
+        self.sizes[key] = ([], nbytes)
+        if self.scopes:
+            self.scopes[-1].append(key)  # freed when the pipeline instance reading it ends
         return key
 
     def free(self, key: int) -> None:

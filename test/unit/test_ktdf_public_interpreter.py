@@ -973,3 +973,23 @@ def test_their_basic_2_output_reads_past_the_view_where_the_ktir_masks():
     (address,) = hbm
     differs = np.flatnonzero(masked[f"hbm@{address}"] != scheduled[f"hbm@{address}"])
     assert differs.size and all((i - 18432 + address) % 32 == 0 for i in differs)
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_a_fifo_read_into_a_memref_is_a_buffer_holding_the_tile(options):
+    """Upstream's unrealized buffer: read into memref<64xf16>, then written onwards
+    from that memref; not counted as L1."""
+    text = DOUBLE_BUFFERED.replace(
+        '''        %x = ktdf.read_from_fifo %p#0 : <"L1" -> "SFU", 64xf16> -> tensor<64xf16>
+        %e = tensor.empty() : tensor<64xf16>
+        %y = ktdf.opaque "ADD" -> tensor<64xf16> ins(%x, %x : tensor<64xf16>, tensor<64xf16>) outs(%e : tensor<64xf16>)
+        ktdf.write_to_fifo %y, %p#1 : tensor<64xf16>, <"SFU" -> "L1", 64xf16>''',
+        '''        %x = ktdf.read_from_fifo %p#0 : <"L1" -> "SFU", 64xf16> -> memref<64xf16, "SFU_REG">
+        ktdf.write_to_fifo %x, %p#1 : memref<64xf16, "SFU_REG">, <"SFU" -> "L1", 64xf16>''',
+    )
+    assert "-> memref<64xf16" in text
+    src = _small_ints(13, (8, 64))
+    out = _run(text, options=options, src=src, dst=np.zeros_like(src))
+    np.testing.assert_array_equal(out["dst"], src)
+    assert out.report.l1_buffer_peak_bytes == 256
+    assert not out.runtime.find_state("memref").buffers  # freed with their pipeline instances and deallocs
