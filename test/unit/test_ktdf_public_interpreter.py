@@ -993,3 +993,11 @@ def test_a_fifo_read_into_a_memref_is_a_buffer_holding_the_tile(options):
     np.testing.assert_array_equal(out["dst"], src)
     assert out.report.l1_buffer_peak_bytes == 256
     assert not out.runtime.find_state("memref").buffers  # freed with their pipeline instances and deallocs
+
+
+def test_two_stages_waiting_for_each_other_are_a_located_deadlock():
+    """Stage #1 waits for stage #2's token and stage #2 for stage #1's: neither can run."""
+    text = THREE_STAGE.replace("ktdf.stage depends_in(%p#3) depends_out(%p#4)", "ktdf.stage depends_in(%p#5) depends_out(%p#4)")
+    d = _error(text, **_three_stage_inputs()).diagnostic
+    assert d.message == "stage #1 waits for token %p#5 that no stage before it signals: it could never run"
+    assert d.location.line == _line_of(text, "ktdf.stage depends_in(%p#5)")
