@@ -347,7 +347,10 @@ def _fuse(root: SSAValue, computes: set[Operation], shape: tuple[int, ...]) -> F
             producer = value.owner
             if (scalar := _splat(value)) is not None:
                 fused = _fold_constant(fused, p, scalar)
-            elif isinstance(producer, tensor.SplatOp) and not producer.dynamicSizes:
+            elif (
+                isinstance(producer, tensor.SplatOp) and not producer.dynamicSizes
+                and producer.input.owner not in computes  # a scalar from outside: one the stage can read
+            ):
                 fused = _fold_scalar(fused, p, producer.input)  # the scalar itself, read by the body
             elif isinstance(producer, Operation) and producer in computes:
                 inner = _elementwise(producer, shape)
