@@ -387,7 +387,8 @@ FEATURE_VERIFIERS: dict[str, Callable[[Operation, str, Attribute], None]] = {
 
 def verify_intrinsics(op: Operation) -> None:
     """Check the `ktdf_arch.*` attributes of `op` (upstream's dialect attribute verifier): an unknown
-    one, or one of the wrong kind or on the wrong op, is a VerifyException."""
+    one, or one of the wrong kind or on the wrong op, is a VerifyException. The verifier runs it on
+    every op that carries one, of any dialect (`spyre_mlir.module_checks`), as MLIR does."""
     for name, value in op.attributes.items():
         if not name.startswith("ktdf_arch."):
             continue

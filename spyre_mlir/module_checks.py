@@ -20,13 +20,21 @@
   constant out of range for attribute`); xDSL bounds only `iN` literals, so
   every pass after it would compute with a value no index holds.
 
-Both run before the op verifiers so that no verifier ever evaluates a map
+- A dialect attribute (a discardable attribute named `dialect.name`) checked
+  by its dialect wherever it appears, as MLIR's verifier calls
+  `Dialect::verifyOperationAttribute` for every such attribute of every op:
+  `ktdf_arch.*` intrinsics (`ktdf_arch.transfer_granularity`,
+  `ktdf_arch.features`, ...) by `ktdf_arch.verify_intrinsics`, on a
+  `func.func` as on a `ktdf_arch.datapath` (`DIALECT_ATTRIBUTE_VERIFIERS`).
+  xDSL has no such hook: only the dialect's own ops checked them.
+
+All run before the op verifiers so that no verifier ever evaluates a map
 that divides by zero. Each is one linear walk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -40,23 +48,35 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import format_expr
 from spyre_mlir.diagnostics import error
+from spyre_mlir.dialects.ktdf_arch import verify_intrinsics
 from spyre_mlir.xdsl_fixes import INT64_MAX, INT64_MIN
 
 _DIVISIONS = (AffineBinaryOpKind.FloorDiv, AffineBinaryOpKind.CeilDiv, AffineBinaryOpKind.Mod)
 
+DIALECT_ATTRIBUTE_VERIFIERS: dict[str, Callable[[Operation], None]] = {
+    "ktdf_arch": verify_intrinsics,
+}
+"""Dialect namespace -> its check of an op's attributes named `namespace.*` (MLIR's
+`Dialect::verifyOperationAttribute`), run on every op that has one; a VerifyException
+is a located error at the op."""
+
 
 def verify_module_before_ops(root: Operation) -> None:
-    """Raise a located `DiagnosticError` for the first redefined symbol or
-    division by zero in an affine map or set under `root`."""
+    """Raise a located `DiagnosticError` for the first redefined symbol, public
+    declaration, ill-formed dialect attribute or division by zero in an affine
+    map or set under `root`."""
     clean: set[int] = set()  # ids of attributes already searched
     for op in _walk(root):
         if op.has_trait(SymbolTable):
             _check_symbol_table(op)
         if op.name == "func.func":
             _check_declaration_visibility(op)
+        if op.attributes:
+            _check_dialect_attributes(op)
         _check_affine_divisors(op, clean)
 
 
@@ -70,6 +90,15 @@ def _walk(root: Operation) -> Iterator[Operation]:
         for region in reversed(op.regions):
             for block in reversed(region.blocks):
                 stack.extend(reversed(block.ops))
+
+
+def _check_dialect_attributes(op: Operation) -> None:
+    namespaces = {name.partition(".")[0] for name in op.attributes if "." in name}
+    for namespace in sorted(namespaces & DIALECT_ATTRIBUTE_VERIFIERS.keys()):
+        try:
+            DIALECT_ATTRIBUTE_VERIFIERS[namespace](op)
+        except VerifyException as exc:
+            raise error(op, f"'{op.name}' op {exc}") from None
 
 
 def _check_symbol_table(table: Operation) -> None:

@@ -128,6 +128,37 @@ def test_intrinsics_on_a_foreign_op():
         verify_intrinsics(func)
 
 
+@pytest.mark.parametrize(("text", "where", "message"), [
+    # A link's property on a function, an unknown intrinsic on an arith op, a bad feature record on a
+    # function (a requirement there), a bad property on a device declaration (whose verifier has no check).
+    ("func.func private @f() attributes {ktdf_arch.transfer_granularity = array<i64: 64>}\n",
+     "1:1", "'func.func' op 'ktdf_arch.transfer_granularity' intrinsic only valid on datapath"),
+    ("func.func @g() {\n  %c = arith.constant {ktdf_arch.bogus = 1 : i64} 0 : index\n  return\n}\n",
+     "2:3", "'arith.constant' op unrecognized 'ktdf_arch' intrinsic: ktdf_arch.bogus (expected one of: "
+     "ktdf_arch.bandwidth, ktdf_arch.features, ktdf_arch.maps_to, ktdf_arch.overlaps, ktdf_arch.transfer_granularity)"),
+    ("func.func private @f() attributes {ktdf_arch.features = {ktdf_arch.feature.simd = {lanes = #ktdf_arch.map<f16 = 0>}}}\n",
+     "1:1", "'func.func' op 'ktdf_arch.feature.simd' intrinsic attribute 'lanes[f16]' must be > 0"),
+    ('module {\n  ktdf_arch.device @d attributes {ktdf_arch.overlaps = 1 : i64} import("d.mlir")\n}\n',
+     "2:3", "'ktdf_arch.device' op 'ktdf_arch.overlaps' intrinsic requires array attribute"),
+    ("module attributes {ktdf_arch.features = 3 : i64} {\n}\n",
+     "1:1", "'builtin.module' op 'ktdf_arch.features' intrinsic requires dictionary attribute"),
+])
+def test_an_intrinsic_is_verified_on_any_op(text, where, message):
+    """Upstream verifies a dialect attribute wherever it appears (Dialect::verifyOperationAttribute),
+    through spyre_mlir.module_checks here: a located error at the op that carries it."""
+    with pytest.raises(DiagnosticError) as info:
+        _parse(text, "k.mlir")
+    assert info.value.diagnostic.message == message
+    assert str(info.value.diagnostic.location) == f"k.mlir:{where}"
+
+
+def test_well_formed_intrinsics_on_foreign_ops_verify():
+    """What a mappable op may carry (a placement, required features), and other dialects' attributes."""
+    _parse("func.func private @f() attributes {ktdf_arch.maps_to = @d, ktdf_arch.features = "
+           "{ktdf_arch.feature.compute, ktdf_arch.feature.simd = {lanes = #ktdf_arch.map<f16 = 64>}, other.feature}, "
+           "ktdf.note = 1 : i64}\n")
+
+
 def _card(name: str = "card") -> str:
     return f'ktdf_arch.device @{name} {{\n  %m = memory {{kind = "L1", size = 64}}\n  %e = exec_unit\n}}\n'
 
