@@ -1,20 +1,22 @@
 """The KTDF (KTIR dataflow) schedule dialect: pipelines of stages over FIFOs.
 
-The schedule IR of torch-spyre's dataflow-scheduler
-(`--construct-three-stage-pipeline` prints it; ../shared/corpus/reference/
-construct-three-stage-pipeline-basic.mlir): a `ktdf.pipeline` holds one
-`ktdf.private` region that allocates FIFO slots and creates tokens, and
+The schedule IR of torch-spyre's dataflow-scheduler: a `ktdf.pipeline` holds
+one `ktdf.private` region that allocates FIFO slots and creates tokens, and
 `ktdf.stage`s ordered by tokens (`depends_in` / `depends_out`) that move
-tiles between memory views and FIFO slots (`ktdf.data_transfer`) and
-between FIFO slots and tensors (`ktdf.read_from_fifo`, `ktdf.write_to_fifo`).
+data between memory views and FIFO slots (`ktdf.data_transfer`) and between
+FIFO slots and tensors or buffers (`ktdf.read_from_fifo`,
+`ktdf.write_to_fifo`); tile sizes the scheduler picks later
+(`ktdf.tiling.*`), parallel iteration spaces over hardware instances
+(`ktdf.parallel`), double buffering (`ktdf.buffer_phase`,
+`ktdf.select_memref`) and target intrinsics (`ktdf.opaque`).
 
-Syntax and names are upstream's (KTDF.td, KTDFTypes.td of
-dataflow-scheduler-mlir-dialects) as the reference prints them:
-`!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>` names the source and destination
-units. Verifier messages are upstream's where upstream checks a rule;
-the rules upstream leaves to its passes (one producing stage per token, one
-writer and one later reader per slot, element counts) are ours. Execution
-semantics, choices and errors: docs/ktdf.md.
+Exactly upstream's dialect (../shared/corpus/dataflow-scheduler/dialects/
+KTDF/*.td): every op, type and attribute, its names, custom syntax, verifier
+rules and messages, folders. IR upstream accepts verifies here. The rules a
+finished schedule keeps that upstream leaves to its passes (one stage
+signaling a token, one writer and one later reader per slot, element
+counts) are `schedule_problems`, which `ktdf-check-schedule` reports as
+warnings. Reference, semantics and choices: docs/ktdf.md.
 """
 
 from __future__ import annotations
