@@ -18,18 +18,23 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AffineSetAttr,
+    ArrayAttr,
     FileLineColLoc,
+    FloatAttr,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     UnknownLoc,
     UnregisteredOp,
+    f64,
+    i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.traits import IsolatedFromAbove, NoTerminator
 from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -542,31 +547,90 @@ def _verify_message(exc: Exception) -> str:
 QUOTED_TYPES = frozenset({"ktdp.tile_future"})
 """Types printed as `!dialect<"mnemonic<...>">` where their dialect prints generic."""
 
+DEFAULT_DIALECTS: dict[str, str] = {"builtin.module": "builtin", "func.func": "func"}
+"""MLIR's `OpAsmOpInterface::getDefaultDialect` of upstream ops: in their
+regions, ops of that dialect print without its prefix (`return`, `call`).
+An op class of ours declares its own as a `DEFAULT_DIALECT` class attribute."""
+
+_ALIAS_MARK = "\x00"  # brackets an alias placeholder in the first printing pass
+
+
+def default_dialect_of(op: Operation | None) -> str:
+    """The dialect whose prefix MLIR elides in `op`'s regions ("" for none)."""
+    if op is None:
+        return "builtin"  # MLIR's printer starts with `builtin` as the default
+    return DEFAULT_DIALECTS.get(op.name) or getattr(type(op), "DEFAULT_DIALECT", "")
+
 
 class SpyrePrinter(Printer):
-    """xDSL's printer, with affine maps and sets spelled as MLIR spells them
-    (`-d0 + 95 >= 0`, not `((d0 * -1) + 95) >= 0`), and optionally the ops of
-    some dialects (ours) in generic form, so that upstream MLIR, which knows
-    only the upstream dialects, reads the rest in their custom form."""
+    """xDSL's printer, printing as MLIR prints:
+
+    - affine maps and sets spelled as MLIR spells them (`-d0 + 95 >= 0`, not
+      `((d0 * -1) + 95) >= 0`), and, when a whole module is printed, named
+      by aliases defined before it (`#map = affine_map<...>`, `#set1`);
+    - the name of an op in custom form without the default dialect of the
+      op whose region holds it (`module`, `return` in a `func.func`);
+    - `i64` integers and `f64` floats in arrays without their type (`[2, 2]`);
+    - optionally the ops of some dialects (ours) in generic form, so that
+      upstream MLIR, which knows only the upstream dialects, reads the rest
+      in their custom form."""
 
     generic_dialects: frozenset[str] = frozenset()
 
     _all_generic: bool | None = None  # print_generic_format as given (every op generic)
+    _aliases: dict[Attribute, int] | None = None  # alias placeholder per map/set, when aliasing
+    _no_alias_depth = 0  # > 0 inside a quoted type body, where an alias would not be read
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._default_dialects: list[str] = []
 
     def print_op(self, op: Operation) -> None:
         if self._all_generic is None:
             self._all_generic = self.print_generic_format
         if self._all_generic or not self.generic_dialects:
-            super().print_op(op)
+            self._print_op(op)
             return
         # Generic exactly for the ops of `generic_dialects`, also for the ops
         # nested in their regions (other dialects' ops there print custom).
         saved = self.print_generic_format
         self.print_generic_format = op.dialect_name() in self.generic_dialects
         try:
-            super().print_op(op)
+            self._print_op(op)
         finally:
             self.print_generic_format = saved
+
+    def _print_op(self, op: Operation) -> None:
+        if self.print_generic_format or isinstance(op, UnregisteredOp) or Operation.print is type(op).print:
+            super().print_op(op)  # the generic form: the full, quoted name
+            return
+        # xDSL's print_op for the custom form, with the default dialect elided.
+        scope = op.has_trait(IsolatedFromAbove)
+        begin = self._current_column
+        self._print_results(op)
+        if scope:
+            self.enter_scope()
+        default = self._default_dialects[-1] if self._default_dialects else default_dialect_of(op.parent_op())
+        name = op.name
+        if default and name.startswith(default + ".") and name.count(".") == 1:
+            name = name[len(default) + 1 :]
+        self.print_string(name)
+        if op in self.diagnostic.op_messages:
+            for message in self.diagnostic.op_messages[op]:
+                self._add_message_on_next_line(message, begin, self._current_column)
+        op.print(self)
+        if self.print_debuginfo:
+            self.print_string(" ")
+            self.print_attribute(op.location)
+        if scope:
+            self.exit_scope()
+
+    def print_region(self, region, *args, **kwargs) -> None:
+        self._default_dialects.append(default_dialect_of(region.parent_op()))
+        try:
+            super().print_region(region, *args, **kwargs)
+        finally:
+            self._default_dialects.pop()
 
     def print_attribute(self, attribute: Attribute) -> None:
         if attribute.name in QUOTED_TYPES and attribute.name.split(".")[0] in self.generic_dialects:
@@ -575,26 +639,74 @@ class SpyrePrinter(Printer):
             assert isinstance(attribute, ParametrizedAttribute)
             dialect, mnemonic = attribute.name.split(".", 1)
             self.print_string(f'!{dialect}<"{mnemonic}')
-            attribute.print_parameters(self)
+            self._no_alias_depth += 1
+            try:
+                attribute.print_parameters(self)
+            finally:
+                self._no_alias_depth -= 1
             self.print_string('">')
-        elif isinstance(attribute, AffineMapAttr):
-            self.print_string(f"affine_map<{format_map(attribute.data)}>")
-        elif isinstance(attribute, AffineSetAttr):
-            self.print_string(f"affine_set<{format_set(attribute.data)}>")
+        elif isinstance(attribute, AffineMapAttr | AffineSetAttr):
+            if self._aliases is not None and not self._no_alias_depth:
+                number = self._aliases.setdefault(attribute, len(self._aliases))
+                self.print_string(f"{_ALIAS_MARK}{number}{_ALIAS_MARK}")
+            elif isinstance(attribute, AffineMapAttr):
+                self.print_string(f"affine_map<{format_map(attribute.data)}>")
+            else:
+                self.print_string(f"affine_set<{format_set(attribute.data)}>")
+        elif isinstance(attribute, ArrayAttr):
+            with self.in_square_brackets():
+                self.print_list(attribute.data, self._print_array_element)
         else:
             super().print_attribute(attribute)
 
+    def _print_array_element(self, attribute: Attribute) -> None:
+        # MLIR elides the default types of integers and floats in an array.
+        if isinstance(attribute, IntegerAttr) and attribute.type == i64:
+            self.print_int(attribute.value.data, i64)
+        elif isinstance(attribute, FloatAttr) and attribute.type == f64:
+            attribute.print_without_type(self)
+        else:
+            self.print_attribute(attribute)
+
+    def resolve_aliases(self, text: str) -> str:
+        """`text` printed with alias placeholders: MLIR's alias definitions
+        (maps then sets, each numbered in order of first use), then `text`
+        with each placeholder replaced by its alias."""
+        if not self._aliases:
+            return text
+        names: dict[int, str] = {}
+        definitions: list[str] = []
+        for kind, prefix, spell in (
+            (AffineMapAttr, "map", lambda a: f"affine_map<{format_map(a.data)}>"),
+            (AffineSetAttr, "set", lambda a: f"affine_set<{format_set(a.data)}>"),
+        ):
+            of_kind = [(n, a) for a, n in self._aliases.items() if isinstance(a, kind)]
+            for i, (number, attribute) in enumerate(sorted(of_kind, key=lambda t: t[0])):
+                names[number] = f"#{prefix}{i if i else ''}"
+                definitions.append(f"{names[number]} = {spell(attribute)}\n")
+        body = re.sub(f"{_ALIAS_MARK}(\\d+){_ALIAS_MARK}", lambda m: names[int(m.group(1))], text)
+        return "".join(definitions) + body
+
 
 def print_ir(
-    op: Operation, generic: bool = False, debuginfo: bool = False, generic_dialects: Iterable[str] = ()
+    op: Operation,
+    generic: bool = False,
+    debuginfo: bool = False,
+    generic_dialects: Iterable[str] = (),
+    local_scope: bool = False,
 ) -> str:
-    """Print `op`; `generic_dialects` are printed in generic form (see SpyrePrinter)."""
+    """Print `op` as MLIR prints it (see SpyrePrinter); `generic_dialects` are
+    printed in generic form. A module that is not nested in an op is printed
+    with MLIR's aliases for its affine maps and sets, unless `local_scope`
+    (MLIR's `--mlir-print-local-scope`)."""
     out = StringIO()
     printer = SpyrePrinter(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)
     printer.generic_dialects = frozenset(generic_dialects)
+    if isinstance(op, ModuleOp) and op.parent is None and not local_scope:
+        printer._aliases = {}
     printer.print_op(op)
     out.write("\n")
-    return out.getvalue()
+    return printer.resolve_aliases(out.getvalue())
 
 
 def read_source(source: str | os.PathLike[str]) -> tuple[str, str]:

@@ -387,3 +387,84 @@ def _get_op_by_name_as_mlir(self: Parser, name: str) -> type[Operation]:
 
 
 Parser._get_op_by_name = _get_op_by_name_as_mlir  # pyright: ignore[reportPrivateUsage]
+
+
+# A function declaration prints as MLIR prints it: `func.func private @g(i32)`
+# without results, argument attributes kept (`@k(i32 {a.b}) -> (i32 {a.c})`);
+# xDSL printed the bare function type (`@g(i32) -> ()`, attributes lost).
+def _func_print(self, printer: Printer) -> None:  # noqa: ANN001
+    from xdsl.dialects.utils import print_func_op_like
+
+    if self.sym_visibility:
+        printer.print_string(" " + self.sym_visibility.data)
+    reserved = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
+    if self.body.blocks:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=reserved,
+        )
+        return
+    printer.print_string(" ")
+    printer.print_symbol_name(self.sym_name)
+    _print_types_with_attrs(printer, self.function_type.inputs.data, self.arg_attrs, always_parens=True)
+    outputs = self.function_type.outputs.data
+    if outputs:
+        printer.print_string(" -> ")
+        _print_types_with_attrs(printer, outputs, self.res_attrs, always_parens=False)
+    printer.print_op_attributes(self.attributes, reserved_attr_names=reserved, print_keyword=True)
+
+
+def _print_types_with_attrs(printer: Printer, types, attrs, *, always_parens: bool) -> None:  # noqa: ANN001
+    dicts = [d.data for d in attrs.data] if attrs is not None else [{} for _ in types]
+    parens = always_parens or len(types) != 1 or bool(dicts[0]) or types[0].name == "builtin.function"
+    if parens:
+        printer.print_string("(")
+    for i, (ty, attr_dict) in enumerate(zip(types, dicts)):
+        if i:
+            printer.print_string(", ")
+        printer.print_attribute(ty)
+        if attr_dict:
+            printer.print_string(" ")
+            printer.print_attr_dict(attr_dict)
+    if parens:
+        printer.print_string(")")
+
+
+def _fix_func_print() -> None:
+    from xdsl.dialects.func import FuncOp
+
+    FuncOp.print = _func_print
+
+
+_fix_func_print()
+
+
+# `affine.apply #map(%i)[%s]` as MLIR prints it: xDSL put a space before the
+# operands (`affine_map<...> (%i)`).
+def _affine_apply_print(self, printer: Printer) -> None:  # noqa: ANN001
+    m = self.map.data
+    operands = tuple(self.mapOperands)
+    printer.print_string(" ")
+    printer.print_attribute(self.map)
+    printer.print_string("(")
+    printer.print_list(operands[: m.num_dims], printer.print_operand)
+    printer.print_string(")")
+    if m.num_symbols:
+        printer.print_string("[")
+        printer.print_list(operands[m.num_dims :], printer.print_operand)
+        printer.print_string("]")
+
+
+def _fix_affine_apply_print() -> None:
+    from xdsl.dialects.affine import ApplyOp
+
+    ApplyOp.print = _affine_apply_print
+
+
+_fix_affine_apply_print()

@@ -342,3 +342,77 @@ def test_an_unregistered_op_in_generic_form_still_reads():
     src = 'func.func @f() {\n  %0 = "foo.bar"() {a = 1} : () -> index\n  return\n}\n'
     module = ir.parse_module(src, "<string>", ir.make_context(allow_unregistered=True))
     assert '"foo.bar"() {a = 1 : i64} : () -> index' in ir.print_ir(module)
+
+
+# ---------------------------------------------------------------------------
+# Printing as MLIR prints (spyre_mlir/ir.py SpyrePrinter, xdsl_fixes.py);
+# test_real_mlir.py checks the same against upstream MLIR itself.
+# ---------------------------------------------------------------------------
+
+PRINTED = """
+func.func private @decl(i32, f32)
+func.func @f(%x: index, %n: index) -> index attributes {grid = [2, 2], one = 1, tags = [1.5, 2 : i32]} {
+  %c0 = arith.constant 0 : index
+  %a = affine.apply affine_map<(d0) -> (d0 + 1)>(%x)
+  %b = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%a]
+  scf.for %i = %c0 to %n step %x {
+    func.call @decl(%c, %d) : (i32, f32) -> ()
+  }
+  %c = arith.constant 1 : i32
+  %d = arith.constant 1.0 : f32
+  "test.op"() {s = affine_set<(d0) : (d0 >= 0)>, m = affine_map<(d0) -> (d0 + 1)>} : () -> ()
+  func.call @decl(%c, %d) : (i32, f32) -> ()
+  return %b : index
+}
+"""
+
+
+def _print_unregistered(src: str, **kwargs) -> str:
+    from spyre_mlir import ir
+
+    module = ir.parse_module(src, "<string>", ir.make_context(allow_unregistered=True))
+    return ir.print_ir(module, **kwargs)
+
+
+def test_printing_follows_mlir():
+    text = _print_unregistered(PRINTED)
+    lines = text.splitlines()
+    # Aliases before the module: maps, then sets, each numbered by first use.
+    assert lines[:4] == [
+        "#map = affine_map<(d0) -> (d0 + 1)>",
+        "#map1 = affine_map<()[s0] -> (s0 * 2)>",
+        "#set = affine_set<(d0) : (d0 >= 0)>",
+        "module {",
+    ]
+    assert "  func.func private @decl(i32, f32)" in lines  # not `-> ()`
+    # i64 and f64 elements of an array lose their type; a dictionary's keep it.
+    assert "attributes {grid = [2, 2], one = 1 : i64, tags = [1.500000e+00, 2 : i32]}" in text
+    assert "%a = affine.apply #map(%x)" in text and "%b = affine.apply #map1()[%a]" in text
+    # func's ops drop `func.` right in a function's body only, as MLIR's default dialect.
+    assert "      func.call @decl(%c, %d) : (i32, f32) -> ()" in lines
+    assert "    call @decl(%c, %d) : (i32, f32) -> ()" in lines
+    assert "    return %b : index" in lines
+    assert '"test.op"() {s = #set, m = #map} : () -> ()' in text
+
+
+def test_aliased_printing_reads_back_the_same():
+    once = _print_unregistered(PRINTED)
+    assert _print_unregistered(once) == once
+
+
+def test_local_scope_prints_maps_inline():
+    text = _print_unregistered(PRINTED, local_scope=True)
+    assert not text.startswith("#")
+    assert "%a = affine.apply affine_map<(d0) -> (d0 + 1)>(%x)" in text
+    assert "module {" in text
+
+
+def test_a_nested_op_prints_maps_inline():
+    """Aliases are defined only for a whole module printed from the top."""
+    from spyre_mlir import ir
+
+    module = ir.parse_module(PRINTED, "<string>", ir.make_context(allow_unregistered=True))
+    func = next(op for op in module.walk() if op.name == "func.func" and op.body.blocks)
+    text = ir.print_ir(func)
+    assert "#map" not in text and "affine.apply affine_map<(d0) -> (d0 + 1)>(%x)" in text
+    assert "  return %b : index" in text.splitlines()

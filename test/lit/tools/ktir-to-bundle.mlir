@@ -2,7 +2,7 @@
 // passes that take it (out-dir: spyre-emit-bundle; slices: spyre-coarse-tile;
 // lx-bytes: spyre-coarse-tile and spyre-plan-scratchpad; cores:
 // spyre-distribute-work).
-// RUN: rm -rf %t && %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t,slices=2}' | %FileCheck %s
+// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t,slices=2}' | %FileCheck %s
 // RUN: ls %t | %FileCheck %s --check-prefix=LS
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/sdsc_0.json
 
@@ -14,43 +14,43 @@
 // SAME: same 256
 
 // Without slices= the group fits LX untiled: one dispatch, no loop.
-// RUN: rm -rf %t.plain && %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.plain}' | %FileCheck %s --check-prefix=PLAIN
+// RUN: rm -rf %t.plain && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.plain}' | %FileCheck %s --check-prefix=PLAIN
 // With lx-bytes=256 the 3 x 256 bytes live at once per core need 4 slices
 // (tiles of one row: 32 x 2 = 64 bytes a step).
-// RUN: rm -rf %t.lx && %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.lx,lx-bytes=256}' | %FileCheck %s --check-prefix=LX
+// RUN: rm -rf %t.lx && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.lx,lx-bytes=256}' | %FileCheck %s --check-prefix=LX
 // slices=2 with lx-bytes=100: the 2 x 32 f16 intermediate (128 bytes) falls
 // back to HBM, with a remark, and its SDSC file says so.
-// RUN: rm -rf %t.spill && %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.spill,slices=2,lx-bytes=100}' 2>&1 >/dev/null | %FileCheck %s --check-prefix=SPILL
+// RUN: rm -rf %t.spill && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.spill,slices=2,lx-bytes=100}' 2>&1 >/dev/null | %FileCheck %s --check-prefix=SPILL
 // RUN: %FileCheck %s --check-prefix=SPILLSDSC < %t.spill/sdsc_0.json
 
 // Option errors.
-// RUN: not %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,bogus=1}' 2>&1 | %FileCheck %s --check-prefix=BOGUS
-// RUN: not %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,slices}' 2>&1 | %FileCheck %s --check-prefix=NOVALUE
-// RUN: not %spyre-opt %s --pipeline ktir-to-bundle 2>&1 | %FileCheck %s --check-prefix=NODIR
-// RUN: not %spyre-opt %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,cores=1}' 2>&1 | %FileCheck %s --check-prefix=CORES
+// RUN: not %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,bogus=1}' 2>&1 | %FileCheck %s --check-prefix=BOGUS
+// RUN: not %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,slices}' 2>&1 | %FileCheck %s --check-prefix=NOVALUE
+// RUN: not %spyre-opt --mlir-print-local-scope %s --pipeline ktir-to-bundle 2>&1 | %FileCheck %s --check-prefix=NODIR
+// RUN: not %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.bad,cores=1}' 2>&1 | %FileCheck %s --check-prefix=CORES
 // RUN: not ls %t.bad
 
 // 2 cores take 4 rows each; slices=2 cuts each core's rows in 2 tiles of 2:
 // the addresses move 2 rows x 32 x 2 bytes = 128 bytes per iteration.
-// CHECK:       func.func @sdsc_bundle(%a: index, %b: index, %c: index, %z: index) attributes {grid = [2 : i64], spyre.kernel = "add_mul"} {
+// CHECK:       func.func @sdsc_bundle(%a: index, %b: index, %c: index, %z: index) attributes {grid = [2], spyre.kernel = "add_mul"} {
 // CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:    %[[A:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%a]
-// CHECK-NEXT:    %[[B:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%b]
-// CHECK-NEXT:    %[[C:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%c]
-// CHECK-NEXT:    %[[Z:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%z]
+// CHECK-NEXT:    %[[A:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%a]
+// CHECK-NEXT:    %[[B:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%b]
+// CHECK-NEXT:    %[[C:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%c]
+// CHECK-NEXT:    %[[Z:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%z]
 // CHECK-NEXT:    %[[N:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    scf.for %[[I:.*]] = %[[C0]] to %[[N]] step %[[C1]] {
-// CHECK-NEXT:      %[[AA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[A]]]
-// CHECK-NEXT:      %[[BA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[B]]]
-// CHECK-NEXT:      %[[CA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[C]]]
-// CHECK-NEXT:      %[[ZA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[I]])[%[[Z]]]
+// CHECK-NEXT:      %[[AA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%[[I]])[%[[A]]]
+// CHECK-NEXT:      %[[BA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%[[I]])[%[[B]]]
+// CHECK-NEXT:      %[[CA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%[[I]])[%[[C]]]
+// CHECK-NEXT:      %[[ZA:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%[[I]])[%[[Z]]]
 // The tile's anchor depends on the core (pid * 4), so its slice views are
 // sized per iteration (rows left from the slice's origin, masked beyond the
 // view: docs/coarse-tiling.md "Tail tiles"): the loop number goes to the SDSC.
 // CHECK-NEXT:      "sdscbundle.sdsc_execute"(%[[I]], %[[AA]], %[[BA]], %[[CA]], %[[ZA]]) {sdsc_filename = "sdsc_0.json"} : (index, index, index, index, index) -> ()
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 
 // LS:      {{^}}bundle.mlir{{$}}
 // LS-NEXT: {{^}}sdsc_0.json{{$}}
@@ -79,7 +79,7 @@
 // PLAIN:       func.func @sdsc_bundle(
 // PLAIN-NOT:   scf.for
 // PLAIN:       "sdscbundle.sdsc_execute"(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) {sdsc_filename = "sdsc_0.json"}
-// PLAIN-NEXT:  func.return
+// PLAIN-NEXT:  return
 
 // LX:          %[[N:.*]] = arith.constant 4 : index
 // LX-NEXT:     scf.for %[[I:.*]] = %{{.*}} to %[[N]] step

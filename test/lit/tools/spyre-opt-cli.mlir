@@ -6,17 +6,17 @@
 // RUN: %spyre-opt %S/Inputs/empty.mlir | %FileCheck %s --check-prefix=EMPTY
 // RUN: %spyre-opt %S/Inputs/only-comments.mlir | %FileCheck %s --check-prefix=EMPTY
 // RUN: %spyre-opt %S/Inputs/only-comments.mlir --split-input-file --verify-diagnostics | %FileCheck %s --check-prefix=EMPTY
-// EMPTY: {{^}}builtin.module {
+// EMPTY: {{^}}module {
 // EMPTY-NEXT: {{^}}}
 // EMPTY-NOT: {{.}}
 // RUN: %spyre-opt %S/Inputs/empty-chunks.mlir --split-input-file | %FileCheck %s --check-prefix=CHUNKS
-// CHUNKS: {{^}}builtin.module {
+// CHUNKS: {{^}}module {
 // CHUNKS-NEXT: {{^}}}
 // CHUNKS-NEXT: {{^}}// -----
-// CHUNKS-NEXT: {{^}}builtin.module {
+// CHUNKS-NEXT: {{^}}module {
 // CHUNKS-NEXT: {{^}}}
 // CHUNKS-NEXT: {{^}}// -----
-// CHUNKS-NEXT: {{^}}builtin.module {
+// CHUNKS-NEXT: {{^}}module {
 // CHUNKS-NEXT: {{^}}}
 // CHUNKS-NOT: {{.}}
 

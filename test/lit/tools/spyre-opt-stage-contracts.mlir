@@ -40,8 +40,8 @@ func.func @scale(%x: index, %y: index) attributes {grid = [4]} {
 // bad file is an error (exit 1).
 // RUN: echo '{"cores": 2}' > %t.json
 // RUN: %spyre-opt %s --target %t.json -p spatial-tile,spatial-place | %FileCheck %s --check-prefix=TARGET
-// TARGET: builtin.module attributes {spyre.target = {cores = 2 : i64}} {
-// TARGET: spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0 : i64], [2 : i64]]}
+// TARGET: module attributes {spyre.target = {cores = 2 : i64}} {
+// TARGET: spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0], [2]]}
 // RUN: echo '{"cores": 0}' > %t.bad.json
 // RUN: not %spyre-opt %s --target %t.bad.json -p spatial-tile 2>&1 | %FileCheck %s --check-prefix=BADTARGET
 // BADTARGET: spyre-opt: error: {{.*}}.bad.json: target fact 'cores' must be positive, not 0

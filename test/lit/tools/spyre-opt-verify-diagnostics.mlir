@@ -6,7 +6,7 @@
 // RUN: %spyre-opt %S/Inputs/expectations-ok.mlir --split-input-file --verify-diagnostics | %FileCheck %s --check-prefix=OK
 // OK: func.func @strings() attributes {doc = "// expected-error {{[{][{]}}not an annotation{{[}][}]}}"
 // OK: // -----
-// OK-NEXT: builtin.module {
+// OK-NEXT: module {
 // OK-NEXT: }
 // OK-NOT: func.func
 

@@ -3,7 +3,7 @@
 // (module bodies, unregistered ops), uses in blocks unreachable from the
 // entry, values of a dominating block, outer values inside nested regions.
 
-// CHECK-LABEL: builtin.module
+// CHECK-LABEL: module
 // CHECK: "test.use"(%[[V:.*]]) : (i32) -> i32
 // CHECK: %[[V]] = "test.def"() : () -> i32
 %0 = "test.use"(%1) : (i32) -> i32

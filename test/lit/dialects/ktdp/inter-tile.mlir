@@ -1,6 +1,6 @@
-// RUN: %spyre-opt %s | %FileCheck %s
-// RUN: %spyre-opt %s | %spyre-opt | %FileCheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s | %spyre-opt --mlir-print-local-scope | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --mlir-print-op-generic | %spyre-opt --mlir-print-local-scope | %FileCheck %s
 
 // Round trip of the inter-tile ops (issue 8; docs/inter-tile.md §2): every op,
 // the type, and every spelling in public use. Whatever the input spelling, the

@@ -1,6 +1,6 @@
-// RUN: %spyre-opt %s | %FileCheck %s
-// RUN: %spyre-opt %s | %spyre-opt | %FileCheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s | %spyre-opt --mlir-print-local-scope | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --mlir-print-op-generic | %spyre-opt --mlir-print-local-scope | %FileCheck %s
 
 #box = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 7 >= 0)>
 

@@ -1,6 +1,6 @@
-// RUN: %spyre-opt %s | %spyre-opt | %FileCheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %spyre-opt | %FileCheck %s
-// RUN: %spyre-opt %s --mlir-print-op-generic | %FileCheck %s --check-prefix=GENERIC
+// RUN: %spyre-opt --mlir-print-local-scope %s | %spyre-opt --mlir-print-local-scope | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --mlir-print-op-generic | %spyre-opt --mlir-print-local-scope | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --mlir-print-op-generic | %FileCheck %s --check-prefix=GENERIC
 
 // The extensions of the spatial dialect (docs/spatial.md), in one program
 // that runs (test/unit/test_spatial_dialect_ext.py): two sites, each owning

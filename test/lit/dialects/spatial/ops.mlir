@@ -6,7 +6,7 @@
 // engines' choreographies hand the buffer slots over with full/empty
 // semaphores.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1 : i64]} {
+// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
 // CHECK-NEXT:    spatial.tensor @x : memref<64x64xf16>
 // CHECK-NEXT:    spatial.tensor @y : memref<64x64xf16>
 // CHECK-NEXT:    spatial.tensor @z : memref<64x64xf16>

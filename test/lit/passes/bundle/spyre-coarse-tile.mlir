@@ -1,7 +1,7 @@
-// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile | %FileCheck %s
-// RUN: %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2}' --verify-diagnostics | %FileCheck %s --check-prefix=OPT
-// RUN: %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile{lx-bytes=1024}' | %FileCheck %s --check-prefix=AUTO
-// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-coarse-tile | %FileCheck %s --check-prefix=TWICE
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2}' --verify-diagnostics | %FileCheck %s --check-prefix=OPT
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile{lx-bytes=1024}' | %FileCheck %s --check-prefix=AUTO
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-coarse-tile | %FileCheck %s --check-prefix=TWICE
 
 // spyre-coarse-tile turns a compute group into a spyre_loop nest over tiles:
 // each access tile of the group gets a tile view (same strides, base
@@ -16,24 +16,24 @@
 // 4 tiles of 2 rows; the base advances 2 rows x stride 32 = 64 elements.
 // The option (OPT) does not override a hint.
 // CHECK-LABEL: func.func @flat(%x: index, %y: index, %out: index) {
-// CHECK-NEXT:    func.call @local_schedule_0(%x, %y, %out)
+// CHECK-NEXT:    call @local_schedule_0(%x, %y, %out)
 // CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
 // CHECK-NEXT:    ^bb0(%[[K:.*]]: index):
-// CHECK:           %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)> (%[[K]])[%x]
+// CHECK:           %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%x]
 // CHECK-NEXT:      %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [2, 32], strides: [32, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x32xf32>
 // CHECK-NEXT:      %[[XT:.*]] = ktdp.construct_access_tile %[[XV]][%c0, %c0] {{.*}}access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 31 >= 0)>} : memref<2x32xf32> -> !ktdp.access_tile<2x32xindex>
 // CHECK-NEXT:      %a = ktdp.load %[[XT]] : !ktdp.access_tile<2x32xindex> -> tensor<2x32xf32>
-// CHECK-NEXT:      %[[YB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)> (%[[K]])[%y]
+// CHECK-NEXT:      %[[YB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%y]
 // CHECK:           %b = ktdp.load %{{.*}} : !ktdp.access_tile<2x32xindex> -> tensor<2x32xf32>
 // CHECK-NEXT:      %s = arith.addf %a, %b : tensor<2x32xf32>
 // CHECK-NEXT:      %e = math.exp %s : tensor<2x32xf32>
-// CHECK-NEXT:      %[[OB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)> (%[[K]])[%out]
+// CHECK-NEXT:      %[[OB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%out]
 // CHECK-NEXT:      %[[OV:.*]] = ktdp.construct_memory_view %[[OB]], sizes: [2, 32], strides: [32, 1]
 // CHECK-NEXT:      %[[OT:.*]] = ktdp.construct_access_tile %[[OV]][%c0, %c0]
 // CHECK-NEXT:      ktdp.store %e, %[[OT]] : tensor<2x32xf32>, !ktdp.access_tile<2x32xindex>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 // CHECK-NOT:   spyre.slices
 // OPT-LABEL:   func.func @flat(
 // OPT:         spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
@@ -73,18 +73,18 @@ func.func @flat(%x: index, %y: index, %out: index) attributes {spyre.slices = 4}
 // CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:      spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
 // CHECK-NEXT:      ^bb0(%[[J:.*]]: index):
-// CHECK:             %[[XB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)> (%[[I]], %[[J]])[%x]
+// CHECK:             %[[XB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)>(%[[I]], %[[J]])[%x]
 // CHECK-NEXT:        %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [10, 48], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 9 >= 0, d1 >= 0, -d1 + 47 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<10x48xf16>
 // CHECK-NEXT:        %[[XT:.*]] = ktdp.construct_access_tile %[[XV]][%c8, %c0] {{.*}}access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 15 >= 0)>} : memref<10x48xf16> -> !ktdp.access_tile<2x16xindex>
 // CHECK-NEXT:        %a = ktdp.load %[[XT]] : !ktdp.access_tile<2x16xindex> -> tensor<2x16xf16>
 // CHECK-NEXT:        %e = math.exp %a : tensor<2x16xf16>
-// CHECK-NEXT:        %[[OB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)> (%[[I]], %[[J]])[%out]
+// CHECK-NEXT:        %[[OB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)>(%[[I]], %[[J]])[%out]
 // CHECK-NEXT:        %[[OV:.*]] = ktdp.construct_memory_view %[[OB]], sizes: [10, 48], strides: [64, 1]
 // CHECK-NEXT:        %[[OT:.*]] = ktdp.construct_access_tile %[[OV]][%c8, %c0]
 // CHECK-NEXT:        ktdp.store %e, %[[OT]] : tensor<2x16xf16>, !ktdp.access_tile<2x16xindex>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 #view = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #box = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -111,10 +111,10 @@ func.func @nest(%x: index, %out: index) attributes {spyre.slices = [[2, [1]], [4
 // CHECK-NEXT:  ^bb0(%[[I:.*]]: index):
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [2] {
 // CHECK-NEXT:    ^bb0(%[[J:.*]]: index):
-// CHECK:           affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 128 + d1 * 64)> (%[[I]], %[[J]])[%x]
+// CHECK:           affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 128 + d1 * 64)>(%[[I]], %[[J]])[%x]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [2, 32], strides: [32, 1]
 // CHECK:           ktdp.load %{{.*}} -> tensor<2x32xf32>
-// CHECK:           affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 128 + d1 * 64)> (%[[I]], %[[J]])[%out]
+// CHECK:           affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 128 + d1 * 64)>(%[[I]], %[[J]])[%out]
 // CHECK:           ktdp.store %{{.*}} : tensor<2x32xf32>, !ktdp.access_tile<2x32xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -161,21 +161,21 @@ func.func @rows(%x: index, %out: index) attributes {spyre.slices = [[8, [0]]]} {
 // second into 4 tiles of 8 columns (8 x 1 = 8 elements a step, views
 // [8, 32 - (32 - 8)] = [8, 8]). The hints are consumed.
 // CHECK-LABEL: func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
-// CHECK-NEXT:    func.call @local_schedule_0(%x, %o1)
-// CHECK-NEXT:    func.call @local_schedule_1(%y, %o2)
+// CHECK-NEXT:    call @local_schedule_0(%x, %o1)
+// CHECK-NEXT:    call @local_schedule_1(%y, %o2)
 // CHECK:       func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
-// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%x]
+// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%x]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1]
 // CHECK:           %ea = math.exp %a : tensor<4x32xf32>
-// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%o1]
+// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%o1]
 // CHECK:           ktdp.store %ea, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>{{$}}
 // CHECK:       func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [1] tile_sizes [8] {
-// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)> (%{{.*}})[%y]
+// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)>(%{{.*}})[%y]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [8, 8], strides: [32, 1]
 // CHECK:           %eb = math.sqrt %b : tensor<8x8xf32>
-// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)> (%{{.*}})[%o2]
+// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)>(%{{.*}})[%o2]
 // CHECK:           ktdp.store %eb, %{{.*}} : tensor<8x8xf32>, !ktdp.access_tile<8x8xindex>{{$}}
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -213,13 +213,13 @@ func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
 // CHECK:         %b = ktdp.load %{{.*}} -> tensor<8x32xf32>
 // CHECK-NEXT:    %eb = math.sqrt %b : tensor<8x32xf32>
 // CHECK-NEXT:    ktdp.store %eb, %{{.*}} : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 // OPT-LABEL:   func.func @one_hinted(
 // OPT:         func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
 // OPT-NEXT:      spyre_loop.loop count(4) tiled_dims [0] tile_sizes [2] {
 // OPT:         func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // OPT-NEXT:      spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
-// OPT:             affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%y]
+// OPT:             affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%y]
 // OPT:             %eb = math.sqrt %b : tensor<4x32xf32>
 // AUTO-LABEL:  func.func @one_hinted(
 // AUTO:        func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
@@ -253,7 +253,7 @@ func.func @one_hinted(%x: index, %y: index, %o1: index, %o2: index) {
 // base moving 16 x 1 elements a step. Both attributes are consumed.
 // CHECK-LABEL: func.func @named(%x: index, %out: index) {
 // CHECK:       spyre_loop.loop count(2) tiled_dims [1] tile_sizes [16] {
-// CHECK:         affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)> (%{{.*}})[%x]
+// CHECK:         affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)>(%{{.*}})[%x]
 // CHECK-NEXT:    ktdp.construct_memory_view %{{.*}}, sizes: [8, 16], strides: [32, 1]
 // CHECK:         %e = math.exp %a : tensor<8x16xf32>
 // CHECK-NOT:   spyre.dims
@@ -280,12 +280,12 @@ func.func @named(%x: index, %out: index) attributes {spyre.dims = ["rows", "cols
 // CHECK:       spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 // CHECK:         %init = tensor.splat %zero : tensor<4xf32>
 // CHECK-NEXT:    %e = tensor.empty() : tensor<4x32xf32>
-// CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%x]
+// CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%x]
 // CHECK:         %a = ktdp.load %{{.*}} : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
 // CHECK-NEXT:    %sum = linalg.reduce { arith.addf } ins(%a : tensor<4x32xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
 // CHECK-NEXT:    %b = linalg.broadcast ins(%sum:tensor<4xf32>) outs(%e:tensor<4x32xf32>) dimensions = [1]
 // CHECK-NEXT:    %d = arith.subf %a, %b : tensor<4x32xf32>
-// CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%{{.*}})[%out]
+// CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%out]
 // CHECK:         ktdp.store %d, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -316,11 +316,11 @@ func.func @center(%x: index, %out: index) attributes {spyre.slices = 2} {
 // CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [16] {
 // CHECK:           %zero = arith.constant dense<0.000000e+00> : tensor<16xf32>
-// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)> (%{{.*}})[%x]
+// CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)>(%{{.*}})[%x]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [8, 16], strides: [32, 1]
 // CHECK:           %a = ktdp.load %{{.*}} : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>
 // CHECK-NEXT:      %sum = linalg.reduce { arith.addf } ins(%a : tensor<8x16xf32>) outs(%zero : tensor<16xf32>) dimensions = [0]
-// CHECK-NEXT:      affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)> (%{{.*}})[%out]
+// CHECK-NEXT:      affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)>(%{{.*}})[%out]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [16], strides: [1]
 // CHECK:           ktdp.store %sum, %{{.*}} : tensor<16xf32>, !ktdp.access_tile<16xindex>
 // CHECK-NOT:   spyre.slices
@@ -428,9 +428,9 @@ func.func @plain(%x: index, %y: index, %out: index) {
 // CHECK:       spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 // CHECK-NEXT:  ^bb0(%[[K:.*]]: index):
 // CHECK:         %[[Z:[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:    %[[R:.*]] = affine.apply affine_map<(d0) -> (d0 * -4 + 5)> (%[[K]])
+// CHECK-NEXT:    %[[R:.*]] = affine.apply affine_map<(d0) -> (d0 * -4 + 5)>(%[[K]])
 // CHECK-NEXT:    %[[N:.*]] = arith.maxsi %[[R]], %[[Z]] : index
-// CHECK-NEXT:    %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)> (%[[K]])[%x]
+// CHECK-NEXT:    %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%[[K]])[%x]
 // CHECK-NEXT:    %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [%[[N]], 32], strides: [32, 1] {coordinate_set = affine_set<(d0, d1)[s0] : (d0 >= 0, s0 - 1 - d0 >= 0, d1 >= 0, -d1 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<?x32xf32>
 // CHECK-NEXT:    ktdp.construct_access_tile %[[XV]][%c0, %c0] {{.*}} : memref<?x32xf32> -> !ktdp.access_tile<4x32xindex>
 // CHECK:         ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1] {{.*}} : memref<4x32xf32>

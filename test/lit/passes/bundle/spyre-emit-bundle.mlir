@@ -1,4 +1,4 @@
-// RUN: rm -rf %t && %spyre-opt %s -p 'spyre-physicalize-layouts,ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-emit-bundle{out-dir="%t"}' | %FileCheck %s
+// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s -p 'spyre-physicalize-layouts,ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-emit-bundle{out-dir="%t"}' | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=FILE < %t/bundle.mlir
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/sdsc_0.json
 // RUN: %FileCheck %s --check-prefix=SDSC1 < %t/sdsc_1.json
@@ -14,34 +14,36 @@
 // Group 1 (exp on 64 f32, untiled) is dispatched once, outside any loop, on
 // byte addresses element offset x 4.
 
-// CHECK:       builtin.module {
-// CHECK-NEXT:    func.func @sdsc_bundle(%x: index, %y: index, %out: index, %v: index, %w: index) attributes {grid = [1 : i64], spyre.kernel = "add_mul"} {
+// CHECK:       module {
+// CHECK-NEXT:    func.func @sdsc_bundle(%x: index, %y: index, %out: index, %v: index, %w: index) attributes {grid = [1], spyre.kernel = "add_mul"} {
 // CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:      %[[XB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%x]
-// CHECK-NEXT:      %[[YB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%y]
-// CHECK-NEXT:      %[[OB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)> ()[%out]
-// CHECK-NEXT:      %[[VB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 4)> ()[%v]
-// CHECK-NEXT:      %[[WB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 4)> ()[%w]
+// CHECK-NEXT:      %[[XB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%x]
+// CHECK-NEXT:      %[[YB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%y]
+// CHECK-NEXT:      %[[OB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 2)>()[%out]
+// CHECK-NEXT:      %[[VB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 4)>()[%v]
+// CHECK-NEXT:      %[[WB:.*]] = affine.apply affine_map<()[s0] -> (s0 * 4)>()[%w]
 // CHECK-NEXT:      %[[N0:.*]] = arith.constant 2 : index
 // CHECK-NEXT:      scf.for %[[I:.*]] = %[[C0]] to %[[N0]] step %[[C1]] {
 // CHECK-NEXT:        %[[N1:.*]] = arith.constant 4 : index
 // CHECK-NEXT:        scf.for %[[J:.*]] = %[[C0]] to %[[N1]] step %[[C1]] {
-// CHECK-NEXT:          %[[XA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)> (%[[I]], %[[J]])[%[[XB]]]
-// CHECK-NEXT:          %[[YA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)> (%[[I]], %[[J]])[%[[YB]]]
-// CHECK-NEXT:          %[[OA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)> (%[[I]], %[[J]])[%[[OB]]]
+// CHECK-NEXT:          %[[XA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)>(%[[I]], %[[J]])[%[[XB]]]
+// CHECK-NEXT:          %[[YA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)>(%[[I]], %[[J]])[%[[YB]]]
+// CHECK-NEXT:          %[[OA:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)>(%[[I]], %[[J]])[%[[OB]]]
 // CHECK-NEXT:          "sdscbundle.sdsc_execute"(%[[XA]], %[[YA]], %[[OA]]) {sdsc_filename = "sdsc_0.json"} : (index, index, index) -> ()
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      "sdscbundle.sdsc_execute"(%[[VB]], %[[WB]]) {sdsc_filename = "sdsc_1.json"} : (index, index) -> ()
-// CHECK-NEXT:      func.return
+// CHECK-NEXT:      return
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NOT:   local_schedule
 
 // The file is the printed bundle.
+// The bundle file names its maps by MLIR's aliases.
+// FILE:        #[[BMAP:map[0-9]*]] = affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)>
 // FILE:        func.func @sdsc_bundle(%x: index, %y: index, %out: index, %v: index, %w: index)
-// FILE:        affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 32 + d1 * 128)>
+// FILE:        affine.apply #[[BMAP]](
 // FILE:        "sdscbundle.sdsc_execute"({{.*}}) {sdsc_filename = "sdsc_0.json"}
 // FILE:        "sdscbundle.sdsc_execute"({{.*}}) {sdsc_filename = "sdsc_1.json"}
 
@@ -100,7 +102,7 @@
 // SDSC-NEXT:         "hbm": "out_tile"
 // SDSC-NEXT:       }
 // SDSC:        "peak_lx_bytes_per_core": 64,
-// SDSC-NEXT:   "ktir": "builtin.module {\n  func.func @sdsc_0(%x_tile: index, %y_tile: index, %out_tile: index) attributes {grid = [1 : i64]} {\n    %0 = arith.constant 2 : index\n    %1 = arith.divui %x_tile, %0 : index\n
+// SDSC-NEXT:   "ktir": "{{.*}}module {\n  func.func @sdsc_0(%x_tile: index, %y_tile: index, %out_tile: index) attributes {grid = [1]} {\n    %0 = arith.constant 2 : index\n    %1 = arith.divui %x_tile, %0 : index\n
 // SDSC-SAME:   memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<2x16xf16>
 
 // sdsc_1.json: no loops, the whole vector, f32 (4 bytes per element), no LX.

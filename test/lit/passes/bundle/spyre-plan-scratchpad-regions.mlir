@@ -22,7 +22,7 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %d = arith.addf %r, %r : tensor<1x128xf16>
 // CHECK-NEXT:    ktdp.store %d,
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 
 #row = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>

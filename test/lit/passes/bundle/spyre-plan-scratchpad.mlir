@@ -1,6 +1,6 @@
-// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad | %FileCheck %s
-// RUN: %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad{lx-bytes=300}' --verify-diagnostics | %FileCheck %s --check-prefix=SMALL
-// RUN: %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-plan-scratchpad | %FileCheck %s --check-prefix=TWICE
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad{lx-bytes=300}' --verify-diagnostics | %FileCheck %s --check-prefix=SMALL
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-plan-scratchpad | %FileCheck %s --check-prefix=TWICE
 
 // spyre-plan-scratchpad stores each intermediate of a compute group (a
 // tensor a compute produces and another compute consumes) to a ct_local
@@ -42,7 +42,7 @@
 // CHECK-NEXT:    %[[SL:.*]] = ktdp.load
 // CHECK-NEXT:    %t = math.sqrt %[[SL]] : tensor<3x20xf16>
 // CHECK-NEXT:    ktdp.store %t, %ot : tensor<3x20xf16>, !ktdp.access_tile<3x20xindex>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 // SMALL-LABEL: func.func @chain(
 // SMALL:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 248 : i64} {
 // SMALL:         spyre.lx_offset = 0 : i64
@@ -52,7 +52,7 @@
 // SMALL-NEXT:    arith.constant 0 : index
 // SMALL-NEXT:    ktdp.construct_memory_view {{.*}}spyre.lx_offset = 0 : i64}
 // SMALL-NOT:     spyre.lx_offset
-// SMALL:         func.return
+// SMALL:         return
 // TWICE-LABEL: func.func @chain(
 // TWICE-COUNT-4: spyre.lx_offset
 // TWICE-NOT:     spyre.lx_offset
@@ -102,7 +102,7 @@ func.func @chain(%x: index, %y: index, %out: index) {
 // CHECK-NEXT:      %[[SO:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      ktdp.construct_memory_view %[[SO]], {{.*}}spyre.lx_offset = 0 : i64}
 // CHECK:           %t = math.sqrt %{{.*}} : tensor<1x20xf16>
-// CHECK-NEXT:      affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 20)> (%[[K]])[%out]
+// CHECK-NEXT:      affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 20)>(%[[K]])[%out]
 // CHECK:           ktdp.store %t,
 // CHECK-NEXT:    }
 // SMALL-LABEL: func.func @in_loop(
@@ -147,7 +147,7 @@ func.func @in_loop(%x: index, %y: index, %out: index) attributes {spyre.slices =
 // CHECK-NEXT:    ktdp.store %[[EL]], %mt : tensor<1x20xf32>, !ktdp.access_tile<1x20xindex>
 // CHECK-NEXT:    %n = arith.negf %[[EL]] : tensor<1x20xf32>
 // CHECK-NEXT:    ktdp.store %n, %ot : tensor<1x20xf32>, !ktdp.access_tile<1x20xindex>
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:    return
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 19 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @both(%x: index, %mid: index, %out: index) {

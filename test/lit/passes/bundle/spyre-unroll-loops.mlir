@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s -p spyre-unroll-loops | %FileCheck %s
-// RUN: %spyre-opt %s -p spyre-unroll-loops | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p spyre-unroll-loops | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p spyre-unroll-loops | %spyre-opt --mlir-print-local-scope | %FileCheck %s
 
 // A 2x3 nest: 6 copies of the inner body, outer-major; each copy's tile
 // numbers are constants. The HBM tile is anchored at [4 i, 8 j] (affine in
@@ -12,43 +12,43 @@
 // CHECK-NOT:   spyre_loop.loop
 // CHECK:       %[[I0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:  %[[J0:.*]] = arith.constant 0 : index
-// CHECK-NEXT:  %[[R0:.*]] = affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I0]])
+// CHECK-NEXT:  %[[R0:.*]] = affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I0]])
 // CHECK-NEXT:  %[[C0:.*]] = arith.muli %[[J0]], %[[C8:.*]] : index
 // CHECK-NEXT:  ktdp.construct_access_tile %[[XV]][%[[R0]], %[[C0]]]
 // CHECK:       %[[LX0:.*]] = arith.constant 512 : index
 // CHECK-NEXT:  ktdp.construct_memory_view %[[LX0]], {{.*}}memory_space = #ktdp.memory_space<ct_local>
-// CHECK:       %[[B0:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 96 + d1 * 8)> (%[[I0]], %[[J0]])[%[[OUT]]]
+// CHECK:       %[[B0:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 96 + d1 * 8)>(%[[I0]], %[[J0]])[%[[OUT]]]
 // CHECK-NEXT:  ktdp.construct_memory_view %[[B0]], {{.*}}memory_space = #ktdp.memory_space<global>
 // CHECK:       ktdp.store
 // CHECK-NEXT:  %[[J1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I0]])
+// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I0]])
 // CHECK-NEXT:  arith.muli %[[J1]], %[[C8]] : index
 // CHECK:       arith.constant 512 : index
-// CHECK:       affine.apply {{.*}} (%[[I0]], %[[J1]])[%[[OUT]]]
+// CHECK:       affine.apply {{.*}}(%[[I0]], %[[J1]])[%[[OUT]]]
 // CHECK:       %[[J2:.*]] = arith.constant 2 : index
-// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I0]])
+// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I0]])
 // CHECK-NEXT:  arith.muli %[[J2]], %[[C8]] : index
 // CHECK:       arith.constant 512 : index
-// CHECK:       affine.apply {{.*}} (%[[I0]], %[[J2]])[%[[OUT]]]
+// CHECK:       affine.apply {{.*}}(%[[I0]], %[[J2]])[%[[OUT]]]
 // CHECK:       %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:  %[[J3:.*]] = arith.constant 0 : index
-// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I1]])
+// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I1]])
 // CHECK-NEXT:  arith.muli %[[J3]], %[[C8]] : index
 // CHECK:       arith.constant 512 : index
-// CHECK:       affine.apply {{.*}} (%[[I1]], %[[J3]])[%[[OUT]]]
+// CHECK:       affine.apply {{.*}}(%[[I1]], %[[J3]])[%[[OUT]]]
 // CHECK:       %[[J4:.*]] = arith.constant 1 : index
-// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I1]])
+// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I1]])
 // CHECK-NEXT:  arith.muli %[[J4]], %[[C8]] : index
 // CHECK:       arith.constant 512 : index
-// CHECK:       affine.apply {{.*}} (%[[I1]], %[[J4]])[%[[OUT]]]
+// CHECK:       affine.apply {{.*}}(%[[I1]], %[[J4]])[%[[OUT]]]
 // CHECK:       %[[J5:.*]] = arith.constant 2 : index
-// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)> (%[[I1]])
+// CHECK-NEXT:  affine.apply affine_map<(d0) -> (d0 * 4)>(%[[I1]])
 // CHECK-NEXT:  arith.muli %[[J5]], %[[C8]] : index
 // CHECK:       %[[LX5:.*]] = arith.constant 512 : index
 // CHECK-NEXT:  ktdp.construct_memory_view %[[LX5]], {{.*}}memory_space = #ktdp.memory_space<ct_local>
-// CHECK:       affine.apply {{.*}} (%[[I1]], %[[J5]])[%[[OUT]]]
+// CHECK:       affine.apply {{.*}}(%[[I1]], %[[J5]])[%[[OUT]]]
 // CHECK:       ktdp.store
-// CHECK-NEXT:  func.return
+// CHECK-NEXT:  return
 // CHECK-NOT:   arith.constant 3 : index
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 23 >= 0)>
 #box = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 7 >= 0)>
@@ -88,7 +88,7 @@ func.func @nest(%x: index, %out: index) attributes {grid = [1]} {
 // CHECK-NEXT:  arith.addi %[[A]], %[[A]] : index
 // CHECK-NEXT:  arith.addi %[[A]], %[[A]] : index
 // CHECK-NEXT:  arith.addi %[[A]], %[[A]] : index
-// CHECK-NEXT:  func.return
+// CHECK-NEXT:  return
 func.func @unused(%a: index) {
   spyre_loop.loop count(3) tiled_dims [0] tile_sizes [1] {
   ^bb0(%k: index):

@@ -1,4 +1,4 @@
-// RUN: %spyre-opt %s --split-input-file -p ktdp-check-inter-tile --verify-diagnostics | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p ktdp-check-inter-tile --verify-diagnostics | %FileCheck %s
 
 // The pass changes no IR: legal kernels print unchanged (the rules, one chunk
 // each, are in test/lit/dialects/ktdp/inter-tile-invalid.mlir).

@@ -5,7 +5,7 @@
 // parameter the runtime allocates (2 cores x one 512-byte slot); each core
 // uses its own slot at tile id x 512 bytes; the view's base is in its own
 // elements (bytes / 4 for f32).
-// CHECK-LABEL: func.func @chain(%x: index, %out: index, %hbm_scratch: index {spyre.scratch_bytes = 1024 : i64}) attributes {grid = [2 : i64]} {
+// CHECK-LABEL: func.func @chain(%x: index, %out: index, %hbm_scratch: index {spyre.scratch_bytes = 1024 : i64}) attributes {grid = [2]} {
 // CHECK-NEXT:    %[[T:.*]] = ktdp.get_compute_tile_id : index
 // CHECK-NEXT:    %[[PER:.*]] = arith.constant 512 : index
 // CHECK-NEXT:    %[[OFF:.*]] = arith.muli %[[T]], %[[PER]] : index

@@ -3,7 +3,7 @@
 // CHECK-LABEL: func.func @collapse_of_expand
 // CHECK-SAME: (%[[X:.*]]: tensor<128xf16>)
 // CHECK: %[[Y:.*]] = math.exp %[[X]] : tensor<128xf16>
-// CHECK: func.return %[[Y]]
+// CHECK: return %[[Y]]
 func.func @collapse_of_expand(%x: tensor<128xf16>) -> tensor<128xf16> {
   %e = tensor.expand_shape %x [[0, 1]] output_shape [1, 128] : tensor<128xf16> into tensor<1x128xf16>
   %c = tensor.collapse_shape %e [[0, 1]] : tensor<1x128xf16> into tensor<128xf16>
@@ -13,7 +13,7 @@ func.func @collapse_of_expand(%x: tensor<128xf16>) -> tensor<128xf16> {
 
 // CHECK-LABEL: func.func @expand_of_collapse
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf16>)
-// CHECK: func.return %[[X]]
+// CHECK: return %[[X]]
 func.func @expand_of_collapse(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
   %c = tensor.collapse_shape %x [[0, 1]] : tensor<2x4xf16> into tensor<8xf16>
   %e = tensor.expand_shape %c [[0, 1]] output_shape [2, 4] : tensor<8xf16> into tensor<2x4xf16>
@@ -57,7 +57,7 @@ func.func @unit_axis_round_trip(%x: tensor<2x1x64xf32>) -> tensor<2x1x64xf32> {
 // The other direction, through different groups.
 // CHECK-LABEL: func.func @expand_collapse_different_groups
 // CHECK-SAME: (%[[X:.*]]: tensor<1x128xf32>)
-// CHECK: func.return %[[X]]
+// CHECK: return %[[X]]
 func.func @expand_collapse_different_groups(%x: tensor<1x128xf32>) -> tensor<1x128xf32> {
   %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [1, 2, 64] : tensor<1x128xf32> into tensor<1x2x64xf32>
   %c = tensor.collapse_shape %e [[0, 1], [2]] : tensor<1x2x64xf32> into tensor<2x64xf32>

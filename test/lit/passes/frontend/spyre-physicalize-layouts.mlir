@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s --split-input-file -p spyre-physicalize-layouts | %FileCheck %s
-// RUN: %spyre-opt %s --split-input-file -p spyre-physicalize-layouts --mlir-print-op-generic | %spyre-opt --split-input-file | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p spyre-physicalize-layouts | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s --split-input-file -p spyre-physicalize-layouts --mlir-print-op-generic | %spyre-opt --mlir-print-local-scope --split-input-file | %FileCheck %s
 
 // The issue's example: a marked 128x128 f32 view becomes memref<2x128x64xf32>
 // with strides [8192, 64, 1]; the tile's anchors are divsi/remsi of the logical
@@ -54,7 +54,7 @@ func.func @copy(%x: index, %out: index, %i: index, %j: index) {
 // CHECK: %[[FY:.*]] = tensor.splat %first : tensor<2x4x64xf32>
 // CHECK: %z = arith.addf %y, %[[FY]] : tensor<2x4x64xf32>
 // CHECK: %[[OUT:.*]] = spyre.relayout %z {{.*}} : tensor<2x4x64xf32> -> tensor<4x128xf32>
-// CHECK: func.return %[[OUT]] : tensor<4x128xf32>
+// CHECK: return %[[OUT]] : tensor<4x128xf32>
 #x2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #v1  = affine_set<(d0) : (d0 >= 0, -d0 + 127 >= 0)>
 #id1 = affine_map<(d0) -> (d0)>
@@ -90,7 +90,7 @@ func.func @broadcast_reduce_extract(%x: index, %w: index) -> tensor<4x128xf32> {
 // A matmul whose sticks agree (A on K, B and C on N): a linalg.generic over
 // the split loops; B's whole K axis is expanded (a free reshape) to meet A's split.
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[B:.*]] = tensor.expand_shape %bd {{\[}}[0 : i64], [1 : i64, 2 : i64], [3 : i64]] output_shape [1, 2, 64, 64] : tensor<1x128x64xf32> into tensor<1x2x64x64xf32>
+// CHECK: %[[B:.*]] = tensor.expand_shape %bd {{\[}}[0], [1, 2], [3]] output_shape [1, 2, 64, 64] : tensor<1x128x64xf32> into tensor<1x2x64x64xf32>
 // CHECK: %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d0, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%ad, %[[B]] : tensor<2x32x64xf32>, tensor<1x2x64x64xf32>) outs(%{{.*}} : tensor<1x32x64xf32>)
 // CHECK: ktdp.store %r, %{{.*}} : tensor<1x32x64xf32>, !ktdp.access_tile<1x32x64xindex>
 #m_a = affine_set<(d0, d1) : (d0 >= 0, -d0 + 31 >= 0, d1 >= 0, -d1 + 127 >= 0)>
@@ -193,7 +193,7 @@ func.func @conflicts(%x: index, %y: index, %out: index) {
 // conversion back to logical is a reshape (no data moves), not a relayout.
 // CHECK-LABEL: func.func @one_stick
 // CHECK: %e = math.exp %d : tensor<1x4x64xf32>
-// CHECK: %[[L:.*]] = tensor.collapse_shape %e {{\[}}[0 : i64, 1 : i64], [2 : i64]] : tensor<1x4x64xf32> into tensor<4x64xf32>
+// CHECK: %[[L:.*]] = tensor.collapse_shape %e {{\[}}[0, 1], [2]] : tensor<1x4x64xf32> into tensor<4x64xf32>
 // CHECK-NOT: spyre.relayout
 // CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 127 >= 0)>

@@ -22,7 +22,7 @@
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[M]], %{{.*}} : f32
 // CHECK-NEXT:    scf.yield %[[S]] : f32
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.return %[[C10]], %[[R]] : index, f32
+// CHECK-NEXT:  return %[[C10]], %[[R]] : index, f32
 func.func @const_ne(%x: f32) -> (index, f32) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -56,7 +56,7 @@ func.func @const_ne(%x: f32) -> (index, f32) {
 // CHECK-NEXT:    %[[S:.*]] = arith.addi %[[M]], %[[C4B]] : i32
 // CHECK-NEXT:    scf.yield %[[S]] : i32
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.return %[[C15]], %[[R]] : i32, i32
+// CHECK-NEXT:  return %[[C15]], %[[R]] : i32, i32
 func.func @slt_latch(%x: i32) -> (i32, i32) {
   %c3 = arith.constant 3 : i32
   %r:2 = scf.while (%i = %c3, %acc = %x) : (i32, i32) -> (i32, i32) {
@@ -86,7 +86,7 @@ func.func @slt_latch(%x: i32) -> (i32, i32) {
 // CHECK-NEXT:    %[[S:.*]] = arith.addi %[[ACC]], %[[SQ]] : i64
 // CHECK-NEXT:    scf.yield %[[S]] : i64
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.return %[[R]] : i64
+// CHECK-NEXT:  return %[[R]] : i64
 func.func @ult_latch(%x: i64) -> i64 {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
@@ -184,7 +184,7 @@ func.func @dynamic_ub_outer_proof(%n: i32, %k0: i32, %x: i32) -> (i32, i32) {
 // CHECK-NEXT:    arith.index_cast %[[I]] : index to i32
 // CHECK:         scf.yield %{{.*}} : f32
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.return %[[C4]], %[[C4]], %[[R]] : index, index, f32
+// CHECK-NEXT:  return %[[C4]], %[[C4]], %[[R]] : index, index, f32
 func.func @duplicate_lanes(%x: f32) -> (index, index, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -265,7 +265,7 @@ func.func @tensor_acc(%x: index, %out: index, %sum: index) attributes {grid = [1
 // CHECK-NEXT:    }
 // CHECK-NEXT:    scf.yield %[[Q]] : i32
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.return %[[R]] : i32
+// CHECK-NEXT:  return %[[R]] : i32
 func.func @nested(%x: i32) -> i32 {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -1,6 +1,6 @@
-// RUN: %spyre-opt %s -p 'spatial-tile,spatial-place,spatial-fuse-readers' | %FileCheck %s
-// RUN: %spyre-opt %s -p 'spatial-tile,spatial-place,spatial-fuse-readers{multicast=false}' | %FileCheck %s --check-prefix=OFF
-// RUN: not %spyre-opt %s -p 'spatial-tile,spatial-fuse-readers' 2>&1 | %FileCheck %s --check-prefix=PHASE
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place,spatial-fuse-readers' | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place,spatial-fuse-readers{multicast=false}' | %FileCheck %s --check-prefix=OFF
+// RUN: not %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-fuse-readers' 2>&1 | %FileCheck %s --check-prefix=PHASE
 
 // Both blocks add the same weight tile %w to their own row of %x: the
 // weight is read from HBM once, by block 0's load stage, and multicast to
@@ -8,7 +8,7 @@
 // buffer, same consumer) and whose load step is gone. The rows of %x stay
 // separate loads.
 
-// CHECK-LABEL: spatial.program @add_bias attributes {spatial.phase = "fused", grid = [2 : i64]} {
+// CHECK-LABEL: spatial.program @add_bias attributes {spatial.phase = "fused", grid = [2]} {
 // CHECK:         spatial.stage @b0_ld1 load @w -> @b0_in1 on @b0 engine "load" origin affine_map<() -> (0, 0)>
 // CHECK-NEXT:    spatial.multicast @g0 reader @b0_ld1 to [@b1]
 // CHECK:         spatial.stage @b1_ld0 load @x -> @b1_in0 on @b1 engine "load" origin affine_map<() -> (1, 0)>

@@ -1,8 +1,8 @@
-// RUN: %spyre-opt %s -p 'spatial-tile,spatial-place{cores=2}' | %FileCheck %s
-// RUN: %spyre-opt %s -p 'spatial-tile,spatial-place' | %FileCheck %s --check-prefix=ROOM
-// RUN: not %spyre-opt %s -p 'spatial-place' 2>&1 | %FileCheck %s --check-prefix=NOPROG
-// RUN: not %spyre-opt %s -p 'spatial-tile,spatial-place,spatial-place' 2>&1 | %FileCheck %s --check-prefix=TWICE
-// RUN: not %spyre-opt %s -p 'spatial-tile,spatial-place{cores=0}' 2>&1 | %FileCheck %s --check-prefix=ZERO
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place{cores=2}' | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place' | %FileCheck %s --check-prefix=ROOM
+// RUN: not %spyre-opt --mlir-print-local-scope %s -p 'spatial-place' 2>&1 | %FileCheck %s --check-prefix=NOPROG
+// RUN: not %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place,spatial-place' 2>&1 | %FileCheck %s --check-prefix=TWICE
+// RUN: not %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile,spatial-place{cores=0}' 2>&1 | %FileCheck %s --check-prefix=ZERO
 
 // spatial-place pins the grid's blocks to cores: block i on core i mod cores.
 // With 4 blocks and 2 cores, blocks 2 and 3 join the sites of blocks 0 and 1:
@@ -10,17 +10,17 @@
 // one after the other. With room for every block (32 cores), each keeps its
 // own site.
 
-// CHECK-LABEL: spatial.program @scale attributes {spatial.phase = "placed", grid = [4 : i64]} {
-// CHECK:         spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0 : i64], [2 : i64]]}
+// CHECK-LABEL: spatial.program @scale attributes {spatial.phase = "placed", grid = [4]} {
+// CHECK:         spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0], [2]]}
 // CHECK:         spatial.stage @b2_ld0 load @x -> @b2_in0 on @b0 engine "load" origin affine_map<() -> (8)>
 // CHECK:         spatial.engine @b0 "load" {
 // CHECK-NEXT:      spatial.load_step @b0_ld0
 // CHECK-NEXT:      spatial.load_step @b2_ld0
 // CHECK-NEXT:    }
-// CHECK:         spatial.site @b1 at [1] engines ["load", "compute", "store"] attributes {core = 1 : i64, blocks = {{\[}}[1 : i64], [3 : i64]]}
+// CHECK:         spatial.site @b1 at [1] engines ["load", "compute", "store"] attributes {core = 1 : i64, blocks = {{\[}}[1], [3]]}
 // CHECK-NOT:     spatial.site
 
-// ROOM: spatial.site @b3 at [3] engines ["load", "compute", "store"] attributes {core = 3 : i64, blocks = {{\[}}[3 : i64]]}
+// ROOM: spatial.site @b3 at [3] engines ["load", "compute", "store"] attributes {core = 3 : i64, blocks = {{\[}}[3]]}
 
 // NOPROG: error: spatial-place needs a spatial.program in phase tiled; the module has none
 // TWICE: error: spatial-place needs a program in phase tiled, got placed (program @scale); the program is past this phase

@@ -11,7 +11,7 @@
 // FIFO buffers come first and never share; @spare, a local no stage touches,
 // gets bytes of its own. A 16x16xf32 tile is 1024 bytes.
 
-// CHECK-LABEL: spatial.program @locals attributes {spatial.phase = "sized", grid = [1 : i64], spatial.lx_bytes_used = {s0 = 9216 : i64}} {
+// CHECK-LABEL: spatial.program @locals attributes {spatial.phase = "sized", grid = [1], spatial.lx_bytes_used = {s0 = 9216 : i64}} {
 // CHECK:         spatial.buffer @bx on @s0 : !spatial.tile<16x16xf32> depth 2 offset 0
 // CHECK-NEXT:    spatial.buffer @by on @s0 : !spatial.tile<16x16xf32> depth 2 offset 2048
 // CHECK-NEXT:    spatial.buffer @acc1 on @s0 : !spatial.tile<16x16xf32> depth 1 local offset 8192

@@ -9,7 +9,7 @@
 // step, reading two buffers and writing one, takes all its waits before it
 // and gives all its signals after it.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1 : i64]} {
+// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
 // CHECK:         spatial.edge @ez from @add to @st via @bz : !spatial.tile<16x64xf16>
 // CHECK-NEXT:    spatial.semaphore @bx_full on @s0 init 0
 // CHECK-NEXT:    spatial.semaphore @bx_empty on @s0 init 2
@@ -94,7 +94,7 @@ spatial.program @vadd attributes {spatial.phase = "sized", grid = [1]} {
 // A semaphore name already taken (here by a tensor @bx_full) gets a suffix;
 // steps outside any loop are wrapped as well.
 
-// CHECK-LABEL: spatial.program @taken attributes {spatial.phase = "synthesized", grid = [1 : i64]} {
+// CHECK-LABEL: spatial.program @taken attributes {spatial.phase = "synthesized", grid = [1]} {
 // CHECK:         spatial.semaphore @bx_full_1 on @s0 init 0
 // CHECK-NEXT:    spatial.semaphore @bx_empty on @s0 init 1
 // CHECK-NEXT:    spatial.engine @s0 "load" {

@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s -p spatial-tile | %FileCheck %s
-// RUN: %spyre-opt %s -p spatial-tile | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p spatial-tile | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p spatial-tile | %spyre-opt --mlir-print-local-scope | %FileCheck %s
 
 // A tail tile: 8-row tiles of a 13-row view, one per block. Block 1's tile
 // covers rows [8, 16): its load and store stages are masked (elements outside

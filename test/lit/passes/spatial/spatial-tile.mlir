@@ -1,5 +1,5 @@
-// RUN: %spyre-opt %s -p 'spatial-tile{scalars="K=64"}' | %FileCheck %s
-// RUN: %spyre-opt %s -p 'spatial-tile{scalars="K=64"}' | %spyre-opt | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile{scalars="K=64"}' | %FileCheck %s
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'spatial-tile{scalars="K=64"}' | %spyre-opt --mlir-print-local-scope | %FileCheck %s
 
 // spatial-tile writes one site per grid point with load, compute and store
 // engines: loads and stores become stages whose origin is an affine map of
@@ -9,7 +9,7 @@
 // written by the loop's compute stage, read after it), the scalar K a
 // spatial.scalar the program checks when run.
 
-// CHECK-LABEL: spatial.program @rowsum attributes {spatial.phase = "tiled", grid = [2 : i64]} {
+// CHECK-LABEL: spatial.program @rowsum attributes {spatial.phase = "tiled", grid = [2]} {
 // CHECK-NEXT:    spatial.scalar @K : index = 64
 // CHECK-NEXT:    spatial.tensor @x : memref<2x64xf32>
 // CHECK-NEXT:    spatial.tensor @y : memref<2x16xf32>
