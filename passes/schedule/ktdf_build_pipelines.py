@@ -459,6 +459,7 @@ class Builder:
         stores: list[StoreOp] = []
         computes: list[Operation] = []
         produced: set[SSAValue] = set()  # values of loads and computes
+        members = set(ops)
         for op in ops:
             if isinstance(op, LoadOp):
                 if _depends_on(op.operands[0], produced):
@@ -469,8 +470,11 @@ class Builder:
                 if _depends_on(op.operands[1], produced):
                     return None
                 stores.append(op)
-            elif isinstance(op, arith.ConstantOp):
-                continue  # a constant stays where it is (another pass may use it too); the stages read it
+            elif isinstance(op, arith.ConstantOp) or (
+                not op.regions and is_side_effect_free(op) and not any(v in produced for v in op.operands)
+                and any(not _within(use.operation, members) for r in op.results for use in r.uses)
+            ):
+                continue  # made of no loaded data, used past the ops too (a constant, a splat): it stays, stages read it
             elif op.name.startswith("ktdp.inter_tile"):
                 return None  # an exchange between cores (a produce and its consume stay in one block): no stage
             elif op.regions or any(isinstance(r.type, TensorType) for r in op.results) or any(
@@ -484,7 +488,6 @@ class Builder:
                 produced.update(op.results)
             elif not is_side_effect_free(op):
                 return None
-        members = set(ops)
         if any(not _within(use.operation, members) for v in produced for use in v.uses):
             return None  # a value leaves the ops
         if not stores:

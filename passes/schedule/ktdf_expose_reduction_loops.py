@@ -45,6 +45,12 @@ After:
     %s = ktdp.load %bt : ... -> tensor<1x64xf32>
     ktdp.store %s, %out : ...
 
+The same holds for a tensor made of loaded data between loops and used past
+one (in a later loop's body, or after it: layernorm's mean, an online
+softmax's 1 / l): it is stored into an LX buffer where it is made and loaded
+at the top of each later loop body that uses it, or right after the loop it
+crosses.
+
 Only statically shaped tensors are moved to LX; other carried values (an
 index, a scalar) stay carried. A loop whose body does no memory access
 (pure arithmetic) is left alone: it has no pipeline to give.
@@ -126,6 +132,7 @@ def _lx_end(function: func.FuncOp) -> int:
 class Exposer:
     target: Target
     loops: int = 0
+    spills: int = 0
 
     def run(self, function: func.FuncOp) -> None:
         self.next_lx = self.target.align(_lx_end(function))
@@ -133,6 +140,61 @@ class Exposer:
         for loop in reversed(loops):  # inner loops first: an outer loop then sees its body in memory
             if any(_exposable(arg) for arg in loop.body.block.args[1:]) and _accesses_memory(loop):
                 self._expose(loop)
+        for block in [b for op in function.walk() for r in op.regions for b in r.blocks]:
+            self._spill_across_nests(block)
+
+    def _spill_across_nests(self, block: Block) -> None:
+        """A tensor computed from loaded data that is used past a loop (or branch) accessing memory — in
+        its body, or after it — goes through an LX buffer: stored where it is made, loaded where it is
+        used. So each run of the block between such nests, and each nest's body, is a pass of its own."""
+        ops = list(block.ops)
+        nests = [op for op in ops if op.regions and _accesses_memory(op)]
+        if not nests:
+            return
+        position = {op: k for k, op in enumerate(ops)}
+        loaded: set[SSAValue] = set()
+        for op in ops:
+            if op in nests:
+                continue
+            if isinstance(op, LoadOp) or any(v in loaded for v in op.operands):
+                loaded.update(op.results)
+            for value in op.results:
+                if value not in loaded or not _exposable(value):
+                    continue
+                later: list[tuple[Operation, Block | Operation]] = []  # (user, where its load goes)
+                for use in value.uses:
+                    anchor = _ancestor_in(use.operation, block)
+                    if anchor is None or position.get(anchor, -1) <= position[op]:
+                        continue
+                    if anchor in nests:
+                        later.append((use.operation, _scf_block(use.operation, anchor)))
+                        continue
+                    crossed = [n for n in nests if position[op] < position[n] < position[anchor]]
+                    if crossed:
+                        later.append((use.operation, crossed[-1]))
+                if later:
+                    self._spill(value, op, later)
+
+    def _spill(self, value: SSAValue, maker: Operation, later: list[tuple[Operation, Block | Operation]]) -> None:
+        ty = value.type
+        assert isinstance(ty, TensorType)
+        tile = self._buffer(list(ty.get_shape()), ty.get_element_type(), maker)
+        Rewriter.insert_op(StoreOp(value, tile), InsertPoint.after(maker))
+        reads: dict[Block | Operation, LoadOp] = {}
+        for user, where in later:
+            read = reads.get(where)
+            if read is None:
+                read = reads[where] = LoadOp(tile, ty)
+                read.results[0].name_hint = value.name_hint
+                if isinstance(where, Block):
+                    first = where.first_op
+                    Rewriter.insert_op(read, InsertPoint.before(first) if first else InsertPoint.at_end(where))
+                else:  # right after the nest it crosses
+                    Rewriter.insert_op(read, InsertPoint.after(where))
+            for operand_index, operand in enumerate(user.operands):
+                if operand is value:
+                    user.operands[operand_index] = read.results[0]
+        self.spills += 1
 
     def _buffer(self, shape: list[int], elem, before: Operation) -> ConstructAccessTileOp:
         """An LX view of `shape` at the next free LX address, and the tile of all of it, before `before`."""
@@ -218,6 +280,27 @@ class Exposer:
         loop.detach()
         loop.erase()
         self.loops += 1
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    """`op` or the op holding it that sits in `block`."""
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current
+
+
+def _scf_block(user: Operation, nest: Operation) -> Block:
+    """The innermost block of a loop or branch (within `nest`) that holds `user`: where its load goes."""
+    block = user.parent_block()
+    while block is not None:
+        parent = block.parent_op()
+        if isinstance(parent, scf.ForOp | scf.IfOp | scf.WhileOp):
+            return block
+        if parent is nest or parent is None:
+            break
+        block = parent.parent_block()
+    return nest.regions[0].blocks[0]
 
 
 def _exposable(arg: SSAValue) -> bool:

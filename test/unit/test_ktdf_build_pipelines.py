@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED
+from conftest import SHARED, corpus_params
 from xdsl.context import Context
 
 import spyre_mlir
@@ -423,3 +423,21 @@ def test_splats_fold_into_the_generic_and_the_tile_moves_in_chunks_of_one_vector
 
     np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(SCALED)))
     np.testing.assert_allclose(run(module), x * 3 + 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_every_corpus_kernel_has_every_access_in_a_pipeline(path):
+    """ktir-to-schedule on each corpus kernel: every ktdp.load and ktdp.store ends in a ktdf.pipeline
+    (layernorm_fwd_ktir: its reduction loops' accumulators, and the mean made between its loops, through
+    LX; the splat of a constant its first and third runs share stays where it is)."""
+    module = spyre_mlir.parse(path)
+    spyre_mlir.PassManager.from_pipeline("ktir-to-schedule").run(module)
+    outside = []
+    for op in module.walk():
+        if op.name in ("ktdp.load", "ktdp.store"):
+            parent = op.parent_op()
+            while parent is not None and not isinstance(parent, ktdf.PipelineOp):
+                parent = parent.parent_op()
+            if parent is None:
+                outside.append(op.name)
+    assert not outside and _of(module, ktdf.PipelineOp)

@@ -244,3 +244,34 @@ def test_only_carried_tensors_of_loops_that_access_memory_move_to_lx():
     buffers = [op for op in module.walk() if isinstance(op, ConstructMemoryViewOp) and "ct_local" in str(op.memory_space)]
     addresses = sorted(op.offset.owner.value.value.data for op in buffers)
     assert addresses == [0, 256]  # the function's own view, then the buffer
+
+
+# The online softmax with 1 / l computed once, between the loops: a tensor made of loaded data (l, from
+# its LX buffer) and used in the second loop.
+SOFTMAX_RECIPROCAL = SOFTMAX.replace(
+    "  scf.for %j = %c0 to %c256 step %c64 {\n",
+    "  %ones = arith.constant dense<1.0> : tensor<4xf32>\n"
+    "  %r = arith.divf %ones, %l : tensor<4xf32>\n"
+    "  scf.for %j = %c0 to %c256 step %c64 {\n",
+).replace("ins(%l : tensor<4xf32>)", "ins(%r : tensor<4xf32>)").replace(
+    "%o = arith.divf %ex, %lb", "%o = arith.mulf %ex, %lb"
+)
+
+
+def test_a_tensor_made_between_loops_and_used_in_a_later_one_goes_through_lx():
+    assert "%r = arith.divf %ones, %l" in SOFTMAX_RECIPROCAL and "ins(%r :" in SOFTMAX_RECIPROCAL
+    module = _exposed(SOFTMAX_RECIPROCAL)
+    (divide,) = [op for op in module.walk() if op.name == "arith.divf" and op.parent_op().name == "func.func"]
+    stored = divide.next_op
+    assert isinstance(stored, StoreOp) and stored.operands[0] is divide.results[0]
+    second = [op for op in module.walk() if op.name == "scf.for"][1]
+    assert [type(op).__name__ for op in list(second.body.block.ops)[:2]] == ["LoadOp", "LoadOp"]  # m and 1 / l
+    assert not [use for use in divide.results[0].uses if use.operation is not stored]
+    # Through ktir-to-schedule: every access in a pipeline, the same softmax.
+    _, args, out, oracle = _args("online_softmax", 0)
+    module = spyre_mlir.parse(SOFTMAX_RECIPROCAL)
+    spyre_mlir.PassManager.from_pipeline("ktir-to-schedule").run(module)
+    assert not [op for op in module.walk() if isinstance(op, LoadOp | StoreOp) and not _in_a_pipeline(op)]
+    piped = _run(module, "online_softmax", args, out)
+    np.testing.assert_array_equal(piped, _run(spyre_mlir.parse(SOFTMAX_RECIPROCAL), "online_softmax", args, out))
+    np.testing.assert_allclose(piped, oracle, rtol=2e-5, atol=2e-5)
