@@ -160,6 +160,10 @@ class FifoSlot:
     def lane(self, lane: int) -> FifoSlot:
         return self
 
+    def know_rows(self, linear: np.ndarray, rows: np.ndarray) -> None:
+        """Remember that the cores `linear` (a frame's array) are `rows`."""
+        self._asked, self._rows = linear, rows
+
     def rows(self, linear) -> np.ndarray:
         """Rows of the cores `linear` (an int for one core, or an array)."""
         if linear is self._asked:
@@ -414,8 +418,12 @@ def _fifo_allocate(fc: FunctionCompiler, op: Operation) -> Step:
         for (_, _, key, _, _, _), n in zip(plans, counts):
             sizes.setdefault(key, []).append(n)
         fifos = {key: Fifo(s, rows) for key, s in sizes.items()}
+        linear = frame[0].linear
+        every_row = np.arange(rows) if isinstance(linear, np.ndarray) else None
         for (slot, value, key, position, _, dtype), n in zip(plans, counts):
-            frame[slot] = FifoSlot(value, fifos[key], position, n, dtype, lanes)
+            made = frame[slot] = FifoSlot(value, fifos[key], position, n, dtype, lanes)
+            if every_row is not None:  # the allocating cores are the rows, in order
+                made.know_rows(linear, every_row)
 
     return step
 
