@@ -26,6 +26,12 @@ datapaths, the SIMD lanes from its compute units; docs/target.md), and a
 `spyre.target` fact that contradicts one of them is a located error. Spyre
 itself is written as such a device, `SPYRE_DEVICE_FILE`, which states
 exactly `SPYRE`'s facts (a test checks it): the numbers live here only.
+
+A device declared in the module is read when a fact it may state is first
+asked for (`DEVICE_STATED_FACTS`), not before: a pass that asks none runs on
+a module whose device cannot be read, and one that asks gets a located
+`DeviceFactError` at the declaration naming the fact. `--device FILE` is
+read, and compared with `--target`, before the first pass.
 """
 
 from __future__ import annotations
