@@ -64,7 +64,7 @@ def test_an_existing_file_is_never_text(tmp_path, monkeypatch):
 def test_empty_input_is_an_empty_module(text):
     m = spyre_mlir.parse(text if text.strip() else text + "\n")
     assert list(m.body.block.ops) == []
-    assert ir.print_ir(m) == "builtin.module {\n}\n"
+    assert ir.print_ir(m) == "module {\n}\n"
 
 
 RAW = b'func.func @f() attributes {s = "a\xffb\\41 \xfe"} {\n  func.return\n}\n'

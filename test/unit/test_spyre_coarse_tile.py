@@ -451,7 +451,7 @@ def test_tail_tile_views_are_per_slice():
     assert [n for n, _ in sizes] == [0, 1, 1]  # y (16 rows, inside) static; x and out (13 rows) per slice
     static = next(v for v in views if not v.sizes)
     assert list(static.static_sizes.get_values()) == [8, 64]
-    text = ir.print_ir(module)
+    text = ir.print_ir(module, local_scope=True)
     assert text.count("affine_map<(d0) -> (d0 * -8 + 13)>") == 2 and text.count("arith.maxsi") == 2
 
 
