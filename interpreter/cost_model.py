@@ -248,13 +248,18 @@ TRANSCENDENTAL = frozenset(
         "exp exp2 expm1 log log2 log10 log1p sqrt rsqrt cbrt tanh sin cos tan asin acos atan atan2 "
         "sinh cosh asinh acosh atanh erf erfc powf fpowi"
     ).split()
+) | frozenset(
+    "spyreop." + n
+    for n in "exp gelu reciprocal rsqrt sigmoid silu sqrt softplus exx2 exx2_fused layernormscale layernormscale_fused layernormnorm slice_reduction".split()
 )
 """ktir-cpu's COMPUTE_TRANSCENDENTAL ops (it lists exp, sqrt, rsqrt, log, log2,
-log1p, tanh, sin, cos, erf, powf), and their siblings."""
+log1p, tanh, sin, cos, erf, powf), their siblings, and the SFU intrinsics of
+`spyreop` (docs/spyreop.md) that evaluate a function per element."""
 
 FLOAT_ELEMENTWISE = frozenset(
     ["arith." + n for n in "addf subf mulf divf remf negf maximumf minimumf maxnumf minnumf cmpf".split()]
     + ["math." + n for n in "absf ceil floor trunc round roundeven copysign fma".split()]
+    + ["spyreop.realdiv"]
 )
 """One SIMD pass per element (ktir-cpu's COMPUTE_FLOAT); a scalar costs 1/simd."""
 
@@ -267,11 +272,13 @@ INT_ELEMENTWISE = frozenset(
         ).split()
     ]
     + ["math." + n for n in "absi ctpop ctlz cttz ipowi".split()]
+    + ["spyreop." + n for n in "addi32toi32 addi64toi64 muli32toi32 idx32toaddr".split()]
 )
 """ktir-cpu's COMPUTE_INT: free on scalars (index arithmetic), one SIMD pass per element on tensors."""
 
 FREE = {
     "arith.constant": "a compile-time value",
+    "spyreop.constant": "a compile-time value",
     "ktdp.construct_memory_view": "computes an address, moves nothing",
     "ktdp.construct_distributed_memory_view": "computes addresses, moves nothing",
     "ktdp.construct_access_tile": "narrows a view; the load or store carries the bytes",
