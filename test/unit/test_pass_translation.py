@@ -136,6 +136,12 @@ CHAINS: dict[str, tuple[list[str], list[Kernel]]] = {
     # Kernels V1 lowers (the others are refused: iter_args, a named op it lacks).
     "legality": (["ktir-legality-check"], [k for k in BASE if k.id in ("example-softmax_rows", "reduce_generic",
                                                                        "softmax_small", "vector_add_ktir")]),
+    # The schedule's rules as warnings, on the schedule ktir-to-schedule gives (a check: changes nothing).
+    "check-schedule": ([*_passes("ktir-to-schedule"), "ktdf-check-schedule"],
+                       [k for k in BASE if k.id in ("vector_add_ktir", "softmax_small")]),
+    # Declaring the default device (the target it states is Spyre's) keeps every kernel's meaning.
+    "device": ([f"ensure-device-declaration{{device-filename={REPO / 'spyre_mlir' / 'devices' / 'spyre.mlir'}}}"],
+               [k for k in BASE if k.id in ("vector_add_ktir", "softmax_small")]),
 }
 """Chain name -> (its passes in order, the kernels it runs on)."""
 
@@ -163,6 +169,8 @@ CHANGES: dict[str, set[str] | str] = {
     "spatial-verify": ALL,  # the phase becomes `verified`, with a certificate
     "ktdp-check-inter-tile": set(),  # a check: changes no IR by design
     "ktir-legality-check": set(),  # a check: changes no IR by design
+    "ktdf-check-schedule": set(),  # a check: changes no IR by design
+    "ensure-device-declaration": ALL,  # a module without a device gets one
 }
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
