@@ -98,6 +98,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
@@ -111,7 +112,7 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
@@ -559,6 +560,11 @@ class Builder:
             if box is None:
                 addressed.append(None)
                 continue
+            if _may_leave_view(box):
+                # Part of the tile may fall outside the view (the last core's rows): the transfer stays on the
+                # view, whose coordinate set masks it, at the tile's anchor plus the chunk's offset.
+                addressed.append(box.view.result)
+                continue
             unit = self.unit(box.tile.results[0])
             ops, value = _address(box, unit)
             Rewriter.insert_op(ops, ahead)
@@ -608,10 +614,24 @@ class Builder:
             assert box is not None
             return (ivs, sizes) if ivs else (origin * len(box.sizes), box.sizes)
 
+        def transfer(box: Box | None, at: SSAValue, slot: SSAValue, to_slot: bool) -> DataTransferOp:
+            offsets, moved = where(box)
+            assert box is not None
+            if at is box.view.result:  # on the view itself: at the anchor plus the chunk's offset
+                indices, amap = _anchored(box, offsets)
+                if to_slot:
+                    return DataTransferOp(at, slot, source_indices=indices, source_sizes=moved, dest_sizes=moved,
+                                          source_map=amap)
+                return DataTransferOp(slot, at, source_sizes=moved, dest_indices=indices, dest_sizes=moved,
+                                      dest_map=amap)
+            if to_slot:
+                return DataTransferOp.to_fifo(at, offsets, moved, slot)
+            return DataTransferOp.from_fifo(slot, at, offsets, moved)
+
         load_stage: list[Operation] = []
         for load, slot, at, box in zip(loads, slots, addressed, boxes):
             if at is not None:
-                load_stage.append(DataTransferOp.to_fifo(at, *where(box), slot))
+                load_stage.append(transfer(box, at, slot, True))
             else:
                 moved = LoadOp(load.operands[0], load.results[0].type)
                 load_stage += [moved, WriteToFifoOp(moved.results[0], slot)]
@@ -647,7 +667,7 @@ class Builder:
         store_stage: list[Operation] = []
         for store, slot, at, box in zip(stores, slots[out_base:], addressed[out_base:], boxes[out_base:]):
             if at is not None:
-                store_stage.append(DataTransferOp.from_fifo(slot, at, *where(box)))
+                store_stage.append(transfer(box, at, slot, False))
             else:
                 data = ReadFromFifoOp(slot, store.operands[0].type)
                 store_stage += [data, StoreOp(data.results[0], store.operands[1])]
@@ -768,6 +788,110 @@ def _address(box: Box, unit: str) -> tuple[list[Operation], SSAValue]:
     reinterpret = memref.ReinterpretCastOp.from_dynamic(cast.results[0], [offset], box.sizes, box.strides, tile_type)
     ops += [cast, reinterpret]
     return ops, reinterpret.results[0]
+
+
+def _anchored(box: Box, offsets: Sequence[SSAValue]) -> tuple[list[SSAValue], AffineMap]:
+    """The indices and map of `view[anchor + offsets]`: the anchor's values, then the offsets, as dims."""
+    values = [v for v in box.indices if not isinstance(v, int)]
+    n = len(values)
+    results: list[AffineExpr] = []
+    k = 0
+    for d, anchor in enumerate(box.indices):
+        if isinstance(anchor, int):
+            base = AffineExpr.constant(anchor)
+        else:
+            base = AffineExpr.dimension(k)
+            k += 1
+        results.append(base + AffineExpr.dimension(n + d))
+    return [*values, *offsets], AffineMap(n + len(offsets), 0, tuple(results))
+
+
+def _may_leave_view(box: Box) -> bool:
+    """Whether part of the tile may fall outside its view's coordinate set, as far as the anchor's range is
+    known: constants, the core's tile id over the grid, counted loops, the arguments a group's callers pass,
+    and +, -, * of them; an anchor of unknown range may leave it. A function nothing calls and that has no
+    grid (a compute group as dataflow-scheduler's tests give one) is taken as their form takes it: its
+    tiles are addressed in memory whatever the view's coordinate set says (their basic_2.mlir reads a
+    tile one element past its view's last dim)."""
+    if _on_its_own(box.tile):
+        return False
+    valid = box_bounds(box.view.coordinate_set.data)
+    if valid is None or len(valid) != len(box.sizes):
+        return True
+    shape = list(box.view.static_sizes.get_values())
+    for d, (anchor, size) in enumerate(zip(box.indices, box.sizes)):
+        span = (anchor, anchor) if isinstance(anchor, int) else _range(anchor, 0)
+        if span is None:
+            return True
+        lo, hi = span[0], span[1] + size - 1
+        if lo < max(0, valid[d][0]) or hi > min(shape[d] - 1 if shape[d] >= 0 else hi, valid[d][1]):
+            return True
+    return False
+
+
+def _function_of(op: Operation) -> func.FuncOp | None:
+    function = op.parent_op()
+    while function is not None and not isinstance(function, func.FuncOp):
+        function = function.parent_op()
+    return function
+
+
+def _calls_of(function: func.FuncOp) -> list[func.CallOp]:
+    """The calls of `function` anywhere in the outermost module (a group is called from its kernel's module)."""
+    top: Operation = function
+    while (parent := top.parent_op()) is not None:
+        top = parent
+    name = function.sym_name.data
+    return [op for op in top.walk() if isinstance(op, func.CallOp) and op.callee.root_reference.data == name]
+
+
+def _on_its_own(op: Operation) -> bool:
+    function = _function_of(op)
+    return function is not None and "grid" not in function.attributes and not _calls_of(function)
+
+
+def _range(value: SSAValue, depth: int) -> tuple[int, int] | None:
+    """[lo, hi] of an index value, or None when not known."""
+    if depth > 32:
+        return None
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        c = owner.value.value.data
+        return c, c
+    if isinstance(owner, Operation) and owner.name == "ktdp.get_compute_tile_id":
+        function = _function_of(owner)
+        grid = function.attributes.get("grid") if function is not None else None
+        k = list(owner.results).index(value)
+        if isinstance(grid, ArrayAttr) and k < len(grid.data) and isinstance(grid.data[k], IntegerAttr):
+            return 0, grid.data[k].value.data - 1  # pyright: ignore[reportAttributeAccessIssue]
+        return None
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        if isinstance(parent, scf.ForOp) and value is owner.args[0]:
+            lb, ub, step = _range(parent.lb, depth + 1), _range(parent.ub, depth + 1), _constant_value(parent.step)
+            if lb is None or ub is None or step is None or step <= 0:
+                return None
+            return lb[0], max(lb[0], ub[1] - 1)
+        if isinstance(parent, func.FuncOp) and owner is parent.body.blocks[0]:
+            k = list(owner.args).index(value)
+            spans = [_range(call.arguments[k], depth + 1) for call in _calls_of(parent)]
+            if not spans or any(span is None for span in spans):
+                return None
+            return min(sp[0] for sp in spans if sp), max(sp[1] for sp in spans if sp)
+        return None
+    if isinstance(owner, arith.IndexCastOp):
+        return _range(owner.input, depth + 1)
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        a, b = _range(owner.lhs, depth + 1), _range(owner.rhs, depth + 1)
+        if a is None or b is None:
+            return None
+        if isinstance(owner, arith.AddiOp):
+            return a[0] + b[0], a[1] + b[1]
+        if isinstance(owner, arith.SubiOp):
+            return a[0] - b[1], a[1] - b[0]
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    return None
 
 
 def _constant_value(value: SSAValue) -> int | None:

@@ -441,3 +441,42 @@ def test_every_corpus_kernel_has_every_access_in_a_pipeline(path):
             if parent is None:
                 outside.append(op.name)
     assert not outside and _of(module, ktdf.PipelineOp)
+
+
+# 4 cores x 16 rows of a 53-row view: the last core's tile runs 11 rows past the view, which masks them.
+OVERRUN = """
+#all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 52 >= 0, d1 >= 0, -d1 + 47 >= 0)>
+#tile = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 47 >= 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @overrun(%x: index, %out: index) attributes {grid = [4]} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %pid = ktdp.get_compute_tile_id : index
+  %row = arith.muli %pid, %c16 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [53, 48], strides: [48, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<53x48xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [53, 48], strides: [48, 1] {coordinate_set = #all, memory_space = #ktdp.memory_space<global>} : memref<53x48xf32>
+  %xt = ktdp.construct_access_tile %xv[%row, %c0] {access_tile_set = #tile, access_tile_order = #id2} : memref<53x48xf32> -> !ktdp.access_tile<16x48xindex>
+  %ot = ktdp.construct_access_tile %ov[%row, %c0] {access_tile_set = #tile, access_tile_order = #id2} : memref<53x48xf32> -> !ktdp.access_tile<16x48xindex>
+  %a = ktdp.load %xt : !ktdp.access_tile<16x48xindex> -> tensor<16x48xf32>
+  %e = math.exp %a : tensor<16x48xf32>
+  ktdp.store %e, %ot : tensor<16x48xf32>, !ktdp.access_tile<16x48xindex>
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("passes", [PASS, f"{EXTRACT},{PASS}"])
+def test_a_tile_that_may_leave_its_view_is_moved_on_the_view(passes):
+    """Rows 48..63 of the last core pass the view's 53 rows: no reinterpret_cast (it would address them);
+    the transfers stay on the view (whose coordinate set masks them), at the anchor plus the chunk."""
+    module = _built(OVERRUN, passes)
+    assert not [op for op in module.walk() if op.name == "memref.reinterpret_cast"]
+    transfers = _of(module, ktdf.DataTransferOp)
+    assert len(transfers) == 2 and all("memref<53x48xf32>" in print_ir(t) for t in transfers)
+    x = np.random.default_rng(0).standard_normal((53, 48)).astype(np.float32)
+
+    def run(m):
+        return np.asarray(spyre_mlir.interpret(m, "overrun", x=x.copy(), out=np.zeros((53, 48), np.float32))["out"])
+
+    np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(OVERRUN)))
+    np.testing.assert_allclose(run(module), np.exp(x), rtol=1e-6)
