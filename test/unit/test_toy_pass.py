@@ -117,15 +117,16 @@ def test_the_toy_pass_asks_the_analysis_layer(monkeypatch):
     pairs, reductions, peak = _toy(monkeypatch, 8192)
     assert pairs == 0  # @A, @D and @S are disjoint
     assert reductions == 1  # the row sum
-    # Each tensor takes a whole aligned slot (128 bytes, one stick). Three are live together at the add
-    # (the row, its init, the sum); seven tensors in all bound what first fit can need.
-    assert peak % 128 == 0 and 3 * 128 <= peak <= 7 * 128
+    # Each tensor starts at an aligned offset (128 bytes, one stick); the peak is the end of the highest,
+    # which may be a small one (the 2-byte sum). Three 128-byte rows are live together at the add (the
+    # row, the doubled row, ...); seven tensors in all bound what first fit can need.
+    assert 3 * 128 <= peak <= 7 * 128
 
 
 def test_the_allocation_reads_the_target(monkeypatch):
     peak = _toy(monkeypatch, 8192, target="{alignment_bytes = 1024 : i64}")[2]
-    # Slots start on 1024 bytes now; the peak is where the highest one ends (its 128 bytes past a start).
-    assert peak % 1024 == 128 and 2 * 1024 + 128 <= peak <= 6 * 1024 + 128
+    # Slots start on 1024 bytes now; the peak is where the highest one ends (128 or 2 bytes past a start).
+    assert peak % 1024 in (2, 128) and 2 * 1024 + 2 <= peak <= 6 * 1024 + 128
 
 
 def test_the_alias_query_sees_a_store_over_a_loaded_view(monkeypatch):
