@@ -23,28 +23,28 @@
 // CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:          ktdf.pipeline {
-// CHECK-NEXT:            %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[T0:.*]], %[[T1:.*]], %[[T2:.*]] = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
-// CHECK-NEXT:              %{{.*}}, %{{.*}} = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:            %[[P:.*]]:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
+// CHECK-NEXT:              %{{.*}}:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
 // CHECK-NEXT:              %{{.*}} = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
 // CHECK:                   ktdf.private_yield
 // CHECK-NEXT:            }
-// CHECK-NEXT:            ktdf.stage depends_in(none) depends_out(%[[T0]]) {
-// CHECK-NEXT:              ktdf.data_transfer from %[[A]][%[[I]], %[[J]]] size [1, 64] to %[[S0]] size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
-// CHECK-NEXT:              ktdf.data_transfer from %[[B]][%[[I]], %[[J]]] size [1, 64] to %[[S1]] size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:            ktdf.stage depends_in(none) depends_out(%[[P]]#3) {
+// CHECK-NEXT:              ktdf.data_transfer from %[[A]][%[[I]], %[[J]]] size [1, 64] to %[[P]]#0 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+// CHECK-NEXT:              ktdf.data_transfer from %[[B]][%[[I]], %[[J]]] size [1, 64] to %[[P]]#1 size [1, 64] : memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
 // CHECK-NEXT:            }
-// CHECK-NEXT:            ktdf.stage depends_in(%[[T0]]) depends_out(%[[T1]]) {
-// CHECK-NEXT:              %[[X:.*]] = ktdf.read_from_fifo %[[S0]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
-// CHECK-NEXT:              %[[Y:.*]] = ktdf.read_from_fifo %[[S1]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:            ktdf.stage depends_in(%[[P]]#3) depends_out(%[[P]]#4) {
+// CHECK-NEXT:              %[[X:.*]] = ktdf.read_from_fifo %[[P]]#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+// CHECK-NEXT:              %[[Y:.*]] = ktdf.read_from_fifo %[[P]]#1 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
 // CHECK-NEXT:              %[[E:.*]] = tensor.empty() : tensor<1x64xf16>
 // CHECK-NEXT:              %[[R:.*]] = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[Y]] : tensor<1x64xf16>, tensor<1x64xf16>) outs(%[[E]] : tensor<1x64xf16>) {
-// CHECK-NEXT:              ^bb0(%[[P:.*]]: f16, %[[Q:.*]]: f16, %{{.*}}: f16):
-// CHECK-NEXT:                %[[SUM:.*]] = arith.addf %[[P]], %[[Q]] : f16
+// CHECK-NEXT:              ^bb0(%[[BA:.*]]: f16, %[[BB:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT:                %[[SUM:.*]] = arith.addf %[[BA]], %[[BB]] : f16
 // CHECK-NEXT:                linalg.yield %[[SUM]] : f16
 // CHECK-NEXT:              } -> tensor<1x64xf16>
-// CHECK-NEXT:              ktdf.write_to_fifo %[[R]], %[[S2]] : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+// CHECK-NEXT:              ktdf.write_to_fifo %[[R]], %[[P]]#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
 // CHECK-NEXT:            } {applicable_units = ["SFU"]}
-// CHECK-NEXT:            ktdf.stage depends_in(%[[T1]]) depends_out(%[[T2]]) {
-// CHECK-NEXT:              ktdf.data_transfer from %[[S2]] size [1, 64] to %[[C]][%[[I]], %[[J]]] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
+// CHECK-NEXT:            ktdf.stage depends_in(%[[P]]#4) depends_out(%[[P]]#5) {
+// CHECK-NEXT:              ktdf.data_transfer from %[[P]]#2 size [1, 64] to %[[C]][%[[I]], %[[J]]] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
 // CHECK-NEXT:        } {loop_type = #ktdf.loop_type<parallel_loop>}
