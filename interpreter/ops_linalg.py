@@ -17,6 +17,15 @@ scalar ops run once on those arrays. Then, by what the body is:
 
 `linalg.reduce`, `linalg.broadcast`, `linalg.transpose` and `linalg.fill`
 have direct implementations; `linalg.index` reads the domain of its op.
+
+Buffer form (memref operands, no results: the ops of dataflow-scheduler's
+public-form schedules): every op computes exactly as on tensors. Before it
+runs, each memref operand it reads is loaded whole (C order of the memref's
+box, a lane axis per core when batched: buffers are per core) into a slot of
+its own; after, each output is stored whole into its outs memref (`_Operands`).
+An output the op never reads (its body ignores the out argument, a fill, a
+broadcast) is not loaded, so a fresh `memref.alloc` is a valid destination;
+one it reads must have been written (the located error of ops_memref).
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from spyre_mlir.analysis.affine import projected_dims
 from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
-from spyre_mlir.interpreter.dtypes import ElementFormat
+from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
+from spyre_mlir.interpreter.ops_memref import Memref, as_memref, memref_run
+from spyre_mlir.interpreter.views import BoxTile, TileGeometry, load, store
 from spyre_mlir.walk import walk_ops
 
 COMBINERS: dict[str, np.ufunc] = {
@@ -199,6 +210,128 @@ class _Body:
         return True
 
 
+def _reads_varying(fc: FunctionCompiler, op: Operation) -> bool:
+    """Whether what `op` computes may differ between cores: an operand, a value
+    its body uses from outside, or a yielded value varies."""
+    v = fc.varying
+    yielded = op.regions[0].block.last_op.operands if op.regions and op.regions[0].blocks else ()
+    return (
+        any(x in v for x in op.operands)
+        or any(x in v for x in fc.captured(*op.regions))
+        or any(x in v for x in yielded)
+    )
+
+
+def _whole(view) -> BoxTile:
+    """The whole box of a memref's view, in C order."""
+    sizes = tuple(view.sizes)
+    return BoxTile(view, (0,) * len(sizes), TileGeometry((0,) * len(sizes), sizes, tuple(range(len(sizes)))), None)
+
+
+class _Operands:
+    """Where a linalg op's operands and results are in the frame.
+
+    Tensor form: their own slots. Buffer form (memref operands, and so no
+    results): each memref operand is loaded into a slot of its own before the
+    op runs, as the array the tensor computation takes (an output the op does
+    not read: zeros of its shape, nothing is loaded), and each output, computed
+    into a slot of its own, is stored into its outs memref after; `wrap` adds
+    those steps around the computation. Per operand, the array carries a lane
+    axis exactly when the value is marked varying, in both forms."""
+
+    def __init__(
+        self,
+        fc: FunctionCompiler,
+        op: Operation,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        results: Sequence[SSAValue],
+        reads_output: Sequence[bool],
+    ):
+        self.fc = fc
+        self.buffers = any(isinstance(v.type, MemRefType) for v in (*inputs, *outputs))
+        self.slots: dict[SSAValue, int] = {}
+        self.loads: list[tuple[int, int, bool, bool, ElementFormat, str]] = []
+        self.stores: list[tuple[int, int, ElementFormat, str]] = []
+        if not self.buffers:
+            if len(results) != len(outputs):
+                raise InterpreterError(f"'{op.name}' must have one result per output")
+            self.result_slots = tuple(fc.slot(r) for r in results)
+            self.result_formats = [fc.format(r) for r in results]
+            self.lead = 1 if any(fc.is_varying(r) for r in results) else 0
+            return
+        if results:
+            raise InterpreterError(f"'{op.name}' on memrefs has no results: it writes its outs in place")
+        if any(isinstance(v.type, TensorType) for v in (*inputs, *outputs)) or not all(
+            isinstance(v.type, MemRefType) for v in outputs
+        ):
+            raise InterpreterError(f"'{op.name}' mixes tensor and memref operands")
+        self.lead = 1 if _reads_varying(fc, op) else 0
+        reads = [True] * len(inputs) + list(reads_output)
+        for k, (v, read) in enumerate(zip((*inputs, *outputs), reads)):
+            if not isinstance(v.type, MemRefType) or v in self.slots:
+                continue
+            what = f"{'input' if k < len(inputs) else 'output'} #{k if k < len(inputs) else k - len(inputs)} of '{op.name}'"
+            self.slots[v] = fc.new_slot()
+            fmt = element_format(v.type.get_element_type())
+            self.loads.append((fc.slot(v), self.slots[v], fc.is_varying(v), read, fmt, what))
+        self.result_slots = tuple(fc.new_slot() for _ in outputs)
+        self.result_formats = [element_format(v.type.get_element_type()) for v in outputs]  # pyright: ignore
+        for k, (v, r, fmt) in enumerate(zip(outputs, self.result_slots, self.result_formats)):
+            self.stores.append((fc.slot(v), r, fmt, f"output #{k} of '{op.name}'"))
+
+    def slot(self, value: SSAValue) -> int:
+        return self.slots.get(value) or self.fc.slot(value)
+
+    def lead_of(self, value: SSAValue) -> int:
+        return 1 if self.fc.is_varying(value) else 0
+
+    def wrap(self, step: Step) -> Step:
+        if not self.buffers:
+            return step
+        loads, stores = tuple(self.loads), tuple(self.stores)
+        program = self.fc.program  # its runtime is the running one's (set per run)
+
+        def access(ref):
+            # strict through public-form memrefs; through a ktdp view, the run's options
+            return memref_run(program.runtime).access if isinstance(ref, Memref) else program.runtime.access
+
+        def view_of(frame, ref_slot: int, fmt: ElementFormat, what: str):
+            ref = frame[ref_slot]
+            view = as_memref(ref, f"the {what}").view
+            if view.fmt.name != fmt.name:
+                raise InterpreterError(f"the {what} is a memref of {fmt.name} over {view.fmt.name} elements")
+            return ref, view
+
+        def buffered(frame: list) -> None:
+            ctx = frame[0]
+            for ref_slot, slot, varying, read, fmt, what in loads:
+                ref, view = view_of(frame, ref_slot, fmt, what)
+                rank = len(view.sizes)
+                if read:
+                    data = load(_whole(view), ctx, access(ref))
+                else:  # only its shape matters
+                    data = np.broadcast_to(np.zeros((), fmt.compute), tuple(view.sizes))
+                lanes = ctx.count is not None and data.ndim == rank + 1
+                if varying and not lanes:
+                    data = np.broadcast_to(data, (ctx.count, *data.shape))
+                elif lanes and not varying:
+                    raise InterpreterError(f"the {what} differs between cores where it was taken not to (run per core)")
+                frame[slot] = data
+            try:
+                step(frame)
+                for ref_slot, slot, fmt, what in stores:
+                    ref, view = view_of(frame, ref_slot, fmt, what)
+                    store(_whole(view), np.asarray(frame[slot], fmt.compute), ctx, access(ref))
+            finally:  # the loaded and computed arrays are not kept alive past the op
+                for _, slot, *_ in loads:
+                    frame[slot] = None
+                for _, slot, *_ in stores:
+                    frame[slot] = None
+
+        return buffered
+
+
 def _structured(
     fc: FunctionCompiler,
     op: Operation,
@@ -209,22 +342,20 @@ def _structured(
     results: Sequence[SSAValue],
     block: Block,
 ) -> Step:
-    for v in (*inputs, *outputs):
-        if isinstance(v.type, MemRefType):
-            raise InterpreterError(f"'{op.name}' on memrefs is not supported by the interpreter (tensors only)")
     source = _source_of_variation(fc, block) if fc.batched else None
     if source is not None:  # its lane array would not broadcast against the domain arrays
         raise NotBatchable(op, f"its body reads a value that differs between cores ('{source.name}')")
-    if len(results) != len(outputs):
-        raise InterpreterError(f"'{op.name}' must have one result per output")
-    operands = (*inputs, *outputs)
-    slots = tuple(fc.slot(v) for v in operands)
-    leads = tuple(1 if fc.is_varying(v) else 0 for v in operands)
-    result_slots = tuple(fc.slot(r) for r in results)
-    out_formats = [fc.format(r) for r in results]
-    varying = any(fc.is_varying(r) for r in results)
-    lead = 1 if varying else 0
     n_in = len(inputs)
+    reads_output = [bool(block.args[n_in + k].uses) for k in range(len(outputs))] if len(block.args) == n_in + len(
+        outputs
+    ) else [True] * len(outputs)
+    io = _Operands(fc, op, inputs, outputs, results, reads_output)
+    operands = (*inputs, *outputs)
+    slots = tuple(io.slot(v) for v in operands)
+    leads = tuple(io.lead_of(v) for v in operands)
+    result_slots = io.result_slots
+    out_formats = io.result_formats
+    lead = io.lead
     n_loops = maps[0].num_dims
     dims = [projected_dims(m) for m in maps]
     parallel = [d for d in range(n_loops) if iterators[d] == "parallel"]
@@ -384,7 +515,7 @@ def _structured(
             product = np.einsum(f"{sa},{sb}->{out_spec}", a, b, optimize=True)
         frame[result_slots[0]] = _finish(fmt, product + init.astype(acc))
 
-    return step
+    return io.wrap(step)
 
 
 def _iterator_names(op: LinalgStructuredOperation) -> list[str]:
@@ -395,14 +526,7 @@ def _structured_varying(fc: FunctionCompiler, op: Operation) -> bool:
     """Results vary with an operand, a value the body uses from outside, or a
     yielded value. The body's block arguments are never marked: they hold
     arrays over the iteration domain, to which `_structured` adds the lane axis."""
-    v = fc.varying
-    yielded = op.regions[0].block.last_op.operands if op.regions[0].blocks else ()
-    reads = (
-        any(x in v for x in op.operands)
-        or any(x in v for x in fc.captured(*op.regions))
-        or any(x in v for x in yielded)
-    )
-    return fc.mark(op.results, reads)
+    return fc.mark(op.results, _reads_varying(fc, op))
 
 
 def _source_of_variation(fc: FunctionCompiler, block: Block) -> Operation | None:
@@ -449,7 +573,7 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
     rank = len(op.input.type.get_shape())
     reduced = set(op.dimensions.get_values())
     combiner = _single_combiner(op.region.block)
-    if combiner is not None and len(op.result) == 1 and not isinstance(op.init.type, MemRefType):
+    if combiner is not None:
         return _reduce_direct(fc, op, combiner, sorted(reduced))
     kept = [d for d in range(rank) if d not in reduced]
     identity = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))
@@ -462,11 +586,12 @@ def _reduce(fc: FunctionCompiler, op: Operation) -> Step:
 
 def _reduce_direct(fc: FunctionCompiler, op: ReduceOp, combiner: Operation, dims: list[int]) -> Step:
     """`linalg.reduce` with a single associative combiner: one NumPy reduction."""
-    fmt = fc.format(op.result[0])
+    io = _Operands(fc, op, [op.input], [op.init], list(op.result), [True])
+    fmt = io.result_formats[0]
     ufunc = COMBINERS[combiner.name]
     acc = accumulator_dtype(fmt) if combiner.name in _ROUNDING_COMBINERS else None
-    x_slot, init_slot, r = fc.slot(op.input), fc.slot(op.init), fc.slot(op.result[0])
-    lead = 1 if fc.is_varying(op.input) else 0
+    x_slot, init_slot, r = io.slot(op.input), io.slot(op.init), io.result_slots[0]
+    lead = io.lead_of(op.input)
     axes = tuple(lead + d for d in dims)
     kept_rank = len(op.init.type.get_shape())
     # The kept dims of the input are the init's dims, in order, so the reduced
@@ -483,18 +608,19 @@ def _reduce_direct(fc: FunctionCompiler, op: ReduceOp, combiner: Operation, dims
             combined = ufunc(init if acc is None else init.astype(acc), reduced)
         frame[r] = _finish(fmt, combined)
 
-    return step
+    return io.wrap(step)
 
 
 @handles(FillOp)
 def _fill(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, FillOp)
     value, out = op.inputs[0], op.outputs[0]
-    v, o, r = fc.slot(value), fc.slot(out), fc.slot(op.res[0])
-    dtype = fc.format(op.res[0]).compute
-    fmt = fc.format(op.res[0])
+    io = _Operands(fc, op, [value], [out], op.res, [False])
+    v, o, r = io.slot(value), io.slot(out), io.result_slots[0]
+    fmt = io.result_formats[0]
+    dtype = fmt.compute
     lane_value = fc.is_varying(value)
-    out_lead = 1 if fc.is_varying(out) else 0
+    out_lead = io.lead_of(out)
 
     def step(frame):
         shape = frame[o].shape[out_lead:]
@@ -509,17 +635,18 @@ def _fill(fc: FunctionCompiler, op: Operation) -> Step:
         else:
             frame[r] = np.broadcast_to(x, shape)
 
-    return step
+    return io.wrap(step)
 
 
 @handles(BroadcastOp)
 def _broadcast(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, BroadcastOp)
     added = sorted(op.dimensions.get_values())
-    x_slot, init_slot, r = fc.slot(op.input), fc.slot(op.init), fc.slot(op.result[0])
-    x_lead = 1 if fc.is_varying(op.input) else 0
-    init_lead = 1 if fc.is_varying(op.init) else 0
-    lead = 1 if fc.is_varying(op.result[0]) else 0
+    io = _Operands(fc, op, [op.input], [op.init], list(op.result), [False])
+    x_slot, init_slot, r = io.slot(op.input), io.slot(op.init), io.result_slots[0]
+    x_lead = io.lead_of(op.input)
+    init_lead = io.lead_of(op.init)
+    lead = io.lead
 
     def step(frame):
         x = frame[x_slot]
@@ -530,21 +657,22 @@ def _broadcast(fc: FunctionCompiler, op: Operation) -> Step:
         prefix = (frame[0].count,) if lead else ()
         frame[r] = np.broadcast_to(expanded, prefix + tuple(target))
 
-    return step
+    return io.wrap(step)
 
 
 @handles(TransposeOp)
 def _transpose(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, TransposeOp)
     perm = list(op.permutation.get_values())
-    x_slot, r = fc.slot(op.inputs[0]), fc.slot(op.res[0])
-    x_lead = 1 if fc.is_varying(op.inputs[0]) else 0
+    io = _Operands(fc, op, op.inputs, op.outputs, op.res, [False])
+    x_slot, r = io.slot(op.inputs[0]), io.result_slots[0]
+    x_lead = io.lead_of(op.inputs[0])
     axes = list(range(x_lead)) + [x_lead + p for p in perm]
 
     def step(frame):
         frame[r] = frame[x_slot].transpose(axes)
 
-    return step
+    return io.wrap(step)
 
 
 @handles(IndexOp)
