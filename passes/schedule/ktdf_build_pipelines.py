@@ -861,10 +861,13 @@ def _range(value: SSAValue, depth: int) -> tuple[int, int] | None:
     if isinstance(owner, Operation) and owner.name == "ktdp.get_compute_tile_id":
         function = _function_of(owner)
         grid = function.attributes.get("grid") if function is not None else None
+        if not isinstance(grid, ArrayAttr) or not all(isinstance(g, IntegerAttr) for g in grid.data):
+            return None
+        sizes = [g.value.data for g in grid.data]  # pyright: ignore[reportAttributeAccessIssue]
+        if len(owner.results) == 1 and len(sizes) > 1:
+            return 0, math.prod(sizes) - 1  # a linear tile id (analysis/grid)
         k = list(owner.results).index(value)
-        if isinstance(grid, ArrayAttr) and k < len(grid.data) and isinstance(grid.data[k], IntegerAttr):
-            return 0, grid.data[k].value.data - 1  # pyright: ignore[reportAttributeAccessIssue]
-        return None
+        return (0, sizes[k] - 1) if k < len(sizes) else None
     if isinstance(owner, Block):
         parent = owner.parent_op()
         if isinstance(parent, scf.ForOp) and value is owner.args[0]:

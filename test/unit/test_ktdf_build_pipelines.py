@@ -472,11 +472,13 @@ func.func @overrun(%x: index, %out: index) attributes {grid = [4]} {
 """
 
 
+@pytest.mark.parametrize("grid", ["[4]", "[2, 2]"])  # [2, 2]: one tile id, the linear one (0..3)
 @pytest.mark.parametrize("passes", [PASS, f"{EXTRACT},{PASS}"])
-def test_a_tile_that_may_leave_its_view_is_moved_on_the_view(passes):
+def test_a_tile_that_may_leave_its_view_is_moved_on_the_view(passes, grid):
     """Rows 48..63 of the last core pass the view's 53 rows: no reinterpret_cast (it would address them);
     the transfers stay on the view (whose coordinate set masks them), at the anchor plus the chunk."""
-    module = _built(OVERRUN, passes)
+    kernel = OVERRUN.replace("grid = [4]", f"grid = {grid}")
+    module = _built(kernel, passes)
     assert not [op for op in module.walk() if op.name == "memref.reinterpret_cast"]
     transfers = _of(module, ktdf.DataTransferOp)
     assert len(transfers) == 2 and all("memref<53x48xf32>" in print_ir(t) for t in transfers)
@@ -485,5 +487,5 @@ def test_a_tile_that_may_leave_its_view_is_moved_on_the_view(passes):
     def run(m):
         return np.asarray(spyre_mlir.interpret(m, "overrun", x=x.copy(), out=np.zeros((53, 48), np.float32))["out"])
 
-    np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(OVERRUN)))
+    np.testing.assert_array_equal(run(module), run(spyre_mlir.parse(kernel)))
     np.testing.assert_allclose(run(module), np.exp(x), rtol=1e-6)
