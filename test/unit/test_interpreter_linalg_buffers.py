@@ -258,6 +258,19 @@ def test_reading_a_buffer_nobody_wrote_is_a_located_error(options):
     assert d.location is not None and d.location.line == _line_of(text, "linalg.generic")
 
 
+def test_tensor_ins_with_memref_outs_is_a_located_error():
+    text = """func.func @k(%t: tensor<2x8xf32>, %m: memref<2x8xf32>) {
+  linalg.add ins(%t, %t : tensor<2x8xf32>, tensor<2x8xf32>) outs(%m : memref<2x8xf32>)
+  return
+}"""
+    zeros = np.zeros((2, 8), np.float32)
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        spyre_mlir.interpret(text, "k", t=zeros, m=zeros)
+    d = info.value.diagnostic
+    assert "internal error" not in d.message
+    assert d.location is not None and d.location.line == 2
+
+
 def test_memref_ops_on_tensors_still_give_results():
     """The tensor form is unchanged: a fill of a tensor is its result."""
     text = """func.func @k(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
