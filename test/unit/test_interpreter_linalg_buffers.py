@@ -246,6 +246,27 @@ def test_each_core_computes_in_its_own_buffers(options):
 
 
 @pytest.mark.parametrize("options", MODES)
+def test_cores_that_diverge_each_write_their_own_buffers(options):
+    """Cores 0 and 1 add, cores 2 and 3 subtract: each side runs on its subset of the batch."""
+    body = f"""  %c2 = arith.constant 2 : index
+  %low = arith.cmpi ult, %id, %c2 : index
+  scf.if %low {{
+    linalg.add ins(%A, %B : {L1}, {L1}) outs(%O : {L1})
+  }} else {{
+    linalg.sub ins(%A, %B : {L1}, {L1}) outs(%O : {L1})
+  }}"""
+    args = _inputs("AB", (2, 8), seed=13)
+    text = _kernel(body, {"A": (2, 8), "B": (2, 8)}, (2, 8))
+    result = spyre_mlir.interpret(text, "k", options=options, out=np.zeros((CORES, 2, 8), np.float32), **args)
+    assert result.report.mode == options.execution
+    assert result.report.divergent_regions == (1 if options.execution == "batched" else 0)
+    got = result["out"]
+    a, b = args["A_arg"], args["B_arg"]
+    assert np.array_equal(got[:2], a[:2] + b[:2])
+    assert np.array_equal(got[2:], a[2:] - b[2:])
+
+
+@pytest.mark.parametrize("options", MODES)
 def test_reading_a_buffer_nobody_wrote_is_a_located_error(options):
     """A reduction reads its out: `%O` was never filled."""
     text = _kernel(_row_reduction("arith.addf"), {"A": (2, 8)}, (2,))
