@@ -271,7 +271,8 @@ class _Operands:
         for k, (v, read) in enumerate(zip((*inputs, *outputs), reads)):
             if not isinstance(v.type, MemRefType) or v in self.slots:
                 continue
-            what = f"{'input' if k < len(inputs) else 'output'} #{k if k < len(inputs) else k - len(inputs)} of '{op.name}'"
+            role = f"input #{k}" if k < len(inputs) else f"output #{k - len(inputs)}"
+            what = f"{role} of '{op.name}'"
             self.slots[v] = fc.new_slot()
             fmt = element_format(v.type.get_element_type())
             self.loads.append((fc.slot(v), self.slots[v], fc.is_varying(v), read, fmt, what))
@@ -281,7 +282,8 @@ class _Operands:
             self.stores.append((fc.slot(v), r, fmt, f"output #{k} of '{op.name}'"))
 
     def slot(self, value: SSAValue) -> int:
-        return self.slots.get(value) or self.fc.slot(value)
+        found = self.slots.get(value)
+        return self.fc.slot(value) if found is None else found
 
     def lead_of(self, value: SSAValue) -> int:
         return 1 if self.fc.is_varying(value) else 0
@@ -316,7 +318,10 @@ class _Operands:
                 if varying and not lanes:
                     data = np.broadcast_to(data, (ctx.count, *data.shape))
                 elif lanes and not varying:
-                    raise InterpreterError(f"the {what} differs between cores where it was taken not to (run per core)")
+                    raise InterpreterError(
+                        f"the {what} is a different memref on each core where the batched run took it to be one "
+                        "(run with execution='per-core')"
+                    )
                 frame[slot] = data
             try:
                 step(frame)
@@ -346,9 +351,11 @@ def _structured(
     if source is not None:  # its lane array would not broadcast against the domain arrays
         raise NotBatchable(op, f"its body reads a value that differs between cores ('{source.name}')")
     n_in = len(inputs)
-    reads_output = [bool(block.args[n_in + k].uses) for k in range(len(outputs))] if len(block.args) == n_in + len(
-        outputs
-    ) else [True] * len(outputs)
+    reads_output = (
+        [bool(block.args[n_in + k].uses) for k in range(len(outputs))]
+        if len(block.args) == n_in + len(outputs)
+        else [True] * len(outputs)
+    )
     io = _Operands(fc, op, inputs, outputs, results, reads_output)
     operands = (*inputs, *outputs)
     slots = tuple(io.slot(v) for v in operands)

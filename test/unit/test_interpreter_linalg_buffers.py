@@ -53,15 +53,15 @@ def _kernel(body: str, ins: dict[str, tuple[int, ...]], out: tuple[int, ...], dt
         at, sub = row(shape)
         lines += [
             f"  %{name}_row = memref.subview %{name}_arg{at} : {ty((CORES, *shape))} to {sub}",
-            f'  %{name} = memref.alloc() : {ty(shape, chr(34) + "L1" + chr(34))}',
-            f'  linalg.copy ins(%{name}_row : {sub}) outs(%{name} : {ty(shape, chr(34) + "L1" + chr(34))})',
+            f"  %{name} = memref.alloc() : {ty(shape, chr(34) + 'L1' + chr(34))}",
+            f"  linalg.copy ins(%{name}_row : {sub}) outs(%{name} : {ty(shape, chr(34) + 'L1' + chr(34))})",
         ]
     at, sub = row(out)
     lines += [
-        f'  %O = memref.alloc() : {ty(out, chr(34) + "L1" + chr(34))}',
+        f"  %O = memref.alloc() : {ty(out, chr(34) + 'L1' + chr(34))}",
         body,
         f"  %out_row = memref.subview %out{at} : {ty((CORES, *out))} to {sub}",
-        f'  linalg.copy ins(%O : {ty(out, chr(34) + "L1" + chr(34))}) outs(%out_row : {sub})',
+        f"  linalg.copy ins(%O : {ty(out, chr(34) + 'L1' + chr(34))}) outs(%out_row : {sub})",
         "  return",
         "}",
     ]
@@ -167,7 +167,9 @@ def test_generic_with_a_reduction_iterator_accumulates_into_its_out(options):
 @pytest.mark.parametrize("options", MODES)
 def test_generic_with_a_sequential_reduction(options):
     """`acc * 0.5 + x` is no associative combiner: folded element by element."""
-    body = FILL_ROWS + f"""
+    body = (
+        FILL_ROWS
+        + f"""
   %half = arith.constant 0.5 : f32
   linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}} ins(%A : {L1}) outs(%O : memref<2xf32, "L1">) {{
   ^bb0(%x: f32, %acc: f32):
@@ -175,6 +177,7 @@ def test_generic_with_a_sequential_reduction(options):
     %s = arith.addf %h, %x : f32
     linalg.yield %s : f32
   }}"""
+    )
     args = _inputs("A", (2, 8), seed=4)
     got = _run(_kernel(body, {"A": (2, 8)}, (2,)), options, (2,), **args)
     want = np.ones((CORES, 2), np.float32)
@@ -186,12 +189,15 @@ def test_generic_with_a_sequential_reduction(options):
 @pytest.mark.parametrize("options", MODES)
 @pytest.mark.parametrize(("combiner", "numpy"), [("arith.addf", np.sum), ("arith.maximumf", np.max)])
 def test_reduce_accumulates_into_its_init(combiner, numpy, options):
-    body = FILL_ROWS + f"""
+    body = (
+        FILL_ROWS
+        + f"""
   linalg.reduce ins(%A : {L1}) outs(%O : memref<2xf32, "L1">) dimensions = [1]
     (%x: f32, %acc: f32) {{
       %s = {combiner} %x, %acc : f32
       linalg.yield %s : f32
     }}"""
+    )
     args = _inputs("A", (2, 8), seed=5)
     got = _run(_kernel(body, {"A": (2, 8)}, (2,)), options, (2,), **args)
     a = args["A_arg"]
