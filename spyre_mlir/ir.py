@@ -625,6 +625,19 @@ class SpyrePrinter(Printer):
         if scope:
             self.exit_scope()
 
+    def _print_results(self, op: Operation) -> None:
+        # MLIR names the results of an op as one group, `%0:2 = ...`, used as
+        # `%0#1`; results written with names of their own keep them.
+        results = op.results
+        hints = {r.name_hint for r in results}
+        if len(results) < 2 or len(hints) != 1 or any(r in self._ssa_values for r in results):
+            super()._print_results(op)
+            return
+        name = xdsl_fixes.fresh_ssa_name(self, hints.pop())
+        for i, result in enumerate(results):
+            self._ssa_values[result] = f"{name}#{i}"
+        self.print_string(f"%{name}:{len(results)} = ")
+
     def print_region(self, region, *args, **kwargs) -> None:
         self._default_dialects.append(default_dialect_of(region.parent_op()))
         try:

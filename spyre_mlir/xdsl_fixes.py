@@ -65,23 +65,28 @@ _TensorLiteralElement.to_type = _to_type_reading_hex_floats_as_bits
 _SUFFIX = re.compile(r"_\d+$")
 
 
+def fresh_ssa_name(printer: Printer, hint: str | None) -> str:
+    """A name for a value not yet named in `printer`'s scope: `hint`, made
+    unique by the first free `_N`, or the next number without a hint."""
+    if not hint:
+        return printer._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
+    used = printer.ssa_names
+    name = hint
+    if name in used:
+        base = _SUFFIX.sub("", hint)
+        n = max(used.get(base, 1), 1)
+        while f"{base}_{n}" in used:
+            n += 1
+        name = f"{base}_{n}"
+        used[base] = n + 1
+    used.setdefault(name, 1)
+    return name
+
+
 def _print_ssa_value_unique(self: Printer, value: SSAValue) -> str:
     name = self._ssa_values.get(value)  # pyright: ignore[reportPrivateUsage]
     if name is None:
-        hint = value.name_hint
-        if not hint:
-            name = self._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
-        else:
-            used = self.ssa_names
-            name = hint
-            if name in used:
-                base = _SUFFIX.sub("", hint)
-                n = max(used.get(base, 1), 1)
-                while f"{base}_{n}" in used:
-                    n += 1
-                name = f"{base}_{n}"
-                used[base] = n + 1
-            used.setdefault(name, 1)
+        name = fresh_ssa_name(self, value.name_hint)
         self._ssa_values[value] = name  # pyright: ignore[reportPrivateUsage]
     self.print_string(f"%{name}")
     return name

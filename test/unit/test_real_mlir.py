@@ -150,7 +150,7 @@ def test_reduce_short_form_means_what_mlir_means():
 # read and printed by us, is the same text (module/return without prefix,
 # #map/#set aliases, i64 array elements untyped, func declarations,
 # affine.apply #map(..), memref casts and string memory spaces, generic
-# unregistered ops).
+# unregistered ops, a group of results `%0:2` used as `%0#1`).
 MLIR_PRINTED = """
 func.func private @decl(i32, f32)
 func.func @f(%x: index, %n: index, %m: memref<96x64xf16>) -> index attributes {grid = [2, 2], tags = [1.5, 2 : i32]} {
@@ -168,6 +168,8 @@ func.func @f(%x: index, %n: index, %m: memref<96x64xf16>) -> index attributes {g
   %r = memref.reinterpret_cast %ms to offset: [0], sizes: [1, 64], strides: [64, 1] : memref<96x64xf16, "DDR"> to memref<1x64xf16, strided<[64, 1]>, "DDR">
   %k = memref.cast %r : memref<1x64xf16, strided<[64, 1]>, "DDR"> to memref<1x64xf16, strided<[64, 1], offset: ?>, "DDR">
   %l = memref.alloc() : memref<1x64xf16, "L1">
+  %g:2 = "test.pair"() : () -> (i32, i32)
+  "test.use"(%g#1, %g#0) : (i32, i32) -> ()
   return %b : index
 }
 module @inner {

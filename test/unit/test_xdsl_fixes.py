@@ -416,3 +416,20 @@ def test_a_nested_op_prints_maps_inline():
     text = ir.print_ir(func)
     assert "#map" not in text and "affine.apply affine_map<(d0) -> (d0 + 1)>(%x)" in text
     assert "  return %b : index" in text.splitlines()
+
+
+def test_results_print_as_one_group_as_mlir_names_them():
+    """`%0:2 = ...` used as `%0#1`, when the results have no names of their own
+    (or one name, `%a:2`); results written with their own names keep them."""
+    src = (
+        "func.func @f() {\n"
+        '  %a:2 = "test.op"() : () -> (i32, i32)\n'
+        '  %3, %4 = "test.op"() : () -> (i32, i32)\n'
+        '  %b, %c = "test.op"() : () -> (i32, i32)\n'
+        '  "test.use"(%a#1, %3, %c) : (i32, i32, i32) -> ()\n'
+        "  return\n}\n"
+    )
+    text = _print_unregistered(src)
+    assert '%a:2 = "test.op"' in text and '%0:2 = "test.op"' in text and '%b, %c = "test.op"' in text
+    assert '"test.use"(%a#1, %0#0, %c)' in text
+    assert _print_unregistered(text) == text

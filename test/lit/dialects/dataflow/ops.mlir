@@ -20,11 +20,11 @@ func.func @units(%id: index) {
   // CHECK-NEXT: %[[L1LU:.*]] = dataflow.get_unit {core = 0 : i64, corelet = 0 : i64, name = "L1-LU", type = "L1LU"} : index
   %l1lu = dataflow.get_unit {core = 0, corelet = 0, type = "L1LU", name = "L1-LU"} : index
   // One result per program time step.
-  // CHECK-NEXT: %[[U0:[^,]*]], %[[U1:[^ ]*]] = dataflow.get_unit {core = 1 : i32, name = "C1-mnilu", type = "mnilu"} : index, index
+  // CHECK-NEXT: %[[U:[^:]*]]:2 = dataflow.get_unit {core = 1 : i32, name = "C1-mnilu", type = "mnilu"} : index, index
   %u:2 = dataflow.get_unit {core = 1 : i32, name = "C1-mnilu", type = "mnilu"} : index, index
   // CHECK-NEXT: %{{.*}} = dataflow.get_local_unit %{{.*}} {name = "L1-LU"} : index
   %unit = dataflow.get_local_unit %id {name="L1-LU"} : index
-  // CHECK-NEXT: %[[G:.*]] = dataflow.create_group(%[[U0]], %[[U1]] : index, index) : index
+  // CHECK-NEXT: %[[G:.*]] = dataflow.create_group(%[[U]]#0, %[[U]]#1 : index, index) : index
   %group = dataflow.create_group(%u#0, %u#1 : index, index) : index
   // CHECK-NEXT: %{{.*}} = dataflow.create_group() : index
   %none = dataflow.create_group() : index

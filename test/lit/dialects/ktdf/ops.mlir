@@ -20,9 +20,9 @@ func.func @three_stages(%a: index, %b: index, %c: index, %row: index) {
     scf.for %j = %c0 to %c64 step %c64 {
       // CHECK: ktdf.pipeline {
       ktdf.pipeline {
-        // CHECK-NEXT: %[[P:[^,]*]], %[[P1:[^,]*]], %[[P2:[^,]*]], %[[P3:[^,]*]], %[[P4:[^,]*]], %[[P5:[^ ]*]] = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
+        // CHECK-NEXT: %[[P:[^:]*]]:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
         %p:6 = ktdf.private -> (!ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token) {
-          // CHECK-NEXT: %[[F0:[^,]*]], %[[F1:[^ ]*]] = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+          // CHECK-NEXT: %[[F:[^:]*]]:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
           %f0:2 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
           // CHECK-NEXT: %[[F2:.*]] = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
           %f1 = ktdf.fifo.allocate() -> !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>
@@ -30,22 +30,22 @@ func.func @three_stages(%a: index, %b: index, %c: index, %row: index) {
           %t0 = ktdf.create_token : !ktdf.token
           %t1 = ktdf.create_token : !ktdf.token
           %t2 = ktdf.create_token : !ktdf.token
-          // CHECK: ktdf.private_yield %[[F0]], %[[F1]], %[[F2]], %[[T0]], %{{.*}}, %{{.*}} : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token
+          // CHECK: ktdf.private_yield %[[F]]#0, %[[F]]#1, %[[F2]], %[[T0]], %{{.*}}, %{{.*}} : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token
           ktdf.private_yield %f0#0, %f0#1, %f1, %t0, %t1, %t2 : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>, !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, !ktdf.token, !ktdf.token, !ktdf.token
         }
-        // CHECK: ktdf.stage depends_in(none) depends_out(%[[P3]]) {
+        // CHECK: ktdf.stage depends_in(none) depends_out(%[[P]]#3) {
         ktdf.stage depends_in(none) depends_out(%p#3) {
-          // CHECK-NEXT: ktdf.data_transfer from %{{.*}}[%{{.*}} + %[[I]], %{{.*}}] size [1, 64] to %[[P]] size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+          // CHECK-NEXT: ktdf.data_transfer from %{{.*}}[%{{.*}} + %[[I]], %{{.*}}] size [1, 64] to %[[P]]#0 size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
           ktdf.data_transfer from %A[%row + %i, %j] size [1, 64] to %p#0 size [1, 64] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
           // The short slot type is read here too; the slot side's size may be left out.
-          // CHECK-NEXT: ktdf.data_transfer from %{{.*}}[%{{.*}}, %{{.*}}] size [1, 64] to %[[P1]] : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
+          // CHECK-NEXT: ktdf.data_transfer from %{{.*}}[%{{.*}}, %{{.*}}] size [1, 64] to %[[P]]#1 : memref<96x64xf16>, !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16>
           ktdf.data_transfer from %B[%i, %j] size [1, 64] to %p#1 : memref<96x64xf16>, <"DDR" -> "SFU", 64xf16>
         }
-        // CHECK: ktdf.stage depends_in(%[[P3]]) depends_out(%[[P4]]) {
+        // CHECK: ktdf.stage depends_in(%[[P]]#3) depends_out(%[[P]]#4) {
         ktdf.stage depends_in(%p#3) depends_out(%p#4) {
-          // CHECK-NEXT: %[[X:.*]] = ktdf.read_from_fifo %[[P]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+          // CHECK-NEXT: %[[X:.*]] = ktdf.read_from_fifo %[[P]]#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
           %x = ktdf.read_from_fifo %p#0 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
-          // CHECK-NEXT: %[[Y:.*]] = ktdf.read_from_fifo %[[P1]] : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
+          // CHECK-NEXT: %[[Y:.*]] = ktdf.read_from_fifo %[[P]]#1 : <"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
           %y = ktdf.read_from_fifo %p#1 : !ktdf.fifo.slot<"DDR" -> "SFU", 64xf16> -> tensor<1x64xf16>
           %e = tensor.empty() : tensor<1x64xf16>
           %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<1x64xf16>, tensor<1x64xf16>) outs(%e : tensor<1x64xf16>) {
@@ -53,13 +53,13 @@ func.func @three_stages(%a: index, %b: index, %c: index, %row: index) {
             %sum = arith.addf %u, %v : f16
             linalg.yield %sum : f16
           } -> tensor<1x64xf16>
-          // CHECK: ktdf.write_to_fifo %{{.*}}, %[[P2]] : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
+          // CHECK: ktdf.write_to_fifo %{{.*}}, %[[P]]#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
           ktdf.write_to_fifo %s, %p#2 : tensor<1x64xf16>, <"SFU" -> "DDR", 64xf16>
         // CHECK-NEXT: } {applicable_units = ["SFU"]}
         } {applicable_units = ["SFU"]}
-        // CHECK: ktdf.stage depends_in(%[[P4]]) depends_out(%[[P5]]) {
+        // CHECK: ktdf.stage depends_in(%[[P]]#4) depends_out(%[[P]]#5) {
         ktdf.stage depends_in(%p#4) depends_out(%p#5) {
-          // CHECK-NEXT: ktdf.data_transfer from %[[P2]] size [1, 64] to %{{.*}}[%{{.*}} + %[[I]], %{{.*}}] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<96x64xf16>
+          // CHECK-NEXT: ktdf.data_transfer from %[[P]]#2 size [1, 64] to %{{.*}}[%{{.*}} + %[[I]], %{{.*}}] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<96x64xf16>
           ktdf.data_transfer from %p#2 size [1, 64] to %C[%row + %i, %j] size [1, 64] : !ktdf.fifo.slot<"SFU" -> "DDR", 64xf16>, memref<96x64xf16>
         }
       }

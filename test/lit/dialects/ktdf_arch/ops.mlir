@@ -52,12 +52,12 @@ ktdf_arch.device @every_op attributes {version = 1, mem_space_mapping = #ktdf_ar
   // CHECK-NEXT: } -> exec_unit
   } -> exec_unit
   // A switch of N ports: full connectivity is the default and is not printed.
-  // (xDSL prints one name per result where MLIR prints `%switch:2`.)
-  // CHECK-NEXT: %switch, %switch_1 = ktdf_arch.switch [2]
+  // Its ports are one group of results, `%switch:2`, as MLIR prints them.
+  // CHECK-NEXT: %switch:2 = ktdf_arch.switch [2]
   switch [2]
-  // CHECK-NEXT: %sw, %sw_1 = ktdf_arch.switch [2] {connectivity = dense<{{\[\[}}false, true], [true, false]]> : tensor<2x2xi1>}
+  // CHECK-NEXT: %sw:2 = ktdf_arch.switch [2] {connectivity = dense<{{\[\[}}false, true], [true, false]]> : tensor<2x2xi1>}
   %sw:2 = switch [2] {connectivity = dense<[[false, true], [true, false]]> : tensor<2x2xi1>}
-  // CHECK-NEXT: ktdf_arch.datapath {kind = "fifo"} %core to %sw : exec_unit, port
+  // CHECK-NEXT: ktdf_arch.datapath {kind = "fifo"} %core to %sw#0 : exec_unit, port
   datapath {kind = "fifo"} %core to %sw#0 : exec_unit, port
   // CHECK-NEXT: ktdf_arch.patterns {
   // CHECK-NEXT: }

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @tile_ids
 func.func @tile_ids() attributes {grid = [4, 8]} {
-  // CHECK: %{{.*}}, %{{.*}} = ktdp.get_compute_tile_id : index, index
+  // CHECK: %{{.*}}:2 = ktdp.get_compute_tile_id : index, index
   %t:2 = ktdp.get_compute_tile_id : index, index
   return
 }

@@ -26,7 +26,7 @@ func.func @all(%h: f16, %d: !spyreop.df16, %f: f32, %i: i32, %l: i64, %t: tensor
   %0 = spyreop.gelu %d : !spyreop.df16
   // CHECK-NEXT: spyreop.softplus %{{.*}} beta 1.000000e+00 threshold 2.000000e+01 : f16
   %1 = spyreop.softplus %h beta 1.0 threshold 20.0 : f16
-  // CHECK-NEXT: %{{.*}}, %{{.*}} = spyreop.exx2 %{{.*}} : f32
+  // CHECK-NEXT: %{{.*}}:2 = spyreop.exx2 %{{.*}} : f32
   %2:2 = spyreop.exx2 %f : f32
   // CHECK-NEXT: spyreop.exx2_fused %{{.*}} : f16 -> !spyreop.fp16_fused
   %3 = spyreop.exx2_fused %h : f16 -> !spyreop.fp16_fused

@@ -82,7 +82,7 @@ func.func @ring_pair() {
       }
     }
     // Several results; several units in one list.
-    // CHECK: %{{.*}}, %{{.*}} = uniform.uniformize_regions -> (index, i32) {
+    // CHECK: %{{.*}}:2 = uniform.uniformize_regions -> (index, i32) {
     // CHECK-NEXT: (%{{.*}} -> %[[SU0]], %[[SU1]]){
     %r2:2 = uniform.uniformize_regions -> (index, i32) {
       (%a -> %su0, %su1){

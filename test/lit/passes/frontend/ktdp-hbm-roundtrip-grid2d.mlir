@@ -9,10 +9,10 @@
 // id of spyre_mlir.analysis.grid in the default order (grid dim 0 varies fastest): on
 // grid [2, 3], tile (t0, t1) is core t1 * 2 + t0.
 // CHECK-LABEL: func.func @chain2d(%x: index, %out: index, %hbm_scratch: index {spyre.scratch_bytes = 3072 : i64}) attributes {grid = [2, 3]} {
-// CHECK-NEXT:    %[[T0:.*]], %[[T1:.*]] = ktdp.get_compute_tile_id : index, index
+// CHECK-NEXT:    %[[T:[^:]*]]:2 = ktdp.get_compute_tile_id : index, index
 // CHECK-NEXT:    %[[N0:.*]] = arith.constant 2 : index
-// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[T1]], %[[N0]] : index
-// CHECK-NEXT:    %[[L:.*]] = arith.addi %[[M]], %[[T0]] : index
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[T]]#1, %[[N0]] : index
+// CHECK-NEXT:    %[[L:.*]] = arith.addi %[[M]], %[[T]]#0 : index
 // CHECK-NEXT:    %[[PER:.*]] = arith.constant 512 : index
 // CHECK-NEXT:    %[[OFF:.*]] = arith.muli %[[L]], %[[PER]] : index
 // CHECK-NEXT:    %hbm_scratch_core = arith.addi %hbm_scratch, %[[OFF]] : index

@@ -369,9 +369,9 @@ func.func @other_bounds(%x: f32, %st: index, %lo: index, %n: index) -> (f32, f32
 // (same initial value, same forwarded %next, identity feedback). This loop
 // then stays scf.while, with one lane fewer (non-landing step).
 // CHECK-LABEL: func.func @merged_not_raised
-// CHECK:       %[[R:.*]], %[[R1:.*]] = scf.while (%[[I:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) : (index, f32) -> (index, f32)
+// CHECK:       %[[R:[^:]*]]:2 = scf.while (%[[I:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) : (index, f32) -> (index, f32)
 // CHECK:       scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : index, f32
-// CHECK:       return %[[R]], %[[R]], %[[R1]] : index, index, f32
+// CHECK:       return %[[R]]#0, %[[R]]#0, %[[R]]#1 : index, index, f32
 func.func @merged_not_raised(%x: f32) -> (index, index, f32) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

@@ -144,12 +144,12 @@ func.func @dynamic_ub(%n: index, %x: f32) -> (index, f32) {
 // CHECK-LABEL: func.func @dynamic_ub_outer_proof
 // CHECK-SAME:  (%[[N:[^:]*]]: i32, %[[K0:[^:]*]]: i32, %[[X:[^:]*]]: i32)
 // CHECK:       scf.execute_region
-// CHECK-NEXT:    %[[R:.*]], %[[R1:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[K:.*]] = %[[K0]], %[[ACC:.*]] = %[[X]]) -> (i32, i32) : i32 {
+// CHECK-NEXT:    %[[RS:[^:]*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[K:.*]] = %[[K0]], %[[ACC:.*]] = %[[X]]) -> (i32, i32) : i32 {
 // CHECK-NEXT:      %[[T:.*]] = arith.muli %[[I]], %[[K]] : i32
 // CHECK-NEXT:      %[[S:.*]] = arith.addi %[[ACC]], %[[T]] : i32
 // CHECK-NEXT:      scf.yield %[[K]], %[[S]] : i32, i32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    scf.yield %[[R]], %[[R1]] : i32, i32
+// CHECK-NEXT:    scf.yield %[[RS]]#0, %[[RS]]#1 : i32, i32
 // CHECK-NOT:   scf.while
 func.func @dynamic_ub_outer_proof(%n: i32, %k0: i32, %x: i32) -> (i32, i32) {
   %c0 = arith.constant 0 : i32
