@@ -24,7 +24,7 @@ from spyre_mlir import ir
 IREE_OPT = shutil.which("iree-opt", path=str(Path(sys.executable).parent)) or shutil.which("iree-opt")
 pytestmark = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
 
-OURS = ("ktdp", "spyre", "ktdf", "spyre_loop", "sdscbundle", "spatial")
+OURS = tuple(ir.SPYRE_DIALECTS)  # every dialect of ours, dataflow-scheduler's included
 
 
 def upstream_parse(text: str) -> str:
@@ -131,7 +131,14 @@ def test_lit_inputs_parse_in_mlir(path: Path):
             continue  # meant to fail: the lit test checks the diagnostic
         module = ir.parse_module(chunk, str(path), ir.make_context(allow_unregistered=unregistered))
         ir.verify(module)  # any other chunk must parse and verify
+        if _OPAQUE_ELEMENTS.search(ir.print_ir(module, local_scope=True)):
+            continue  # MLIR reads a memref/vector only of types it knows the element interface of
         check_against_mlir(for_upstream(module), unregistered)
+
+
+# A memref or vector of one of our types: upstream MLIR, which reads our
+# types as opaque, refuses it ("invalid memref element type").
+_OPAQUE_ELEMENTS = re.compile(r"\b(?:memref|vector)<[^<>]*x!(?:" + "|".join(OURS) + r")\.")
 
 
 def test_reduce_short_form_means_what_mlir_means():
