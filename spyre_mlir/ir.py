@@ -571,6 +571,7 @@ class SpyrePrinter(Printer):
     - the name of an op in custom form without the default dialect of the
       op whose region holds it (`module`, `return` in a `func.func`);
     - `i64` integers and `f64` floats in arrays without their type (`[2, 2]`);
+    - dictionaries (attributes, properties) sorted by name;
     - optionally the ops of some dialects (ours) in generic form, so that
       upstream MLIR, which knows only the upstream dialects, reads the rest
       in their custom form."""
@@ -671,6 +672,10 @@ class SpyrePrinter(Printer):
                 self.print_list(attribute.data, self._print_array_element)
         else:
             super().print_attribute(attribute)
+
+    def print_attr_dict(self, attr_dict) -> None:
+        # MLIR's dictionaries (attributes, properties) are sorted by name.
+        super().print_attr_dict(dict(sorted(attr_dict.items())))
 
     def _print_array_element(self, attribute: Attribute) -> None:
         # MLIR elides the default types of integers and floats in an array.

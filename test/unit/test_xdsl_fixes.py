@@ -392,7 +392,7 @@ def test_printing_follows_mlir():
     assert "      func.call @decl(%c, %d) : (i32, f32) -> ()" in lines
     assert "    call @decl(%c, %d) : (i32, f32) -> ()" in lines
     assert "    return %b : index" in lines
-    assert '"test.op"() {s = #set, m = #map} : () -> ()' in text
+    assert '"test.op"() {m = #map, s = #set} : () -> ()' in text  # sorted, as MLIR's dictionaries
 
 
 def test_aliased_printing_reads_back_the_same():

@@ -30,10 +30,11 @@
 
 // Without the scalar's value: a located error naming the option.
 // RUN: not %spyre-opt %s --pipeline ktir-to-spatial 2>&1 | %FileCheck %s --check-prefix=NOVALUE
-// NOVALUE: ktir-to-spatial.mlir:[[# @LINE + 14]]:1: error: spatial-tile: the spatial program of @bias is specialized for its scalar arguments, and 1 of them has no value: %N (index); pass scalars="N=..."
+// NOVALUE: ktir-to-spatial.mlir:[[# @LINE + 15]]:1: error: spatial-tile: the spatial program of @bias is specialized for its scalar arguments, and 1 of them has no value: %N (index); pass scalars="N=..."
 
-// CHECK-LABEL: spatial.program @bias attributes {spatial.phase = "verified"
+// CHECK-LABEL: spatial.program @bias attributes {{[{]}}
 // CHECK-SAME:    spatial.certificate = {
+// CHECK-SAME:    spatial.phase = "verified"
 // CHECK:         spatial.scalar @N : index = 64
 // CHECK:         spatial.multicast @g0 reader @b0_ld1 to [@b1]
 // CHECK:         spatial.semaphore @b0_in0_full on @b0 init 0

@@ -18,7 +18,7 @@ ktdf_arch.device @every_op attributes {version = 1, mem_space_mapping = #ktdf_ar
   %core = group @core0 {kind = "core"} share(%ddr) {
     // CHECK-NEXT: %l1 = ktdf_arch.memory {kind = "L1", size = 1048576 : i64}
     %l1 = memory #L1
-    // CHECK-NEXT: %dma = ktdf_arch.exec_unit {kind = "DMA", ktdf_arch.features = {ktdf_arch.feature.load = {word_size = #ktdf_arch.map<"DDR" = 64 : i64>, access_granularity = #ktdf_arch.map<"DDR" = [{size_in_words = 1 : i64, align_in_words = 1 : i64}]>}}}
+    // CHECK-NEXT: %dma = ktdf_arch.exec_unit {kind = "DMA", ktdf_arch.features = {ktdf_arch.feature.load = {access_granularity = #ktdf_arch.map<"DDR" = [{align_in_words = 1 : i64, size_in_words = 1 : i64}]>, word_size = #ktdf_arch.map<"DDR" = 64 : i64>}}}
     %dma = exec_unit {kind = "DMA", ktdf_arch.features = {ktdf_arch.feature.load = {word_size = #ktdf_arch.map<"DDR" = 64>, access_granularity = #ktdf_arch.map<"DDR" = [{size_in_words = 1, align_in_words = 1}]>}}}
     // CHECK-NEXT: %sfu = ktdf_arch.exec_unit {kind = "SFU", ktdf_arch.features = {ktdf_arch.feature.compute, ktdf_arch.feature.simd = {lanes = #ktdf_arch.map<f16 = 64 : i64>, splat}}}
     %sfu = exec_unit {kind = "SFU", ktdf_arch.features = {ktdf_arch.feature.compute, ktdf_arch.feature.simd = {lanes = #ktdf_arch.map<f16 = 64>, splat}}}

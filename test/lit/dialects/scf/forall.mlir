@@ -14,10 +14,10 @@ func.func @normalized(%n: index) {
   // CHECK-NEXT:   arith.addi %[[I]], %[[J]] : index
   // CHECK-NEXT: }
   // GENERIC:      "scf.forall"(%c4, %n) <{
-  // GENERIC-SAME: staticLowerBound = array<i64: 0, 0>
-  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808, -9223372036854775808>
-  // GENERIC-SAME: staticStep = array<i64: 1, 1>
   // GENERIC-SAME: operandSegmentSizes = array<i32: 0, 2, 0, 0>
+  // GENERIC-SAME: staticLowerBound = array<i64: 0, 0>
+  // GENERIC-SAME: staticStep = array<i64: 1, 1>
+  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808, -9223372036854775808>
   // GENERIC-SAME: }> ({
   // GENERIC-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index):
   // GENERIC-NEXT:   "arith.addi"
@@ -31,8 +31,8 @@ func.func @normalized(%n: index) {
   // Integer literals in the list: static upper bounds.
   // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, %n) {
   // GENERIC:      "scf.forall"(%n) <{
-  // GENERIC-SAME: staticUpperBound = array<i64: 4, -9223372036854775808>
   // GENERIC-SAME: operandSegmentSizes = array<i32: 0, 1, 0, 0>
+  // GENERIC-SAME: staticUpperBound = array<i64: 4, -9223372036854775808>
   scf.forall (%i, %j) in (4, %n) {
   }
   // An explicit empty terminator reads as the implicit one.
@@ -50,10 +50,10 @@ func.func @normalized(%n: index) {
 func.func @general(%lb: index, %ub: index, %s: index) {
   // CHECK: scf.forall (%{{.*}}) = (%lb) to (%ub) step (%s) {
   // GENERIC:      "scf.forall"(%lb, %ub, %s) <{
-  // GENERIC-SAME: staticLowerBound = array<i64: -9223372036854775808>
-  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808>
-  // GENERIC-SAME: staticStep = array<i64: -9223372036854775808>
   // GENERIC-SAME: operandSegmentSizes = array<i32: 1, 1, 1, 0>
+  // GENERIC-SAME: staticLowerBound = array<i64: -9223372036854775808>
+  // GENERIC-SAME: staticStep = array<i64: -9223372036854775808>
+  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808>
   scf.forall (%i) = (%lb) to (%ub) step (%s) {
   }
   // Mixed static and SSA bounds, a negative lower bound.
@@ -61,10 +61,10 @@ func.func @general(%lb: index, %ub: index, %s: index) {
   // CHECK-NEXT:   arith.muli %[[I]], %[[J]] : index
   // CHECK-NEXT: } {tag = "kept"}
   // GENERIC:      "scf.forall"(%lb, %ub, %s) <{
-  // GENERIC-SAME: staticLowerBound = array<i64: -2, -9223372036854775808>
-  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808, 8>
-  // GENERIC-SAME: staticStep = array<i64: 2, -9223372036854775808>
   // GENERIC-SAME: operandSegmentSizes = array<i32: 1, 1, 1, 0>
+  // GENERIC-SAME: staticLowerBound = array<i64: -2, -9223372036854775808>
+  // GENERIC-SAME: staticStep = array<i64: 2, -9223372036854775808>
+  // GENERIC-SAME: staticUpperBound = array<i64: -9223372036854775808, 8>
   // GENERIC:      }) {tag = "kept"} : (index, index, index) -> ()
   scf.forall (%i, %j) = (-2, %lb) to (%ub, 8) step (2, %s) {
     %p = arith.muli %i, %j : index

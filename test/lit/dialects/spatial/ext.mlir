@@ -67,8 +67,8 @@
 // test_real_mlir.py reads every valid lit input).
 // GENERIC: "spatial.scalar"() <{sym_name = "K", type = index, value = 256 : index}> : () -> ()
 // GENERIC: "spatial.scalar"() <{sym_name = "eps", type = f32, value = 1.000000e-05 : f32}> : () -> ()
-// GENERIC: "spatial.buffer"() <{sym_name = "acc0", site = @s0, tile = !spatial.tile<32x128xf32>, depth = 1 : i64, local, offset = 32768 : i64}> : () -> ()
-// GENERIC: "spatial.stage"() <{sym_name = "ldx0", kind = "load", inputs = [@x], outputs = [@x0], site = @s0, engine = "load", origin = affine_map<(d0) -> (0, d0 * 128)>}> : () -> ()
+// GENERIC: "spatial.buffer"() <{depth = 1 : i64, local, offset = 32768 : i64, site = @s0, sym_name = "acc0", tile = !spatial.tile<32x128xf32>}> : () -> ()
+// GENERIC: "spatial.stage"() <{engine = "load", inputs = [@x], kind = "load", origin = affine_map<(d0) -> (0, d0 * 128)>, outputs = [@x0], site = @s0, sym_name = "ldx0"}> : () -> ()
 spatial.program @ext attributes {spatial.phase = "synthesized"} {
   spatial.tensor @x : memref<64x256xf32>
   spatial.tensor @w : memref<32x128xf32>

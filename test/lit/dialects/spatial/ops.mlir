@@ -6,7 +6,7 @@
 // engines' choreographies hand the buffer slots over with full/empty
 // semaphores.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
+// CHECK-LABEL: spatial.program @vadd attributes {grid = [1], spatial.phase = "synthesized"} {
 // CHECK-NEXT:    spatial.tensor @x : memref<64x64xf16>
 // CHECK-NEXT:    spatial.tensor @y : memref<64x64xf16>
 // CHECK-NEXT:    spatial.tensor @z : memref<64x64xf16>
@@ -108,7 +108,7 @@ spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
 // stage), buffers without offsets, a stage without a body yet, an LX budget
 // on the program, and a receive step.
 
-// CHECK-LABEL: spatial.program @shared attributes {spatial.phase = "fused", lx_bytes = 65536 : i64} {
+// CHECK-LABEL: spatial.program @shared attributes {lx_bytes = 65536 : i64, spatial.phase = "fused"} {
 // CHECK-NEXT:    spatial.tensor @w : memref<32x64xbf16>
 // CHECK-NEXT:    spatial.tensor @o : memref<64x64xbf16>
 // CHECK-NEXT:    spatial.site @s0 at [0, 0] engines ["load", "compute", "store"]

@@ -16,9 +16,9 @@
 // grid asks for more cores than the machine has: a located error at the
 // kernel (the group's function carries its location).
 // CHECK-LABEL: func.func @vadd(
-// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {grid = [32], spyre.compute_group, spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0], per_core = [128], per_iteration = [4096]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {grid = [32], spyre.compute_group, spyre.core_split = {cores = 32 : i64, dims = [0], machine_cores = 32 : i64, per_core = [128], per_iteration = [4096]}} {
 // BIG-LABEL:   func.func @vadd(
-// BIG:         spyre.core_split = {cores = 32 : i64, machine_cores = 64 : i64, dims = [0], per_core = [128], per_iteration = [4096]}
+// BIG:         spyre.core_split = {cores = 32 : i64, dims = [0], machine_cores = 64 : i64, per_core = [128], per_iteration = [4096]}
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 4095 >= 0)>
 #mine = affine_set<(d0) : (d0 >= 0, -d0 + 127 >= 0)>
 #id1 = affine_map<(d0) -> (d0)>
@@ -45,7 +45,7 @@ func.func @vadd(%x: index, %y: index, %out: index) attributes {grid = [32]} {
 // The same split after spyre-coarse-tile cut each core's 128 elements in 2:
 // the record is per iteration of the loop, 64 per core, 32 x 64 = 2048.
 // CHECK-LABEL: func.func @vadd_tiled(
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [32], spyre.compute_group, spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0], per_core = [64], per_iteration = [2048]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [32], spyre.compute_group, spyre.core_split = {cores = 32 : i64, dims = [0], machine_cores = 32 : i64, per_core = [64], per_iteration = [2048]}} {
 // CHECK-NEXT:    spyre_loop.loop count(2) tiled_dims [0] tile_sizes [64] {
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 4095 >= 0)>
 #mine = affine_set<(d0) : (d0 >= 0, -d0 + 127 >= 0)>
@@ -70,9 +70,9 @@ func.func @vadd_tiled(%x: index, %out: index) attributes {grid = [32], spyre.sli
 // A one-core kernel that never reads its core id: one core, no dim moved by
 // it, the whole vector per core and per iteration. Fits cores=16.
 // CHECK-LABEL: func.func @single(
-// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [1], spyre.compute_group, spyre.core_split = {cores = 1 : i64, machine_cores = 32 : i64, dims = [], per_core = [64], per_iteration = [64]}} {
+// CHECK:       func.func @local_schedule_0(%x: index, %out: index) attributes {grid = [1], spyre.compute_group, spyre.core_split = {cores = 1 : i64, dims = [], machine_cores = 32 : i64, per_core = [64], per_iteration = [64]}} {
 // BIG-LABEL:   func.func @single(
-// BIG:         spyre.core_split = {cores = 1 : i64, machine_cores = 64 : i64, dims = [], per_core = [64], per_iteration = [64]}
+// BIG:         spyre.core_split = {cores = 1 : i64, dims = [], machine_cores = 64 : i64, per_core = [64], per_iteration = [64]}
 #all = affine_set<(d0) : (d0 >= 0, -d0 + 63 >= 0)>
 #id1 = affine_map<(d0) -> (d0)>
 func.func @single(%x: index, %out: index) attributes {grid = [1]} {
@@ -93,7 +93,7 @@ func.func @single(%x: index, %out: index) attributes {grid = [1]} {
 // (cores = 8 of machine_cores = 32); 8 x 16 = 128 rows per iteration, the
 // core id moving dim 0 through a chain of index arithmetic.
 // CHECK-LABEL: func.func @idle(
-// CHECK:       spyre.core_split = {cores = 8 : i64, machine_cores = 32 : i64, dims = [0], per_core = [16, 32], per_iteration = [128, 32]}
+// CHECK:       spyre.core_split = {cores = 8 : i64, dims = [0], machine_cores = 32 : i64, per_core = [16, 32], per_iteration = [128, 32]}
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #mine = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -119,7 +119,7 @@ func.func @idle(%x: index, %out: index) attributes {grid = [8]} {
 // columns (16 cores). Each core computes 4 x 4; together they cover
 // 2 x 4 = 8 rows and 16 x 4 = 64 columns per iteration.
 // GRID2-LABEL: func.func @grid2(
-// GRID2:       spyre.core_split = {cores = 32 : i64, machine_cores = 32 : i64, dims = [0, 1], per_core = [4, 4], per_iteration = [8, 64]}
+// GRID2:       spyre.core_split = {cores = 32 : i64, dims = [0, 1], machine_cores = 32 : i64, per_core = [4, 4], per_iteration = [8, 64]}
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #mine = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 3 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>

@@ -8,7 +8,7 @@
 // plain reshape where only axes of extent 1 move, see @one_stick). The pointer
 // keeps its layout as an argument attribute.
 // CHECK-LABEL: func.func @copy
-// CHECK-SAME: %x: index {spyre.host_layout = {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 64, 0, 64>, shape = array<i64: 128, 128>}}, %out: index, %i: index, %j: index
+// CHECK-SAME: %x: index {spyre.host_layout = {phys_arg = array<i64: 64, 0, 64>, phys_op = array<i64: 1, 0, 2>, phys_src = array<i64: 1, 0, 1>, shape = array<i64: 128, 128>}}, %out: index, %i: index, %j: index
 // CHECK: %v = ktdp.construct_memory_view %x, sizes: [2, 128, 64], strides: [8192, 64, 1] {coordinate_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 127 >= 0, d2 >= 0, -d2 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x128x64xf32>
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: %[[Q:.*]] = arith.divsi %j, %[[C64]] : index

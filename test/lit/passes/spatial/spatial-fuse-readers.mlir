@@ -8,7 +8,7 @@
 // buffer, same consumer) and whose load step is gone. The rows of %x stay
 // separate loads.
 
-// CHECK-LABEL: spatial.program @add_bias attributes {spatial.phase = "fused", grid = [2]} {
+// CHECK-LABEL: spatial.program @add_bias attributes {grid = [2], spatial.phase = "fused"} {
 // CHECK:         spatial.stage @b0_ld1 load @w -> @b0_in1 on @b0 engine "load" origin affine_map<() -> (0, 0)>
 // CHECK-NEXT:    spatial.multicast @g0 reader @b0_ld1 to [@b1]
 // CHECK:         spatial.stage @b1_ld0 load @x -> @b1_in0 on @b1 engine "load" origin affine_map<() -> (1, 0)>

@@ -9,13 +9,13 @@
 // pairs (0, 0) with (1, 0) instead.
 
 // COL-LABEL: spatial.program @scale2
-// COL: spatial.site @b0_0 at [0, 0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0, 0], [0, 1]]}
-// COL: spatial.site @b1_0 at [1, 0] engines ["load", "compute", "store"] attributes {core = 1 : i64, blocks = {{\[}}[1, 0], [1, 1]]}
+// COL: spatial.site @b0_0 at [0, 0] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[0, 0], [0, 1]], core = 0 : i64}
+// COL: spatial.site @b1_0 at [1, 0] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[1, 0], [1, 1]], core = 1 : i64}
 // COL-NOT: spatial.site
 
 // ROW-LABEL: spatial.program @scale2
-// ROW: spatial.site @b0_0 at [0, 0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0, 0], [1, 0]]}
-// ROW: spatial.site @b0_1 at [0, 1] engines ["load", "compute", "store"] attributes {core = 1 : i64, blocks = {{\[}}[0, 1], [1, 1]]}
+// ROW: spatial.site @b0_0 at [0, 0] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[0, 0], [1, 0]], core = 0 : i64}
+// ROW: spatial.site @b0_1 at [0, 1] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[0, 1], [1, 1]], core = 1 : i64}
 // ROW-NOT: spatial.site
 
 // ORDER: error: spatial-place: grid-order must be col-major or row-major, got 'rows'

@@ -10,17 +10,17 @@
 // one after the other. With room for every block (32 cores), each keeps its
 // own site.
 
-// CHECK-LABEL: spatial.program @scale attributes {spatial.phase = "placed", grid = [4]} {
-// CHECK:         spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {core = 0 : i64, blocks = {{\[}}[0], [2]]}
+// CHECK-LABEL: spatial.program @scale attributes {grid = [4], spatial.phase = "placed"} {
+// CHECK:         spatial.site @b0 at [0] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[0], [2]], core = 0 : i64}
 // CHECK:         spatial.stage @b2_ld0 load @x -> @b2_in0 on @b0 engine "load" origin affine_map<() -> (8)>
 // CHECK:         spatial.engine @b0 "load" {
 // CHECK-NEXT:      spatial.load_step @b0_ld0
 // CHECK-NEXT:      spatial.load_step @b2_ld0
 // CHECK-NEXT:    }
-// CHECK:         spatial.site @b1 at [1] engines ["load", "compute", "store"] attributes {core = 1 : i64, blocks = {{\[}}[1], [3]]}
+// CHECK:         spatial.site @b1 at [1] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[1], [3]], core = 1 : i64}
 // CHECK-NOT:     spatial.site
 
-// ROOM: spatial.site @b3 at [3] engines ["load", "compute", "store"] attributes {core = 3 : i64, blocks = {{\[}}[3]]}
+// ROOM: spatial.site @b3 at [3] engines ["load", "compute", "store"] attributes {blocks = {{\[}}[3]], core = 3 : i64}
 
 // NOPROG: error: spatial-place needs a spatial.program in phase tiled; the module has none
 // TWICE: error: spatial-place needs a program in phase tiled, got placed (program @scale); the program is past this phase

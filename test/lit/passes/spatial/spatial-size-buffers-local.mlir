@@ -11,7 +11,7 @@
 // FIFO buffers come first and never share; @spare, a local no stage touches,
 // gets bytes of its own. A 16x16xf32 tile is 1024 bytes.
 
-// CHECK-LABEL: spatial.program @locals attributes {spatial.phase = "sized", grid = [1], spatial.lx_bytes_used = {s0 = 9216 : i64}} {
+// CHECK-LABEL: spatial.program @locals attributes {grid = [1], spatial.lx_bytes_used = {s0 = 9216 : i64}, spatial.phase = "sized"} {
 // CHECK:         spatial.buffer @bx on @s0 : !spatial.tile<16x16xf32> depth 2 offset 0
 // CHECK-NEXT:    spatial.buffer @by on @s0 : !spatial.tile<16x16xf32> depth 2 offset 2048
 // CHECK-NEXT:    spatial.buffer @acc1 on @s0 : !spatial.tile<16x16xf32> depth 1 local offset 8192
@@ -36,7 +36,7 @@
 // SYNTH-NEXT:      spatial.compute_step @out1
 // SYNTH-NEXT:      spatial.signal @bz1_full += 1
 
-// VERIFIED-LABEL: spatial.program @locals attributes {spatial.phase = "verified"
+// VERIFIED-LABEL: spatial.program @locals attributes {{[{].*}}spatial.phase = "verified"
 spatial.program @locals attributes {spatial.phase = "fused", grid = [1]} {
   spatial.tensor @x : memref<64x16xf32>
   spatial.tensor @y : memref<64x16xf32>

@@ -6,7 +6,7 @@
 // stage @rvw on @s1). @w1 is filled by the reader's steps, inside a loop
 // of 2: double buffered like @w0. Offsets are per site.
 
-// CHECK-LABEL: spatial.program @mc attributes {spatial.phase = "sized", grid = [2], spatial.lx_bytes_used = {s0 = 1536 : i64, s1 = 1536 : i64}} {
+// CHECK-LABEL: spatial.program @mc attributes {grid = [2], spatial.lx_bytes_used = {s0 = 1536 : i64, s1 = 1536 : i64}, spatial.phase = "sized"} {
 // CHECK:         spatial.buffer @w0 on @s0 : !spatial.tile<8x8xf32> depth 2 offset 0
 // CHECK-NEXT:    spatial.buffer @x0 on @s0 : !spatial.tile<8x8xf32> depth 2 offset 512
 // CHECK-NEXT:    spatial.buffer @z0 on @s0 : !spatial.tile<8x8xf32> depth 2 offset 1024

@@ -7,7 +7,7 @@
 // the buffers get their own bytes, first fit, 128-byte aligned (a 16x64xf16
 // tile is 2048 bytes). The site's peak is recorded on the program.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "sized", grid = [1], spatial.lx_bytes_used = {s0 = 12288 : i64}} {
+// CHECK-LABEL: spatial.program @vadd attributes {grid = [1], spatial.lx_bytes_used = {s0 = 12288 : i64}, spatial.phase = "sized"} {
 // CHECK:         spatial.buffer @bx on @s0 : !spatial.tile<16x64xf16> depth 2 offset 0
 // CHECK-NEXT:    spatial.buffer @by on @s0 : !spatial.tile<16x64xf16> depth 2 offset 4096
 // CHECK-NEXT:    spatial.buffer @bz on @s0 : !spatial.tile<16x64xf16> depth 2 offset 8192
@@ -19,13 +19,14 @@
 
 // depth=3: three slots each; lx-bytes=65536 replaces the program's budget
 // and is recorded on it.
-// OPTS-LABEL: spatial.program @vadd attributes {spatial.phase = "sized", grid = [1], lx_bytes = 65536 : i64, spatial.lx_bytes_used = {s0 = 18432 : i64}} {
+// OPTS-LABEL: spatial.program @vadd attributes {grid = [1], lx_bytes = 65536 : i64, spatial.lx_bytes_used = {s0 = 18432 : i64}, spatial.phase = "sized"} {
 // OPTS:         spatial.buffer @bx on @s0 : !spatial.tile<16x64xf16> depth 3 offset 0
 // OPTS-NEXT:    spatial.buffer @by on @s0 : !spatial.tile<16x64xf16> depth 3 offset 6144
 // OPTS-NEXT:    spatial.buffer @bz on @s0 : !spatial.tile<16x64xf16> depth 3 offset 12288
 
-// VERIFIED-LABEL: spatial.program @vadd attributes {spatial.phase = "verified"
+// VERIFIED-LABEL: spatial.program @vadd attributes {{[{]}}
 // VERIFIED-SAME:    max_full = {bx = 2 : i64, by = 1 : i64, bz = 1 : i64}
+// VERIFIED-SAME:    spatial.phase = "verified"
 spatial.program @vadd attributes {spatial.phase = "fused", grid = [1]} {
   spatial.tensor @x : memref<64x64xf16>
   spatial.tensor @y : memref<64x64xf16>
@@ -69,13 +70,13 @@ spatial.program @vadd attributes {spatial.phase = "fused", grid = [1]} {
 // step: one slot is enough, whatever `depth` says. A tile of 100 bytes is
 // followed by the next buffer at the next 128-byte boundary.
 
-// CHECK-LABEL: spatial.program @once attributes {spatial.phase = "sized", grid = [1], spatial.lx_bytes_used = {s0 = 228 : i64}} {
+// CHECK-LABEL: spatial.program @once attributes {grid = [1], spatial.lx_bytes_used = {s0 = 228 : i64}, spatial.phase = "sized"} {
 // CHECK:         spatial.buffer @bx on @s0 : !spatial.tile<25xf32> depth 1 offset 0
 // CHECK-NEXT:    spatial.buffer @bz on @s0 : !spatial.tile<25xf32> depth 1 offset 128
 // OPTS-LABEL:  spatial.program @once
 // OPTS:          spatial.buffer @bx on @s0 : !spatial.tile<25xf32> depth 1 offset 0
 // OPTS-NEXT:     spatial.buffer @bz on @s0 : !spatial.tile<25xf32> depth 1 offset 128
-// VERIFIED-LABEL: spatial.program @once attributes {spatial.phase = "verified"
+// VERIFIED-LABEL: spatial.program @once attributes {{[{].*}}spatial.phase = "verified"
 spatial.program @once attributes {spatial.phase = "fused", grid = [1]} {
   spatial.tensor @x : memref<25xf32>
   spatial.tensor @z : memref<25xf32>

@@ -6,7 +6,7 @@
 // the semaphores of @w1 live on @w1's site, @s1. The receive stage has no
 // step: the compute stage on @s1 drains @w1 as any FIFO.
 
-// CHECK-LABEL: spatial.program @mc attributes {spatial.phase = "synthesized", grid = [2]} {
+// CHECK-LABEL: spatial.program @mc attributes {grid = [2], spatial.phase = "synthesized"} {
 // CHECK:         spatial.semaphore @w0_full on @s0 init 0
 // CHECK-NEXT:    spatial.semaphore @w0_empty on @s0 init 2
 // CHECK-NEXT:    spatial.semaphore @x0_full on @s0 init 0

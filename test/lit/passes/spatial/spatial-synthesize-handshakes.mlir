@@ -9,7 +9,7 @@
 // step, reading two buffers and writing one, takes all its waits before it
 // and gives all its signals after it.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "synthesized", grid = [1]} {
+// CHECK-LABEL: spatial.program @vadd attributes {grid = [1], spatial.phase = "synthesized"} {
 // CHECK:         spatial.edge @ez from @add to @st via @bz : !spatial.tile<16x64xf16>
 // CHECK-NEXT:    spatial.semaphore @bx_full on @s0 init 0
 // CHECK-NEXT:    spatial.semaphore @bx_empty on @s0 init 2
@@ -50,8 +50,9 @@
 // The handshakes keep every slot of every buffer in bounds: spatial-verify
 // certifies the program (with its round-robin schedule @bx fills both its
 // slots: the load engine runs ahead of the compute engine).
-// VERIFIED-LABEL: spatial.program @vadd attributes {spatial.phase = "verified"
+// VERIFIED-LABEL: spatial.program @vadd attributes {{[{]}}
 // VERIFIED-SAME:    max_full = {bx = 2 : i64, by = 1 : i64, bz = 1 : i64}
+// VERIFIED-SAME:    spatial.phase = "verified"
 spatial.program @vadd attributes {spatial.phase = "sized", grid = [1]} {
   spatial.tensor @x : memref<64x64xf16>
   spatial.tensor @y : memref<64x64xf16>
@@ -94,7 +95,7 @@ spatial.program @vadd attributes {spatial.phase = "sized", grid = [1]} {
 // A semaphore name already taken (here by a tensor @bx_full) gets a suffix;
 // steps outside any loop are wrapped as well.
 
-// CHECK-LABEL: spatial.program @taken attributes {spatial.phase = "synthesized", grid = [1]} {
+// CHECK-LABEL: spatial.program @taken attributes {grid = [1], spatial.phase = "synthesized"} {
 // CHECK:         spatial.semaphore @bx_full_1 on @s0 init 0
 // CHECK-NEXT:    spatial.semaphore @bx_empty on @s0 init 1
 // CHECK-NEXT:    spatial.engine @s0 "load" {
@@ -107,7 +108,7 @@ spatial.program @vadd attributes {spatial.phase = "sized", grid = [1]} {
 // CHECK-NEXT:      spatial.store_step @st
 // CHECK-NEXT:      spatial.signal @bx_empty += 1
 // CHECK-NEXT:    }
-// VERIFIED-LABEL: spatial.program @taken attributes {spatial.phase = "verified"
+// VERIFIED-LABEL: spatial.program @taken attributes {{[{].*}}spatial.phase = "verified"
 spatial.program @taken attributes {spatial.phase = "sized", grid = [1]} {
   spatial.tensor @bx_full : memref<25xf32>
   spatial.tensor @z : memref<25xf32>

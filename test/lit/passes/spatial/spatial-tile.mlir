@@ -9,7 +9,7 @@
 // written by the loop's compute stage, read after it), the scalar K a
 // spatial.scalar the program checks when run.
 
-// CHECK-LABEL: spatial.program @rowsum attributes {spatial.phase = "tiled", grid = [2]} {
+// CHECK-LABEL: spatial.program @rowsum attributes {grid = [2], spatial.phase = "tiled"} {
 // CHECK-NEXT:    spatial.scalar @K : index = 64
 // CHECK-NEXT:    spatial.tensor @x : memref<2x64xf32>
 // CHECK-NEXT:    spatial.tensor @y : memref<2x16xf32>

@@ -10,7 +10,7 @@
 // absent from max_full. HBM: @w read once (256 bytes), four @x tiles (1024),
 // two @z tiles written (512).
 
-// CHECK-LABEL: spatial.program @acc attributes {spatial.phase = "verified", spatial.certificate = {cycles = 65 : i64, steps = 39 : i64, engines = {s0.load = 9 : i64, s0.compute = 10 : i64, s0.store = 2 : i64, s1.load = 6 : i64, s1.compute = 10 : i64, s1.store = 2 : i64}, max_full = {w0 = 1 : i64, x0 = 1 : i64, z0 = 1 : i64, w1 = 1 : i64, x1 = 2 : i64, z1 = 1 : i64}, hbm_read_bytes = 1280 : i64, hbm_written_bytes = 512 : i64}} {
+// CHECK-LABEL: spatial.program @acc attributes {spatial.certificate = {cycles = 65 : i64, engines = {s0.compute = 10 : i64, s0.load = 9 : i64, s0.store = 2 : i64, s1.compute = 10 : i64, s1.load = 6 : i64, s1.store = 2 : i64}, hbm_read_bytes = 1280 : i64, hbm_written_bytes = 512 : i64, max_full = {w0 = 1 : i64, w1 = 1 : i64, x0 = 1 : i64, x1 = 2 : i64, z0 = 1 : i64, z1 = 1 : i64}, steps = 39 : i64}, spatial.phase = "verified"} {
 // CHECK-NEXT:    spatial.tensor @w : memref<8x8xf32>
 // CHECK:         spatial.buffer @a0 on @s0 : !spatial.tile<8x8xf32> depth 1 local offset 768
 // CHECK:         spatial.multicast @g reader @ldw to [@s1]

@@ -7,7 +7,7 @@
 // ceil((44 + 4) / 8) = 6 iterations: 6 x 3 = 18 steps on each engine, 36 in
 // all (never the count of some smaller value of the range).
 
-// CHECK-LABEL: spatial.program @ragged attributes {spatial.phase = "verified", spatial.certificate = {cycles = 56 : i64, steps = 36 : i64, engines = {s0.load = 18 : i64, s0.store = 18 : i64}, max_full = {bx = 1 : i64}, hbm_read_bytes = 1536 : i64, hbm_written_bytes = 1536 : i64}} {
+// CHECK-LABEL: spatial.program @ragged attributes {spatial.certificate = {cycles = 56 : i64, engines = {s0.load = 18 : i64, s0.store = 18 : i64}, hbm_read_bytes = 1536 : i64, hbm_written_bytes = 1536 : i64, max_full = {bx = 1 : i64}, steps = 36 : i64}, spatial.phase = "verified"} {
 // CHECK:         spatial.trip @rows from @n[1] per 8 bias 4 admit [1, 44]
 // CHECK:         spatial.engine @s0 "load" {
 // CHECK-NEXT:      spatial.loop %{{.*}} = 0 to trip(@rows) {

@@ -8,7 +8,7 @@
 // Verifying a verified program again re-checks it and gives the same
 // certificate.
 
-// CHECK-LABEL: spatial.program @vadd attributes {spatial.phase = "verified", grid = [1], spatial.certificate = {cycles = 160 : i64, steps = 48 : i64, engines = {s0.load = 16 : i64, s0.compute = 20 : i64, s0.store = 12 : i64}, max_full = {bx = 2 : i64, by = 2 : i64, bz = 1 : i64}, hbm_read_bytes = 16384 : i64, hbm_written_bytes = 8192 : i64}} {
+// CHECK-LABEL: spatial.program @vadd attributes {grid = [1], spatial.certificate = {cycles = 160 : i64, engines = {s0.compute = 20 : i64, s0.load = 16 : i64, s0.store = 12 : i64}, hbm_read_bytes = 16384 : i64, hbm_written_bytes = 8192 : i64, max_full = {bx = 2 : i64, by = 2 : i64, bz = 1 : i64}, steps = 48 : i64}, spatial.phase = "verified"} {
 // CHECK-NEXT:    spatial.tensor @x : memref<64x64xf16>
 // CHECK:         spatial.engine @s0 "load" {
 // CHECK-NEXT:      spatial.loop %{{.*}} = 0 to 4 {
