@@ -22,24 +22,24 @@ EVERY_OP = """
 func.func @all(%h: f16, %d: !spyreop.df16, %f: f32, %i: i32, %l: i64, %t: tensor<64xf16>, %p: !spyreop.fp16_fused) {
   %0 = spyreop.gelu %d : !spyreop.df16
   %1 = spyreop.softplus %h beta 1.000000e+00 threshold 2.000000e+01 : f16
-  %2, %3 = spyreop.exx2 %f : f32
-  %4 = spyreop.exx2_fused %h : f16 -> !spyreop.fp16_fused
-  %5 = spyreop.layernormscale_fused %p : !spyreop.fp16_fused -> f16
-  %6 = spyreop.layernormnorm %f squares %f scale %f weight %f bias %f : f32
-  %7 = spyreop.layernormscale %f squares %f : f32
-  %8 = spyreop.addi32toi32 %i, %i
-  %9 = spyreop.addi64toi64 %l, %l
-  %10 = spyreop.muli32toi32 %i, %i
-  %11 = spyreop.idx32toaddr %i base %i stride %i
-  %12 = spyreop.slice_reduction %t {reduction_kind = #spyreop.reduction_kind<add>, reduction_scope = #spyreop.reduction_scope<in_slice>} : tensor<64xf16> -> tensor<64xf16>
-  %13 = spyreop.constant 1.500000e+00 : f16
-  %14 = spyreop.exp %h : f16
-  %15 = spyreop.realdiv %h, %h : f16
-  %16 = spyreop.sigmoid %h : f16
-  %17 = spyreop.silu %h : f16
-  %18 = spyreop.rsqrt %h : f16
-  %19 = spyreop.reciprocal %h : f16
-  %20 = spyreop.sqrt %f : f32
+  %2:2 = spyreop.exx2 %f : f32
+  %3 = spyreop.exx2_fused %h : f16 -> !spyreop.fp16_fused
+  %4 = spyreop.layernormscale_fused %p : !spyreop.fp16_fused -> f16
+  %5 = spyreop.layernormnorm %f squares %f scale %f weight %f bias %f : f32
+  %6 = spyreop.layernormscale %f squares %f : f32
+  %7 = spyreop.addi32toi32 %i, %i
+  %8 = spyreop.addi64toi64 %l, %l
+  %9 = spyreop.muli32toi32 %i, %i
+  %10 = spyreop.idx32toaddr %i base %i stride %i
+  %11 = spyreop.slice_reduction %t {reduction_kind = #spyreop.reduction_kind<add>, reduction_scope = #spyreop.reduction_scope<in_slice>} : tensor<64xf16> -> tensor<64xf16>
+  %12 = spyreop.constant 1.500000e+00 : f16
+  %13 = spyreop.exp %h : f16
+  %14 = spyreop.realdiv %h, %h : f16
+  %15 = spyreop.sigmoid %h : f16
+  %16 = spyreop.silu %h : f16
+  %17 = spyreop.rsqrt %h : f16
+  %18 = spyreop.reciprocal %h : f16
+  %19 = spyreop.sqrt %f : f32
   func.return
 }
 """
