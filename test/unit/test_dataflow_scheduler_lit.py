@@ -5,8 +5,8 @@ KTIRToScheduleIR is one case: its RUN lines are read, their tool and pass names
 mapped to ours (`TOOLS`, `PASSES`), and the commands run as lit would (`%s` is
 the file; `| FileCheck %s` pipes into FileCheck with their CHECK lines as they
 are). Nothing of theirs is edited: a case that does not pass yet is a
-non-strict xfail with its reason in `KNOWN_FAILURES` (an XPASS is the sign to
-remove it). Skipped when ../shared is absent.
+strict xfail with its reason in `KNOWN_FAILURES` (an XPASS fails: remove the
+entry). Skipped when ../shared is absent.
 """
 
 from __future__ import annotations
@@ -43,10 +43,6 @@ KNOWN_FAILURES: dict[str, str] = {
             "elision, short call/return (the printer), and ktdp.load/store's type as '<3x64xindex>' (dialects/ktdp.py)"
         )
         for name in ("basic", "imperfectly_nested_loops", "iter_arg_dependencies", "loops", "nested_loops")
-    },
-    **{
-        f"ConstructThreeStagePipeline/{name}.mlir": "ktdf-build-pipelines does not give their public form yet (H8)"
-        for name in ("arith_math", "basic", "basic_2", "multiple_compute_ops")
     },
 }
 
@@ -107,7 +103,7 @@ def cases():
     out = []
     for path in files:
         name = path.relative_to(THEIRS).as_posix()
-        marks = [pytest.mark.xfail(reason=KNOWN_FAILURES[name], strict=False)] if name in KNOWN_FAILURES else []
+        marks = [pytest.mark.xfail(reason=KNOWN_FAILURES[name], strict=True)] if name in KNOWN_FAILURES else []
         out.append(pytest.param(path, id=name, marks=marks))
     return out
 
