@@ -866,7 +866,7 @@ class LoadOp(IRDLOperation):
         return parse_value_from(parser, cls, AccessTileType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        print_value_from(printer, self, self.access_tile, self.result, short=False)
+        print_value_from(printer, self, self.access_tile, self.result, short=True)
 
     def verify_(self) -> None:
         _check_tile_data(self.access_tile, self.result.type, "result")
@@ -890,7 +890,7 @@ class StoreOp(IRDLOperation):
         return parse_value_into(parser, cls, AccessTileType)  # pyright: ignore[reportReturnType]
 
     def print(self, printer: Printer) -> None:
-        print_value_into(printer, self, self.data_tile, self.access_tile, short=False)
+        print_value_into(printer, self, self.data_tile, self.access_tile, short=True)
 
     def verify_(self) -> None:
         _check_tile_data(self.access_tile, self.data_tile.type, "data tile")

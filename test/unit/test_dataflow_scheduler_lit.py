@@ -37,13 +37,6 @@ FLAGS = {"--verify-diagnostics", "--split-input-file", "--allow-unregistered-dia
 
 KNOWN_FAILURES: dict[str, str] = {
     # file (relative to KTIRToScheduleIR) -> why it fails, until it passes
-    **{
-        f"ComputeGroupExtraction/{name}.mlir": (
-            "printing only (the IR matches: test_ktdp_extract_compute_groups.py): MLIR's attribute aliases, i64 "
-            "elision, short call/return (the printer), and ktdp.load/store's type as '<3x64xindex>' (dialects/ktdp.py)"
-        )
-        for name in ("basic", "imperfectly_nested_loops", "iter_arg_dependencies", "loops", "nested_loops")
-    },
 }
 
 

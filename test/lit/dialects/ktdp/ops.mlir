@@ -59,9 +59,9 @@ func.func @access_tiles(%base: index, %r: index, %i: index, %n: index) {
       access_tile_set = affine_set<(d0, d1) : (d0 >= 0, d1 >= 0, d0 - d1 >= 0, -d0 + 3 >= 0)>,
       access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<8x8xf32> -> !ktdp.access_tile<4x4xindex>
   // Load and store; the short type form `<2x4xindex>` also parses.
-  // CHECK: %[[D:.*]] = ktdp.load %{{.*}} : !ktdp.access_tile<2x4xindex> -> tensor<2x4xf32>
+  // CHECK: %[[D:.*]] = ktdp.load %{{.*}} : <2x4xindex> -> tensor<2x4xf32>
   %d = ktdp.load %t0 : <2x4xindex> -> tensor<2x4xf32>
-  // CHECK: ktdp.store %[[D]], %{{.*}} : tensor<2x4xf32>, !ktdp.access_tile<2x4xindex>
+  // CHECK: ktdp.store %[[D]], %{{.*}} : tensor<2x4xf32>, <2x4xindex>
   ktdp.store %d, %t0 : tensor<2x4xf32>, <2x4xindex>
   return
 }

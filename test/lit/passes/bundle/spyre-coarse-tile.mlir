@@ -23,15 +23,15 @@
 // CHECK:           %[[XB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%x]
 // CHECK-NEXT:      %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [2, 32], strides: [32, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 31 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<2x32xf32>
 // CHECK-NEXT:      %[[XT:.*]] = ktdp.construct_access_tile %[[XV]][%c0, %c0] {{.*}}access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 31 >= 0)>} : memref<2x32xf32> -> !ktdp.access_tile<2x32xindex>
-// CHECK-NEXT:      %a = ktdp.load %[[XT]] : !ktdp.access_tile<2x32xindex> -> tensor<2x32xf32>
+// CHECK-NEXT:      %a = ktdp.load %[[XT]] : <2x32xindex> -> tensor<2x32xf32>
 // CHECK-NEXT:      %[[YB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%y]
-// CHECK:           %b = ktdp.load %{{.*}} : !ktdp.access_tile<2x32xindex> -> tensor<2x32xf32>
+// CHECK:           %b = ktdp.load %{{.*}} : <2x32xindex> -> tensor<2x32xf32>
 // CHECK-NEXT:      %s = arith.addf %a, %b : tensor<2x32xf32>
 // CHECK-NEXT:      %e = math.exp %s : tensor<2x32xf32>
 // CHECK-NEXT:      %[[OB:.*]] = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 64)>(%[[K]])[%out]
 // CHECK-NEXT:      %[[OV:.*]] = ktdp.construct_memory_view %[[OB]], sizes: [2, 32], strides: [32, 1]
 // CHECK-NEXT:      %[[OT:.*]] = ktdp.construct_access_tile %[[OV]][%c0, %c0]
-// CHECK-NEXT:      ktdp.store %e, %[[OT]] : tensor<2x32xf32>, !ktdp.access_tile<2x32xindex>
+// CHECK-NEXT:      ktdp.store %e, %[[OT]] : tensor<2x32xf32>, <2x32xindex>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return
 // CHECK-NOT:   spyre.slices
@@ -76,12 +76,12 @@ func.func @flat(%x: index, %y: index, %out: index) attributes {spyre.slices = 4}
 // CHECK:             %[[XB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)>(%[[I]], %[[J]])[%x]
 // CHECK-NEXT:        %[[XV:.*]] = ktdp.construct_memory_view %[[XB]], sizes: [10, 48], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 9 >= 0, d1 >= 0, -d1 + 47 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<10x48xf16>
 // CHECK-NEXT:        %[[XT:.*]] = ktdp.construct_access_tile %[[XV]][%c8, %c0] {{.*}}access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 15 >= 0)>} : memref<10x48xf16> -> !ktdp.access_tile<2x16xindex>
-// CHECK-NEXT:        %a = ktdp.load %[[XT]] : !ktdp.access_tile<2x16xindex> -> tensor<2x16xf16>
+// CHECK-NEXT:        %a = ktdp.load %[[XT]] : <2x16xindex> -> tensor<2x16xf16>
 // CHECK-NEXT:        %e = math.exp %a : tensor<2x16xf16>
 // CHECK-NEXT:        %[[OB:.*]] = affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 16 + d1 * 128)>(%[[I]], %[[J]])[%out]
 // CHECK-NEXT:        %[[OV:.*]] = ktdp.construct_memory_view %[[OB]], sizes: [10, 48], strides: [64, 1]
 // CHECK-NEXT:        %[[OT:.*]] = ktdp.construct_access_tile %[[OV]][%c8, %c0]
-// CHECK-NEXT:        ktdp.store %e, %[[OT]] : tensor<2x16xf16>, !ktdp.access_tile<2x16xindex>
+// CHECK-NEXT:        ktdp.store %e, %[[OT]] : tensor<2x16xf16>, <2x16xindex>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return
@@ -115,7 +115,7 @@ func.func @nest(%x: index, %out: index) attributes {spyre.slices = [[2, [1]], [4
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [2, 32], strides: [32, 1]
 // CHECK:           ktdp.load %{{.*}} -> tensor<2x32xf32>
 // CHECK:           affine.apply affine_map<(d0, d1)[s0] -> (s0 + d0 * 128 + d1 * 64)>(%[[I]], %[[J]])[%out]
-// CHECK:           ktdp.store %{{.*}} : tensor<2x32xf32>, !ktdp.access_tile<2x32xindex>
+// CHECK:           ktdp.store %{{.*}} : tensor<2x32xf32>, <2x32xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @span(%x: index, %out: index) attributes {spyre.slices = [[2, [0]], [2, [0]]]} {
@@ -169,14 +169,14 @@ func.func @rows(%x: index, %out: index) attributes {spyre.slices = [[8, [0]]]} {
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1]
 // CHECK:           %ea = math.exp %a : tensor<4x32xf32>
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%o1]
-// CHECK:           ktdp.store %ea, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>{{$}}
+// CHECK:           ktdp.store %ea, %{{.*}} : tensor<4x32xf32>, <4x32xindex>{{$}}
 // CHECK:       func.func @local_schedule_1(%y: index, %o2: index) attributes {spyre.compute_group} {
 // CHECK-NEXT:    spyre_loop.loop count(4) tiled_dims [1] tile_sizes [8] {
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)>(%{{.*}})[%y]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [8, 8], strides: [32, 1]
 // CHECK:           %eb = math.sqrt %b : tensor<8x8xf32>
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 8)>(%{{.*}})[%o2]
-// CHECK:           ktdp.store %eb, %{{.*}} : tensor<8x8xf32>, !ktdp.access_tile<8x8xindex>{{$}}
+// CHECK:           ktdp.store %eb, %{{.*}} : tensor<8x8xf32>, <8x8xindex>{{$}}
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
@@ -212,7 +212,7 @@ func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
 // CHECK-NOT:     spyre_loop.loop
 // CHECK:         %b = ktdp.load %{{.*}} -> tensor<8x32xf32>
 // CHECK-NEXT:    %eb = math.sqrt %b : tensor<8x32xf32>
-// CHECK-NEXT:    ktdp.store %eb, %{{.*}} : tensor<8x32xf32>, !ktdp.access_tile<8x32xindex>
+// CHECK-NEXT:    ktdp.store %eb, %{{.*}} : tensor<8x32xf32>, <8x32xindex>
 // CHECK-NEXT:    return
 // OPT-LABEL:   func.func @one_hinted(
 // OPT:         func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
@@ -281,12 +281,12 @@ func.func @named(%x: index, %out: index) attributes {spyre.dims = ["rows", "cols
 // CHECK:         %init = tensor.splat %zero : tensor<4xf32>
 // CHECK-NEXT:    %e = tensor.empty() : tensor<4x32xf32>
 // CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%x]
-// CHECK:         %a = ktdp.load %{{.*}} : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
+// CHECK:         %a = ktdp.load %{{.*}} : <4x32xindex> -> tensor<4x32xf32>
 // CHECK-NEXT:    %sum = linalg.reduce { arith.addf } ins(%a : tensor<4x32xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
 // CHECK-NEXT:    %b = linalg.broadcast ins(%sum:tensor<4xf32>) outs(%e:tensor<4x32xf32>) dimensions = [1]
 // CHECK-NEXT:    %d = arith.subf %a, %b : tensor<4x32xf32>
 // CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%out]
-// CHECK:         ktdp.store %d, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
+// CHECK:         ktdp.store %d, %{{.*}} : tensor<4x32xf32>, <4x32xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 31 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @center(%x: index, %out: index) attributes {spyre.slices = 2} {
@@ -318,11 +318,11 @@ func.func @center(%x: index, %out: index) attributes {spyre.slices = 2} {
 // CHECK:           %zero = arith.constant dense<0.000000e+00> : tensor<16xf32>
 // CHECK:           affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)>(%{{.*}})[%x]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [8, 16], strides: [32, 1]
-// CHECK:           %a = ktdp.load %{{.*}} : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>
+// CHECK:           %a = ktdp.load %{{.*}} : <8x16xindex> -> tensor<8x16xf32>
 // CHECK-NEXT:      %sum = linalg.reduce { arith.addf } ins(%a : tensor<8x16xf32>) outs(%zero : tensor<16xf32>) dimensions = [0]
 // CHECK-NEXT:      affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 16)>(%{{.*}})[%out]
 // CHECK-NEXT:      ktdp.construct_memory_view %{{.*}}, sizes: [16], strides: [1]
-// CHECK:           ktdp.store %sum, %{{.*}} : tensor<16xf32>, !ktdp.access_tile<16xindex>
+// CHECK:           ktdp.store %sum, %{{.*}} : tensor<16xf32>, <16xindex>
 // CHECK-NOT:   spyre.slices
 builtin.module {
   builtin.module {
@@ -436,7 +436,7 @@ func.func @plain(%x: index, %y: index, %out: index) {
 // CHECK:         ktdp.construct_memory_view %{{.*}}, sizes: [4, 32], strides: [32, 1] {{.*}} : memref<4x32xf32>
 // CHECK:         arith.maxsi
 // CHECK:         ktdp.construct_memory_view %{{.*}}, sizes: [%{{.*}}, 32], strides: [32, 1] {{.*}} : memref<?x32xf32>
-// CHECK:         ktdp.store %s, %{{.*}} : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
+// CHECK:         ktdp.store %s, %{{.*}} : tensor<4x32xf32>, <4x32xindex>
 // OPT-LABEL:   func.func @tail(
 // OPT:         spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
 // OPT:           sizes: [%{{.*}}, 32]

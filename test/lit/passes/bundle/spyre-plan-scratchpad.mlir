@@ -23,8 +23,8 @@
 // CHECK-NEXT:    %[[PV:.*]] = ktdp.construct_memory_view %[[PO]], sizes: [3, 20], strides: [20, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 2 >= 0, d1 >= 0, -d1 + 19 >= 0)>, memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 0 : i64} : memref<3x20xf16>
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[PT:.*]] = ktdp.construct_access_tile %[[PV]][%[[Z]], %[[Z]]] {{.*}} : memref<3x20xf16> -> !ktdp.access_tile<3x20xindex>
-// CHECK-NEXT:    ktdp.store %p, %[[PT]] : tensor<3x20xf16>, !ktdp.access_tile<3x20xindex>
-// CHECK-NEXT:    %[[PL:.*]] = ktdp.load %[[PT]] : !ktdp.access_tile<3x20xindex> -> tensor<3x20xf16>
+// CHECK-NEXT:    ktdp.store %p, %[[PT]] : tensor<3x20xf16>, <3x20xindex>
+// CHECK-NEXT:    %[[PL:.*]] = ktdp.load %[[PT]] : <3x20xindex> -> tensor<3x20xf16>
 // CHECK-NEXT:    %q = arith.mulf %a, %b : tensor<3x20xf16>
 // CHECK-NEXT:    %[[QO:.*]] = arith.constant 64 : index
 // CHECK-NEXT:    %[[QV:.*]] = ktdp.construct_memory_view %[[QO]], sizes: [3, 20], strides: [20, 1] {{.*}}memory_space = #ktdp.memory_space<ct_local>, spyre.lx_offset = 128 : i64}
@@ -41,7 +41,7 @@
 // CHECK:         ktdp.store %s,
 // CHECK-NEXT:    %[[SL:.*]] = ktdp.load
 // CHECK-NEXT:    %t = math.sqrt %[[SL]] : tensor<3x20xf16>
-// CHECK-NEXT:    ktdp.store %t, %ot : tensor<3x20xf16>, !ktdp.access_tile<3x20xindex>
+// CHECK-NEXT:    ktdp.store %t, %ot : tensor<3x20xf16>, <3x20xindex>
 // CHECK-NEXT:    return
 // SMALL-LABEL: func.func @chain(
 // SMALL:       func.func @local_schedule_0(%x: index, %y: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 248 : i64} {
@@ -144,9 +144,9 @@ func.func @in_loop(%x: index, %y: index, %out: index) attributes {spyre.slices =
 // CHECK-NEXT:    %[[ET:.*]] = ktdp.construct_access_tile
 // CHECK-NEXT:    ktdp.store %e, %[[ET]] :
 // CHECK-NEXT:    %[[EL:.*]] = ktdp.load %[[ET]] :
-// CHECK-NEXT:    ktdp.store %[[EL]], %mt : tensor<1x20xf32>, !ktdp.access_tile<1x20xindex>
+// CHECK-NEXT:    ktdp.store %[[EL]], %mt : tensor<1x20xf32>, <1x20xindex>
 // CHECK-NEXT:    %n = arith.negf %[[EL]] : tensor<1x20xf32>
-// CHECK-NEXT:    ktdp.store %n, %ot : tensor<1x20xf32>, !ktdp.access_tile<1x20xindex>
+// CHECK-NEXT:    ktdp.store %n, %ot : tensor<1x20xf32>, <1x20xindex>
 // CHECK-NEXT:    return
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 19 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>

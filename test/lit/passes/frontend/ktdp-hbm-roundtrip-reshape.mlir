@@ -19,10 +19,10 @@
 // CHECK:         %sq = arith.mulf %xd, %xd : tensor<8x2x8xf32>
 // CHECK:         ktdp.store %sq, %[[SQT:[0-9]+]] : tensor<8x2x8xf32>
 // CHECK-NOT:     tensor.collapse_shape %sq
-// CHECK:         %sq_hbm = ktdp.load %[[SQT]] : !ktdp.access_tile<8x2x8xindex> -> tensor<8x2x8xf32>
+// CHECK:         %sq_hbm = ktdp.load %[[SQT]] : <8x2x8xindex> -> tensor<8x2x8xf32>
 // CHECK-NEXT:    %flat = tensor.collapse_shape %sq_hbm {{\[\[}}0], [1, 2]] : tensor<8x2x8xf32> into tensor<8x16xf32>
 // CHECK-NEXT:    %sum = linalg.reduce { arith.addf } ins(%flat : tensor<8x16xf32>)
-// CHECK:         %sq_hbm_1 = ktdp.load %[[SQT]] : !ktdp.access_tile<8x2x8xindex> -> tensor<8x2x8xf32>
+// CHECK:         %sq_hbm_1 = ktdp.load %[[SQT]] : <8x2x8xindex> -> tensor<8x2x8xf32>
 // CHECK-NEXT:    %flat_1 = tensor.collapse_shape %sq_hbm_1 {{\[\[}}0], [1, 2]] : tensor<8x2x8xf32> into tensor<8x16xf32>
 // CHECK-NEXT:    %b_hbm = ktdp.load
 // CHECK-NEXT:    %r = arith.subf %flat_1, %b_hbm : tensor<8x16xf32>
@@ -42,9 +42,9 @@
 // CHECK-NEXT:    %ex = math.exp %xd : tensor<8x16xf32>
 // CHECK:         %sq = math.sqrt %ex_hbm : tensor<8x16xf32>
 // CHECK:         ktdp.store %sq, %[[ST:[0-9]+]]
-// CHECK-NEXT:    %xd_1 = ktdp.load %[[XT]] : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>
+// CHECK-NEXT:    %xd_1 = ktdp.load %[[XT]] : <8x16xindex> -> tensor<8x16xf32>
 // CHECK-NEXT:    %x3 = tensor.expand_shape %xd_1
-// CHECK-NEXT:    %sq_hbm = ktdp.load %[[ST]] : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>
+// CHECK-NEXT:    %sq_hbm = ktdp.load %[[ST]] : <8x16xindex> -> tensor<8x16xf32>
 // CHECK-NEXT:    %sq3 = tensor.expand_shape %sq_hbm
 // CHECK-NEXT:    %r = arith.addf %x3, %sq3 : tensor<8x2x8xf32>
 // SCHED-LABEL: func.func @shared_load_through_expand(

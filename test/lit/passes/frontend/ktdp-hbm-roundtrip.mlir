@@ -17,8 +17,8 @@
 // CHECK-NEXT:    %[[E:.*]] = arith.divui %[[B]], %[[W]] : index
 // CHECK-NEXT:    %[[V:.*]] = ktdp.construct_memory_view %[[E]], sizes: [4, 32], strides: [32, 1]
 // CHECK:         %[[TILE:.*]] = ktdp.construct_access_tile %[[V]]
-// CHECK-NEXT:    ktdp.store %e, %[[TILE]] : tensor<4x32xf32>, !ktdp.access_tile<4x32xindex>
-// CHECK-NEXT:    %e_hbm = ktdp.load %[[TILE]] : !ktdp.access_tile<4x32xindex> -> tensor<4x32xf32>
+// CHECK-NEXT:    ktdp.store %e, %[[TILE]] : tensor<4x32xf32>, <4x32xindex>
+// CHECK-NEXT:    %e_hbm = ktdp.load %[[TILE]] : <4x32xindex> -> tensor<4x32xf32>
 // CHECK-NEXT:    %s = math.sqrt %e_hbm : tensor<4x32xf32>
 // LX-LABEL: func.func @chain(%x: index, %out: index) attributes
 // LX-NOT: hbm_scratch

@@ -7,7 +7,7 @@
 #s = affine_set<(d0, d1) : (d0 == 0, d1 >= 0, -d1 + 63 >= 0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @no_rule
-// CHECK: %[[D:.*]] = ktdp.load %{{.*}} : !ktdp.access_tile<1x1x64xindex> -> tensor<1x1x64xf16>
+// CHECK: %[[D:.*]] = ktdp.load %{{.*}} : <1x1x64xindex> -> tensor<1x1x64xf16>
 // CHECK: %[[L:.*]] = tensor.collapse_shape %[[D]] {{\[}}[0], [1, 2]] : tensor<1x1x64xf16> into tensor<1x64xf16>
 // CHECK: tensor.extract_slice %[[L]][0, 0] [1, 32] [1, 1] : tensor<1x64xf16> to tensor<1x32xf16>
 func.func @no_rule(%x: index) -> tensor<1x32xf16> {

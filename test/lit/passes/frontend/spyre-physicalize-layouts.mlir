@@ -15,10 +15,10 @@
 // CHECK: %[[C64B:.*]] = arith.constant 64 : index
 // CHECK: %[[R:.*]] = arith.remsi %j, %[[C64B]] : index
 // CHECK: %t = ktdp.construct_access_tile %v[%[[Q]], %i, %[[R]]] {access_tile_order = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, access_tile_set = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 1 >= 0, d1 >= 0, -d1 + 3 >= 0, d2 >= 0, -d2 + 63 >= 0)>} : memref<2x128x64xf32> -> !ktdp.access_tile<2x4x64xindex>
-// CHECK: %d = ktdp.load %t : !ktdp.access_tile<2x4x64xindex> -> tensor<2x4x64xf32>
+// CHECK: %d = ktdp.load %t : <2x4x64xindex> -> tensor<2x4x64xf32>
 // CHECK: %e = math.exp %d : tensor<2x4x64xf32>
 // CHECK: %[[L:.*]] = spyre.relayout %e {from = [array<i64: 1, 0, 1>, array<i64: 1, 0, 2>, array<i64: 64, 0, 64>], to = [array<i64: 0, 1>, array<i64: 0, 0>, array<i64: 0, 0>]} : tensor<2x4x64xf32> -> tensor<4x128xf32>
-// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x128xf32>, !ktdp.access_tile<4x128xindex>
+// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x128xf32>, <4x128xindex>
 // CHECK-NOT: spyre.tensor_layout
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #blk = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>
@@ -41,8 +41,8 @@ func.func @copy(%x: index, %out: index, %i: index, %j: index) {
 // consumer's), a reduction over the stick axis (both physical parts), a
 // tensor.extract (physical indices), splats built at the user's layout.
 // CHECK-LABEL: func.func @broadcast_reduce_extract
-// CHECK: %xd = ktdp.load %{{.*}} : !ktdp.access_tile<2x4x64xindex> -> tensor<2x4x64xf32>
-// CHECK: %wd = ktdp.load %{{.*}} : !ktdp.access_tile<2x64xindex> -> tensor<2x64xf32>
+// CHECK: %xd = ktdp.load %{{.*}} : <2x4x64xindex> -> tensor<2x4x64xf32>
+// CHECK: %wd = ktdp.load %{{.*}} : <2x64xindex> -> tensor<2x64xf32>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x64xf32>
 // CHECK: %[[WB:.*]] = linalg.broadcast ins(%wd:tensor<2x64xf32>) outs(%[[E]]:tensor<2x4x64xf32>) dimensions = [1]
 // CHECK: %m = arith.mulf %xd, %[[WB]] : tensor<2x4x64xf32>
@@ -92,7 +92,7 @@ func.func @broadcast_reduce_extract(%x: index, %w: index) -> tensor<4x128xf32> {
 // CHECK-LABEL: func.func @matmul
 // CHECK: %[[B:.*]] = tensor.expand_shape %bd {{\[}}[0], [1, 2], [3]] output_shape [1, 2, 64, 64] : tensor<1x128x64xf32> into tensor<1x2x64x64xf32>
 // CHECK: %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d3, d0, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%ad, %[[B]] : tensor<2x32x64xf32>, tensor<1x2x64x64xf32>) outs(%{{.*}} : tensor<1x32x64xf32>)
-// CHECK: ktdp.store %r, %{{.*}} : tensor<1x32x64xf32>, !ktdp.access_tile<1x32x64xindex>
+// CHECK: ktdp.store %r, %{{.*}} : tensor<1x32x64xf32>, <1x32x64xindex>
 #m_a = affine_set<(d0, d1) : (d0 >= 0, -d0 + 31 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #m_b = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #m_c = affine_set<(d0, d1) : (d0 >= 0, -d0 + 31 >= 0, d1 >= 0, -d1 + 63 >= 0)>
@@ -127,7 +127,7 @@ func.func @matmul(%a: index, %b: index, %c: index) {
 // CHECK: %acc = scf.for %i = %c0 to %c32 step %c4 iter_args(%a = %[[Z]]) -> (tensor<2x4x64xf32>) {
 // CHECK: %n = arith.addf %a, %xd : tensor<2x4x64xf32>
 // CHECK: scf.yield %n : tensor<2x4x64xf32>
-// CHECK: ktdp.store %acc, %{{.*}} : tensor<2x4x64xf32>, !ktdp.access_tile<2x4x64xindex>
+// CHECK: ktdp.store %acc, %{{.*}} : tensor<2x4x64xf32>, <2x4x64xindex>
 #x2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 31 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #row = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -163,7 +163,7 @@ func.func @loop(%x: index, %out: index) {
 // CHECK: %s2 = arith.addf %s, %xd : tensor<2x64x64xf32>
 // CHECK: %t = linalg.transpose ins(%s2:tensor<2x64x64xf32>) outs(%{{.*}}:tensor<2x64x64xf32>) permutation = [0, 1, 2]
 // CHECK: %[[TL:.*]] = spyre.relayout %t {from = [array<i64: 0, 1, 0>, array<i64: 1, 0, 2>, array<i64: 64, 0, 64>], to = [array<i64: 1, 0, 1>, array<i64: 1, 0, 2>, array<i64: 64, 0, 64>]} : tensor<2x64x64xf32> -> tensor<1x128x64xf32>
-// CHECK: ktdp.store %[[TL]], %{{.*}} : tensor<1x128x64xf32>, !ktdp.access_tile<1x128x64xindex>
+// CHECK: ktdp.store %[[TL]], %{{.*}} : tensor<1x128x64xf32>, <1x128x64xindex>
 #a2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 63 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #t2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -195,7 +195,7 @@ func.func @conflicts(%x: index, %y: index, %out: index) {
 // CHECK: %e = math.exp %d : tensor<1x4x64xf32>
 // CHECK: %[[L:.*]] = tensor.collapse_shape %e {{\[}}[0, 1], [2]] : tensor<1x4x64xf32> into tensor<4x64xf32>
 // CHECK-NOT: spyre.relayout
-// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x64xf32>, !ktdp.access_tile<4x64xindex>
+// CHECK: ktdp.store %[[L]], %{{.*}} : tensor<4x64xf32>, <4x64xindex>
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 + 127 >= 0, d1 >= 0, -d1 + 127 >= 0)>
 #blk = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
