@@ -20,8 +20,14 @@
 // CHECK-NEXT:      %s = linalg.add ins(%lhs, %rhs : tensor<1x128xf16>, tensor<1x128xf16>)
 // CHECK-NEXT:      ktdp.yield_reduced %s : tensor<1x128xf16>
 // CHECK-NEXT:    }
+// The output view is built right before its store (the group body is in
+// dataflow-scheduler's order); %d goes from the add straight to that global
+// store, with no LX store or load in between.
+// CHECK-NEXT:    %ya = arith.addi %y, %o : index
+// CHECK-NEXT:    %yv = ktdp.construct_memory_view %ya, {{.*}}memory_space = #ktdp.memory_space<global>}
 // CHECK-NEXT:    %d = arith.addf %r, %r : tensor<1x128xf16>
-// CHECK-NEXT:    ktdp.store %d,
+// CHECK-NEXT:    %yt = ktdp.construct_access_tile %yv[
+// CHECK-NEXT:    ktdp.store %d, %yt :
 // CHECK-NEXT:    return
 
 #row = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 127 >= 0)>
