@@ -41,6 +41,8 @@
 // CHECK:         ktdp.store %s,
 // CHECK-NEXT:    %[[SL:.*]] = ktdp.load
 // CHECK-NEXT:    %t = math.sqrt %[[SL]] : tensor<3x20xf16>
+// CHECK-NEXT:    %ov = ktdp.construct_memory_view %out, {{.*}}memory_space = #ktdp.memory_space<global>}
+// CHECK-NEXT:    %ot = ktdp.construct_access_tile %ov[
 // CHECK-NEXT:    ktdp.store %t, %ot : tensor<3x20xf16>, <3x20xindex>
 // CHECK-NEXT:    return
 // SMALL-LABEL: func.func @chain(
@@ -134,7 +136,9 @@ func.func @in_loop(%x: index, %y: index, %out: index) attributes {spyre.slices =
 
 // A tensor consumed by a compute and a store gets an LX buffer (1 x 20 f32 =
 // 80 bytes at 0); the store copies the LX copy out to %mid. The output n is
-// consumed only by its store: no buffer.
+// consumed only by its store: no buffer. (The group body is in
+// dataflow-scheduler's order: each output view is built right before the ops
+// that read it, and the copy-out to %mid now follows the negf.)
 // CHECK-LABEL: func.func @both(
 // CHECK:       func.func @local_schedule_0(%x: index, %mid: index, %out: index) attributes {spyre.compute_group, spyre.peak_lx_bytes = 80 : i64} {
 // CHECK:         %e = math.exp %a : tensor<1x20xf32>
@@ -144,8 +148,12 @@ func.func @in_loop(%x: index, %y: index, %out: index) attributes {spyre.slices =
 // CHECK-NEXT:    %[[ET:.*]] = ktdp.construct_access_tile
 // CHECK-NEXT:    ktdp.store %e, %[[ET]] :
 // CHECK-NEXT:    %[[EL:.*]] = ktdp.load %[[ET]] :
-// CHECK-NEXT:    ktdp.store %[[EL]], %mt : tensor<1x20xf32>, <1x20xindex>
+// CHECK-NEXT:    %mv = ktdp.construct_memory_view %mid, {{.*}}memory_space = #ktdp.memory_space<global>}
+// CHECK-NEXT:    %mt = ktdp.construct_access_tile %mv[
 // CHECK-NEXT:    %n = arith.negf %[[EL]] : tensor<1x20xf32>
+// CHECK-NEXT:    %ov = ktdp.construct_memory_view %out, {{.*}}memory_space = #ktdp.memory_space<global>}
+// CHECK-NEXT:    %ot = ktdp.construct_access_tile %ov[
+// CHECK-NEXT:    ktdp.store %[[EL]], %mt : tensor<1x20xf32>, <1x20xindex>
 // CHECK-NEXT:    ktdp.store %n, %ot : tensor<1x20xf32>, <1x20xindex>
 // CHECK-NEXT:    return
 #all = affine_set<(d0, d1) : (d0 >= 0, -d0 >= 0, d1 >= 0, -d1 + 19 >= 0)>
