@@ -212,7 +212,9 @@ func.func @per_group(%x: index, %y: index, %o1: index, %o2: index) {
 // CHECK-NOT:     spyre_loop.loop
 // CHECK:         %b = ktdp.load %{{.*}} -> tensor<8x32xf32>
 // CHECK-NEXT:    %eb = math.sqrt %b : tensor<8x32xf32>
-// CHECK-NEXT:    ktdp.store %eb, %{{.*}} : tensor<8x32xf32>, <8x32xindex>
+// CHECK-NEXT:    %o2v = ktdp.construct_memory_view %o2, sizes: [8, 32], strides: [32, 1]
+// CHECK-NEXT:    %o2t = ktdp.construct_access_tile %o2v[
+// CHECK-NEXT:    ktdp.store %eb, %o2t : tensor<8x32xf32>, <8x32xindex>
 // CHECK-NEXT:    return
 // OPT-LABEL:   func.func @one_hinted(
 // OPT:         func.func @local_schedule_0(%x: index, %o1: index) attributes {spyre.compute_group} {
@@ -278,11 +280,11 @@ func.func @named(%x: index, %out: index) attributes {spyre.dims = ["rows", "cols
 // tensor.empty and the broadcast all shrink to 4 rows; the columns stay.
 // CHECK-LABEL: func.func @center(%x: index, %out: index) {
 // CHECK:       spyre_loop.loop count(2) tiled_dims [0] tile_sizes [4] {
-// CHECK:         %init = tensor.splat %zero : tensor<4xf32>
-// CHECK-NEXT:    %e = tensor.empty() : tensor<4x32xf32>
-// CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%x]
+// CHECK:         affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%x]
 // CHECK:         %a = ktdp.load %{{.*}} : <4x32xindex> -> tensor<4x32xf32>
+// CHECK-NEXT:    %init = tensor.splat %zero : tensor<4xf32>
 // CHECK-NEXT:    %sum = linalg.reduce { arith.addf } ins(%a : tensor<4x32xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+// CHECK-NEXT:    %e = tensor.empty() : tensor<4x32xf32>
 // CHECK-NEXT:    %b = linalg.broadcast ins(%sum:tensor<4xf32>) outs(%e:tensor<4x32xf32>) dimensions = [1]
 // CHECK-NEXT:    %d = arith.subf %a, %b : tensor<4x32xf32>
 // CHECK-NEXT:    affine.apply affine_map<(d0)[s0] -> (s0 + d0 * 128)>(%{{.*}})[%out]
