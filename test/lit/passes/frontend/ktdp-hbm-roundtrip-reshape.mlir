@@ -1,4 +1,5 @@
 // RUN: %spyre-opt %s -p ktdp-hbm-roundtrip | %FileCheck %s
+// RUN: %spyre-opt %s -p ktdp-hbm-roundtrip,ktdp-extract-compute-groups | %FileCheck %s --check-prefix=GROUPS
 // RUN: %spyre-opt %s --pipeline ktir-to-schedule | %FileCheck %s --check-prefix=SCHED
 // The rewritten kernels compute what the sources do:
 // RUN: %spyre-run %s --func through_collapse --arg x=random:8x2x8xf32:1 --arg out=zeros:8x16xf32 --print-outputs > %t.c.before
@@ -14,7 +15,10 @@
 // consumer loads it back and applies the collapse itself (the original collapse
 // is gone), so both reads are round trips and no group waits in its middle for
 // another's: the groups stay whole and pass nothing but HBM (no call returns a
-// value or takes a tensor).
+// value or takes a tensor); the GROUPS run: this pass, then extraction.
+// ktir-to-schedule no longer runs this pass (c0d640f): there the kernel stays one
+// group whose computes share one compute stage, the collapse between the mulf
+// and its two readers, and no scratch argument (SCHED, body checked below).
 // CHECK-LABEL: func.func @through_collapse(
 // CHECK:         %sq = arith.mulf %xd, %xd : tensor<8x2x8xf32>
 // CHECK:         ktdp.store %sq, %[[SQT:[0-9]+]] : tensor<8x2x8xf32>
@@ -26,12 +30,15 @@
 // CHECK-NEXT:    %flat_1 = tensor.collapse_shape %sq_hbm_1 {{\[\[}}0], [1, 2]] : tensor<8x2x8xf32> into tensor<8x16xf32>
 // CHECK-NEXT:    %b_hbm = ktdp.load
 // CHECK-NEXT:    %r = arith.subf %flat_1, %b_hbm : tensor<8x16xf32>
-// SCHED-LABEL: func.func @through_collapse(
-// SCHED-NOT:     {{= (func\.)?call}}
-// SCHED:         call @local_schedule_{{[0-9]+}}(%x, %hbm_scratch) : (index, index) -> ()
-// SCHED-NOT:     {{= (func\.)?call}}
-// SCHED-NOT:     tensor<
-// SCHED:         call @local_schedule_{{[0-9]+}}(%hbm_scratch, %out) : (index, index) -> ()
+// GROUPS-LABEL: func.func @through_collapse(
+// GROUPS-NOT:     {{= (func\.)?call}}
+// GROUPS:         call @local_schedule_{{[0-9]+}}(%x, %hbm_scratch) : (index, index) -> ()
+// GROUPS-NOT:     {{= (func\.)?call}}
+// GROUPS-NOT:     tensor<
+// GROUPS:         call @local_schedule_{{[0-9]+}}(%hbm_scratch, %out) : (index, index) -> ()
+// GROUPS-NEXT:    return
+// SCHED-LABEL: func.func @through_collapse(%x: index, %out: index) {
+// SCHED-NEXT:    call @local_schedule_{{[0-9]+}}(%x, %out) : (index, index) -> ()
 // SCHED-NEXT:    return
 
 // A load read by a compute and, through a reshape, by another compute is loaded
@@ -47,9 +54,28 @@
 // CHECK-NEXT:    %sq_hbm = ktdp.load %[[ST]] : <8x16xindex> -> tensor<8x16xf32>
 // CHECK-NEXT:    %sq3 = tensor.expand_shape %sq_hbm
 // CHECK-NEXT:    %r = arith.addf %x3, %sq3 : tensor<8x2x8xf32>
-// SCHED-LABEL: func.func @shared_load_through_expand(
-// SCHED-NOT:     {{= (func\.)?call}}
-// SCHED:         return
+// GROUPS-LABEL: func.func @shared_load_through_expand(
+// GROUPS-NOT:     {{= (func\.)?call}}
+// GROUPS:         return
+// SCHED-LABEL: func.func @shared_load_through_expand(%x: index, %out: index) {
+// SCHED-NEXT:    call @local_schedule_{{[0-9]+}}(%x, %out) : (index, index) -> ()
+// SCHED-NEXT:    return
+// The two groups' compute stages (the first kernel's, then this one's):
+// SCHED-LABEL: func.func @local_schedule_0(%x: index, %out: index)
+// SCHED:         %xd = ktdf.read_from_fifo
+// SCHED-NEXT:    %sq = arith.mulf %xd, %xd : tensor<8x2x8xf32>
+// SCHED-NEXT:    %flat = tensor.collapse_shape %sq {{\[\[}}0], [1, 2]] : tensor<8x2x8xf32> into tensor<8x16xf32>
+// SCHED:         %sum = linalg.reduce { arith.addf } ins(%flat : tensor<8x16xf32>)
+// SCHED:         %r = arith.subf %flat, %b : tensor<8x16xf32>
+// SCHED-NEXT:    ktdf.write_to_fifo %r,
+// SCHED-LABEL: func.func @local_schedule_1(%x: index, %out: index)
+// SCHED:         %xd = ktdf.read_from_fifo
+// SCHED-NEXT:    %ex = math.exp %xd : tensor<8x16xf32>
+// SCHED-NEXT:    %sq = math.sqrt %ex : tensor<8x16xf32>
+// SCHED-NEXT:    %x3 = tensor.expand_shape %xd
+// SCHED-NEXT:    %sq3 = tensor.expand_shape %sq
+// SCHED-NEXT:    %r = arith.addf %x3, %sq3 : tensor<8x2x8xf32>
+// SCHED-NEXT:    ktdf.write_to_fifo %r,
 
 #x2  = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 15 >= 0)>
 #x3  = affine_set<(d0, d1, d2) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 1 >= 0, d2 >= 0, -d2 + 7 >= 0)>
