@@ -702,6 +702,7 @@ class GroupOp(ResourceOp):
     from outside; it yields the execution units it releases."""
 
     name = "ktdf_arch.group"
+    DEFAULT_DIALECT: ClassVar[str] = "ktdf_arch"  # KTDFArch_Subgraph: nested ops print without the prefix, as in MLIR
 
     shared_memory = var_operand_def(MemoryType)
     shared_exec = var_result_def(ExecutionUnitType)
@@ -833,6 +834,7 @@ class DeviceOp(IRDLOperation):
     inline or read from `path` (relative to the declaring file) on use."""
 
     name = "ktdf_arch.device"
+    DEFAULT_DIALECT: ClassVar[str] = "ktdf_arch"  # KTDFArch_Subgraph: nested ops print without the prefix, as in MLIR
 
     sym_name = prop_def(SymbolNameConstraint())
     import_path = opt_prop_def(StringAttr)

@@ -102,8 +102,8 @@ ktdf_arch.device @d {
 """
     module = _parse(text)
     printed = print_ir(module)
-    assert "%g = ktdf_arch.group share(%m) {" in printed
-    assert "ktdf_arch.datapath %m to %e : memory, exec_unit" in printed  # the argument prints as %m
+    assert "%g = group share(%m) {" in printed
+    assert "datapath %m to %e : memory, exec_unit" in printed  # the argument prints as %m
     group = next(op for op in module.walk() if isinstance(op, GroupOp))
     assert group.block.args[0].type == group.shared_memory[0].type
     # Isolated from above: an outer value that is not shared is out of reach.
@@ -203,9 +203,9 @@ def test_builds_from_python():
     device.verify()
     assert print_ir(device).splitlines() == [
         "ktdf_arch.device @d {",
-        '  %memory = ktdf_arch.memory {kind = "LX", size = 64 : i64}',
-        "  %exec_unit = ktdf_arch.exec_unit",
-        "  ktdf_arch.datapath %memory to %exec_unit : memory, exec_unit",
+        '  %memory = memory {kind = "LX", size = 64 : i64}',  # the default dialect inside a device, as MLIR
+        "  %exec_unit = exec_unit",
+        "  datapath %memory to %exec_unit : memory, exec_unit",
         "}",
     ]
     imported = DeviceOp("d", import_path="card.mlir")
