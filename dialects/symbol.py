@@ -103,6 +103,32 @@ def print_map_key(printer: Printer, map_handle: SSAValue, key: SSAValue) -> None
     printer.print_string(")")
 
 
+class MapQueryFormat:
+    """The syntax of `symbol.query_map` and `uniform.query_map`:
+    `(map:%m, key:%k) attr-dict : T` (both operands `index`). Upstream reads no
+    attribute dictionary for uniform's; one is read and printed so that none is lost."""
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        map_handle, key = parse_map_key(parser)
+        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        index = IndexType()
+        return cls.create(  # pyright: ignore[reportAttributeAccessIssue]
+            operands=[parser.resolve_operand(map_handle, index), parser.resolve_operand(key, index)],
+            result_types=[result_type],
+            properties=props,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        print_map_key(printer, self.map, self.key)  # pyright: ignore[reportAttributeAccessIssue]
+        print_attrs_sorted(printer, self, set())  # pyright: ignore[reportArgumentType]
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)  # pyright: ignore[reportAttributeAccessIssue]
+
+
 @sorted_attr_dict
 @irdl_op_definition
 class CreateSymbolOp(IRDLOperation):
@@ -140,11 +166,12 @@ class CreateIdOp(IRDLOperation):
 
     def verify_(self) -> None:
         id_type = self.symbol_id.type
-        if not (isinstance(id_type, IntegerType) and id_type.width.data == 64
-                and id_type.signedness.data == Signedness.SIGNED):
-            raise VerifyException(
-                "attribute 'symbol_id' failed to satisfy constraint: 64-bit signed integer attribute"
-            )
+        if not (
+            isinstance(id_type, IntegerType)
+            and id_type.width.data == 64
+            and id_type.signedness.data == Signedness.SIGNED
+        ):
+            raise VerifyException("attribute 'symbol_id' failed to satisfy constraint: 64-bit signed integer attribute")
 
 
 @irdl_op_definition
@@ -194,7 +221,7 @@ class SymbolImmutableMappingOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SymbolQueryMapOp(IRDLOperation):
+class SymbolQueryMapOp(MapQueryFormat, IRDLOperation):
     """`%v = symbol.query_map(map:%m, key:%k) : index`: the symbol a
     `symbol.symbol_immutable_mapping` maps key `%k` to (typically a loop's
     induction variable)."""
@@ -205,26 +232,6 @@ class SymbolQueryMapOp(IRDLOperation):
     key = operand_def(IndexType)
     result = result_def(IndexType)
     traits = traits_def(NoMemoryEffect(), IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SymbolQueryMapOp:
-        map_handle, key = parse_map_key(parser)
-        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
-        parser.parse_punctuation(":")
-        result_type = parser.parse_type()
-        index = IndexType()
-        return cls.create(
-            operands=[parser.resolve_operand(map_handle, index), parser.resolve_operand(key, index)],
-            result_types=[result_type],
-            properties=props,
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        print_map_key(printer, self.map, self.key)
-        print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         if isinstance(self.key, BlockArgument):
@@ -246,6 +253,7 @@ __all__ = [
     "CreateIdOp",
     "CreateSymbolOp",
     "LOOP_LIKE_OPS",
+    "MapQueryFormat",
     "ScalarValue",
     "SymbolImmutableMappingOp",
     "SymbolQueryMapOp",

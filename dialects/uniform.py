@@ -50,11 +50,10 @@ from xdsl.utils.exceptions import VerifyException
 from spyre_mlir.dialects.dataflow import CreateGroupOp, GetUnitOp, sorted_attr_dict
 from spyre_mlir.dialects.format_helpers import print_attrs_sorted, split_props
 from spyre_mlir.dialects.symbol import (
+    MapQueryFormat,
     ScalarValue,
     parse_key_value_pairs,
-    parse_map_key,
     print_key_value_pairs,
-    print_map_key,
 )
 
 
@@ -275,9 +274,7 @@ class EqualizePatternOp(_UnitRegionsOp):
     def verify_(self) -> None:
         self.verify_unit_regions()
         if any(v.type != i32 for v in self.list_sizes.data):
-            raise VerifyException(
-                "attribute 'list_sizes' failed to satisfy constraint: 32-bit integer array attribute"
-            )
+            raise VerifyException("attribute 'list_sizes' failed to satisfy constraint: 32-bit integer array attribute")
         sequences = [[op.name for op in region.block.ops] for region in self.unit_regions]
         for sequence in sequences[1:]:
             if len(sequence) != len(sequences[0]):
@@ -318,8 +315,10 @@ class DefImmutableMappingOp(IRDLOperation):
         value_type = parser.parse_type() if parser.parse_optional_punctuation(",") is not None else IndexType()
         index = IndexType()
         op = cls.create(
-            operands=[*(parser.resolve_operand(k, index) for k in keys),
-                      *(parser.resolve_operand(v, value_type) for v in values)],
+            operands=[
+                *(parser.resolve_operand(k, index) for k in keys),
+                *(parser.resolve_operand(v, value_type) for v in values),
+            ],
             result_types=[result_type],
             properties=props,
             attributes=attrs,
@@ -339,8 +338,9 @@ class DefImmutableMappingOp(IRDLOperation):
 
     def verify_(self) -> None:
         if len(self.keys) != len(self.values):
-            raise VerifyException(f"expects as many keys as values, got {len(self.keys)} keys and "
-                                  f"{len(self.values)} values")
+            raise VerifyException(
+                f"expects as many keys as values, got {len(self.keys)} keys and {len(self.values)} values"
+            )
         if self.keys and isinstance(self.keys[0].owner, GetUnitOp):
             if not all(isinstance(k.owner, GetUnitOp) for k in self.keys):
                 raise VerifyException("All Keys are not of same type")
@@ -358,7 +358,7 @@ class DefImmutableMappingOp(IRDLOperation):
 
 
 @irdl_op_definition
-class QueryMapOp(IRDLOperation):
+class QueryMapOp(MapQueryFormat, IRDLOperation):
     """`%v = uniform.query_map(map:%map, key:%k) : T`: the value that
     `uniform.def_immutable_mapping` `%map` maps key `%k` to."""
 
@@ -368,27 +368,6 @@ class QueryMapOp(IRDLOperation):
     key = operand_def(IndexType)
     result = result_def()
     traits = traits_def(NoMemoryEffect(), IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> QueryMapOp:
-        map_handle, key = parse_map_key(parser)
-        # Upstream reads no attribute dictionary; one is read (and printed) so that none is lost.
-        props, attrs = split_props(cls, parser.parse_optional_attr_dict())
-        parser.parse_punctuation(":")
-        result_type = parser.parse_type()
-        index = IndexType()
-        return cls.create(
-            operands=[parser.resolve_operand(map_handle, index), parser.resolve_operand(key, index)],
-            result_types=[result_type],
-            properties=props,
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        print_map_key(printer, self.map, self.key)
-        print_attrs_sorted(printer, self, set())
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
 
 def _segments(*sizes: int) -> Attribute:
