@@ -18,7 +18,8 @@ from __future__ import annotations
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr, StridedLayoutAttr, UnrankedMemRefType
 from xdsl.ir import Attribute
-from xdsl.irdl import base, irdl_op_definition, operand_def, result_def
+from xdsl.irdl import base, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -127,4 +128,16 @@ class MemorySpaceCastOp(memref.MemorySpaceCastOp):
         _verify_cast(self, _memory_space_cast_compatible)
 
 
-REPLACEMENTS: list[type] = [LoadOp, StoreOp, CastOp, MemorySpaceCastOp]
+@irdl_op_definition
+class CopyOp(memref.CopyOp):
+    """`memref.copy %src, %dst : memref<...> to memref<...>` in MLIR's form
+    (xDSL reads it only generic): same shape and element type."""
+
+    source = operand_def(_MEMREF)
+    destination = operand_def(_MEMREF)
+    traits = traits_def(MemoryWriteEffect(), MemoryReadEffect())
+
+    assembly_format = "$source `,` $destination attr-dict `:` type($source) `to` type($destination)"
+
+
+REPLACEMENTS: list[type] = [LoadOp, StoreOp, CastOp, MemorySpaceCastOp, CopyOp]

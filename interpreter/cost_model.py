@@ -409,6 +409,14 @@ class OpCosts:
         if name == RelayoutOp.name:
             moved = self._scaled(self._raw_bytes(fc, op.operands[0]), 2.0)  # read + write
             return Charge("memory", self._scaled(moved, 1.0 / self.config.lx_bytes_per_cycle))
+        if name == "memref.copy":  # an on-chip copy between buffers (read + write at the LX rate)
+            ty = op.operands[0].type
+            shape = ty.get_shape() if isinstance(ty, MemRefType) else (-1,)
+            if any(d < 0 for d in shape):
+                self.unpriced.add(f"{name} (dynamically shaped)")
+                return None
+            moved = 2.0 * math.prod(shape) * element_bytes(ty.get_element_type())
+            return Charge("memory", moved / self.config.lx_bytes_per_cycle)
         if isinstance(op, ReduceOp):
             return self._reduce(fc, op)
         if isinstance(op, LinalgStructuredOperation):

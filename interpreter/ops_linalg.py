@@ -46,8 +46,8 @@ from spyre_mlir.interpreter.affine_eval import compile_map
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles
 from spyre_mlir.interpreter.dtypes import ElementFormat, element_format
 from spyre_mlir.interpreter.errors import InterpreterError, NotBatchable
-from spyre_mlir.interpreter.ops_memref import Memref, as_memref, memref_run
-from spyre_mlir.interpreter.views import BoxTile, TileGeometry, load, store
+from spyre_mlir.interpreter.ops_memref import Memref, as_memref, memref_run, whole_box
+from spyre_mlir.interpreter.views import load, store
 from spyre_mlir.walk import walk_ops
 
 COMBINERS: dict[str, np.ufunc] = {
@@ -222,12 +222,6 @@ def _reads_varying(fc: FunctionCompiler, op: Operation) -> bool:
     )
 
 
-def _whole(view) -> BoxTile:
-    """The whole box of a memref's view, in C order."""
-    sizes = tuple(view.sizes)
-    return BoxTile(view, (0,) * len(sizes), TileGeometry((0,) * len(sizes), sizes, tuple(range(len(sizes)))), None)
-
-
 class _Operands:
     """Where a linalg op's operands and results are in the frame.
 
@@ -311,7 +305,7 @@ class _Operands:
                 ref, view = view_of(frame, ref_slot, fmt, what)
                 rank = len(view.sizes)
                 if read:
-                    data = load(_whole(view), ctx, access(ref))
+                    data = load(whole_box(view), ctx, access(ref))
                 else:  # only its shape matters
                     data = np.broadcast_to(np.zeros((), fmt.compute), tuple(view.sizes))
                 lanes = ctx.count is not None and data.ndim == rank + 1
@@ -327,7 +321,7 @@ class _Operands:
                 step(frame)
                 for ref_slot, slot, fmt, what in stores:
                     ref, view = view_of(frame, ref_slot, fmt, what)
-                    store(_whole(view), np.asarray(frame[slot], fmt.compute), ctx, access(ref))
+                    store(whole_box(view), np.asarray(frame[slot], fmt.compute), ctx, access(ref))
             finally:  # the loaded and computed arrays are not kept alive past the op
                 for _, slot, *_ in loads:
                     frame[slot] = None

@@ -433,6 +433,29 @@ def _store(fc: FunctionCompiler, op: Operation) -> Step:
     return step
 
 
+def whole_box(view) -> BoxTile:
+    """The whole box of a memref's view, in C order."""
+    sizes = tuple(view.sizes)
+    return BoxTile(view, (0,) * len(sizes), TileGeometry((0,) * len(sizes), sizes, tuple(range(len(sizes)))), None)
+
+
+@handles(memref.CopyOp)
+def _copy(fc: FunctionCompiler, op: Operation) -> Step:
+    assert isinstance(op, memref.CopyOp)
+    s, d = fc.slot(op.source), fc.slot(op.destination)
+    program = fc.program
+
+    def access(ref):  # strict through public-form memrefs; through a ktdp view, the run's options
+        return memref_run(program.runtime).access if isinstance(ref, Memref) else program.runtime.access
+
+    def step(frame):
+        source, dest = frame[s], frame[d]
+        data = load(whole_box(as_memref(source, "the source of 'memref.copy'").view), frame[0], access(source))
+        store(whole_box(as_memref(dest, "the target of 'memref.copy'").view), data, frame[0], access(dest))
+
+    return step
+
+
 def _report_fields(runtime) -> dict:
     run = runtime.find_state("memref")
     return {"l1_buffer_peak_bytes": run.peak if isinstance(run, MemrefRun) else 0}

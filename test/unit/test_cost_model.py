@@ -93,7 +93,7 @@ def test_every_op_the_interpreter_executes_is_priced_or_free():
     from spyre_mlir.interpreter.core import HANDLERS
 
     priced = {"ktdp.load", "ktdp.store", "ktdf.data_transfer", "ktdp.inter_tile_reduce", "ktdp.inter_tile_consume",
-              "spyre.relayout", "arith.select"}
+              "spyre.relayout", "arith.select", "memref.copy"}
     priced |= cost.FLOAT_ELEMENTWISE | cost.INT_ELEMENTWISE | cost.TRANSCENDENTAL | cost.CASTS | set(cost.FREE)
     missing = [
         cls.name
@@ -646,3 +646,18 @@ def test_spyre_run_bad_hw_is_a_clean_error(tmp_path, hw, message):
     assert proc.returncode == 1
     assert proc.stderr.startswith("spyre-run: error: ") and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_a_memref_copy_costs_its_bytes_read_and_written_at_the_lx_rate():
+    import spyre_mlir
+    from spyre_mlir.interpreter import cost
+
+    module = spyre_mlir.parse(
+        'func.func @f(%a: memref<2x64xf16, "L1">, %b: memref<2x64xf16, "L1">) {\n'
+        '  memref.copy %a, %b : memref<2x64xf16, "L1"> to memref<2x64xf16, "L1">\n  return\n}'
+    )
+    (copy,) = [op for op in module.walk() if op.name == "memref.copy"]
+    config = cost.HardwareConfig()
+    charge = cost.OpCosts(config, 1).rule(None, copy)
+    assert charge is not None and charge.component == "memory"
+    assert charge.cycles == 2 * 2 * 64 * 2 / config.lx_bytes_per_cycle

@@ -373,3 +373,23 @@ def test_their_basic_fifo_tiled_output_adds_on_sfu_buffers(options):
     )
     got = spyre_mlir.interpreter.Interpreter(widened, options).run("local_schedule_1", {"ARG0": 1}, hbm, grid=3)
     _check_rows_added(got, hbm, [1, 2, 33, 34, 65, 66])
+
+
+@pytest.mark.parametrize("options", MODES)
+def test_memref_copy_moves_a_buffer_into_another(options):
+    # memref.copy (MLIR's custom form) between two L1 buffers, each core its own: %O = 2 * %a via a copy.
+    body = (
+        f"  %T = memref.alloc() : {L1}\n"
+        f"  memref.copy %a, %T : {L1} to {L1}\n"
+        f"  linalg.add ins(%a, %T : {L1}, {L1}) outs(%O : {L1})"
+    )
+    args = _inputs("a", (2, 8), seed=3)
+    got = _run(_kernel(body, {"a": (2, 8)}, (2, 8)), options, (2, 8), **args)
+    np.testing.assert_array_equal(got, args["a_arg"] * 2)
+
+
+def test_memref_copy_prints_as_mlir_and_checks_its_shapes():
+    text = 'func.func @f(%a: memref<2x8xf32>, %b: memref<2x8xf32, "L1">) {\n  memref.copy %a, %b : memref<2x8xf32> to memref<2x8xf32, "L1">\n  return\n}'
+    assert 'memref.copy %a, %b : memref<2x8xf32> to memref<2x8xf32, "L1">' in spyre_mlir.ir.print_ir(spyre_mlir.parse(text))
+    with pytest.raises(spyre_mlir.DiagnosticError, match="same shape"):
+        spyre_mlir.parse(text.replace('memref<2x8xf32, "L1">', 'memref<2x4xf32, "L1">'))

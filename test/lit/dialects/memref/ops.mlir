@@ -33,3 +33,11 @@ func.func @same_type(%m: memref<*xf16>) {
   %0 = memref.cast %m : memref<*xf16> to memref<*xf16>
   return
 }
+
+// memref.copy in MLIR's form (their map-reduction-partials output copies a tile into an SFU register).
+// CHECK-LABEL: func.func @copy
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x64xf16> to memref<1x64xf16, "SFU_REG">
+func.func @copy(%a: memref<1x64xf16>, %b: memref<1x64xf16, "SFU_REG">) {
+  memref.copy %a, %b : memref<1x64xf16> to memref<1x64xf16, "SFU_REG">
+  return
+}
