@@ -96,10 +96,16 @@ class Layout:
 
     @classmethod
     def stick_last(cls, rank: int, stick: int = 64) -> Layout:
-        """The default device layout: the last dim split into sticks, its stick count outermost
-        (`[M, N]` -> `[N/64, M, 64]`)."""
+        """torch-spyre's default device layout (what `spyre launch` gives every tensor):
+        the last dim split into sticks, outermost first dims 1..r-2, the last dim's
+        stick count, dim 0, the stick: `[N]` -> `[N/64, 64]`, `[M, N]` -> `[N/64, M, 64]`,
+        `[B, M, N]` -> `[M, N/64, B, 64]` (their compiled `add_3d` addresses its
+        4x256x512 tensors so: docs/superdsc.md)."""
         last = rank - 1
-        return cls((Axis(last, "outer", stick), *(Axis(d, "whole") for d in range(last)), Axis(last, "inner", stick)), rank)
+        if rank == 1:
+            return cls((Axis(0, "outer", stick), Axis(0, "inner", stick)), 1)
+        middle = tuple(Axis(d, "whole") for d in range(1, last))
+        return cls((*middle, Axis(last, "outer", stick), Axis(0, "whole"), Axis(last, "inner", stick)), rank)
 
     def _check(self) -> None:
         for d in range(self.rank):
