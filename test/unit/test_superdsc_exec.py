@@ -1,0 +1,286 @@
+"""The SuperDSC executor (interpreter/superdsc_exec.py) runs every torch-spyre corpus example on
+random inputs placed in torch-spyre's default device layout, and matches a NumPy oracle of the op;
+bad arguments, addresses and ops are refused with clear messages."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spyre_mlir.interpreter.superdsc_exec import (
+    CoreLocalMemory,
+    FlatMemory,
+    SuperDscRunError,
+    default_symbols,
+    run_superdsc,
+)
+from spyre_mlir.superdsc import (
+    data_format,
+    default_device_shape,
+    from_default_layout,
+    parse_superdsc,
+    read_superdsc,
+    to_default_layout,
+)
+from spyre_mlir.target import SPYRE
+
+BUNDLES = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "torch-spyre-bundles"
+needs_corpus = pytest.mark.skipif(not BUNDLES.is_dir(), reason="../shared/corpus/torch-spyre-bundles not present")
+
+FP16, FP32 = "SEN169_FP16", "IEEE_FP32"
+
+
+def _softmax(a):
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# example: (input shapes, output shape, format, oracle, positive inputs)
+EXAMPLES = {
+    "add": ([(512, 1024)] * 2, (512, 1024), FP16, lambda a, b: a + b),
+    "sub": ([(512, 1024)] * 2, (512, 1024), FP16, lambda a, b: a - b),
+    "mul": ([(512, 1024)] * 2, (512, 1024), FP16, lambda a, b: a * b),
+    "relu": ([(512, 1024)], (512, 1024), FP16, lambda a: np.maximum(a, 0)),
+    "exp": ([(512, 1024)], (512, 1024), FP16, np.exp),
+    "sigmoid": ([(512, 1024)], (512, 1024), FP16, lambda a: 1 / (1 + np.exp(-a))),
+    "fma": ([(512, 1024)] * 3, (512, 1024), FP16, lambda a, b, c: a * b + c),
+    "softmax": ([(512, 1024)], (512, 1024), FP16, _softmax),
+    "mm": ([(512, 1024), (1024, 256)], (512, 256), FP16, lambda a, b: a @ b),
+    "add_fp32": ([(512, 1024)] * 2, (512, 1024), FP32, lambda a, b: a + b),
+    "add_3d": ([(4, 256, 512)] * 2, (4, 256, 512), FP16, lambda a, b: a + b),
+}
+
+
+def bundle_calls(text: str, bases: list[int]) -> list[tuple[str, dict[int, int]]]:
+    """(sdsc file, symbol id -> address) per `sdsc_execute` of a bundle.mlir, by regex (test-only)."""
+    params = re.findall(r"%(\w+): !sdscbundle\.input_arg", text)
+    values = {}
+    for name, src in re.findall(r"%(\w+) = sdscbundle\.input_arg_extract value from %(\w+)", text):
+        values[name] = bases[params.index(src)]
+    for name, value in re.findall(r"%(\w+) = arith\.constant (-?\d+) : index", text):
+        values[name] = int(value)
+    for name, lhs, rhs in re.findall(r"%(\w+) = arith\.addi %(\w+), %(\w+) : index", text):
+        values[name] = values[lhs] + values[rhs]
+    calls = []
+    pattern = r'sdscbundle\.sdsc_execute \(([^)]*)\) \{sdsc_filename="([^"]+)", "symbol_ids"=\[([^\]]*)\]\}'
+    for operands, filename, ids in re.findall(pattern, text):
+        names = [o.strip().lstrip("%") for o in operands.split(",") if o.strip()]
+        symbols = [int(i) for i in ids.split(",") if i.strip()]
+        assert len(names) == len(symbols)
+        calls.append((filename, {s: values[n] for s, n in zip(symbols, names)}))
+    return calls
+
+
+ALIGN = 1 << 16
+
+
+def place(shapes, fmt_name):
+    """Bases and a FlatMemory with one region per tensor of `shapes` (default layout sizes)."""
+    fmt = data_format(fmt_name)
+    sizes = [int(np.prod(default_device_shape(s, fmt.word_length))) * fmt.word_length for s in shapes]
+    bases, at = [], ALIGN
+    for n in sizes:
+        bases.append(at)
+        at += -(-n // ALIGN) * ALIGN
+    hbm = FlatMemory(at + ALIGN)
+    regions = [hbm.add_region(b, n, f"argument {k}") for k, (b, n) in enumerate(zip(bases, sizes))]
+    return hbm, bases, regions
+
+
+def inputs_for(name, seed=0):
+    shapes, _, fmt_name, _ = EXAMPLES[name]
+    rng = np.random.default_rng(seed)
+    storage = data_format(fmt_name).storage
+    return [rng.standard_normal(s).astype(storage).astype(np.float32) for s in shapes]
+
+
+def run_example(name, inputs, tensors_shapes=None, symbols_of=None, sdscs=None):
+    """Run example `name` on `inputs`; returns (output, stats of each file)."""
+    shapes, out_shape, fmt_name, _ = EXAMPLES[name]
+    fmt = data_format(fmt_name)
+    folder = BUNDLES / name
+    hbm, bases, regions = place([*shapes, out_shape], fmt_name)
+    for region, host in zip(regions, inputs):
+        region[:] = to_default_layout(host, fmt)
+    dtype = np.dtype(fmt.storage)
+    tensors = [
+        (f"argument {k}", b, s, dtype) for k, (b, s) in enumerate(zip(bases, tensors_shapes or [*shapes, out_shape]))
+    ]
+    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    if (folder / "bundle.mlir").exists():
+        calls = bundle_calls((folder / "bundle.mlir").read_text(), bases)
+    else:
+        calls = [("sdsc_0.json", None)]
+    stats = []
+    for filename, symbols in calls:
+        sdsc = (sdscs or {}).get(filename) or read_superdsc(folder / filename)
+        if symbols is None:
+            symbols = (symbols_of or default_symbols)(sdsc, bases)
+        stats.append(run_superdsc(sdsc, symbols, hbm, lx, source=f"{name}/{filename}", tensors=tensors))
+    return from_default_layout(regions[-1], out_shape, fmt), stats
+
+
+def expected_of(name, inputs):
+    _, _, fmt_name, oracle = EXAMPLES[name]
+    storage = data_format(fmt_name).storage
+    return oracle(*[x.astype(np.float64) for x in inputs]).astype(storage).astype(np.float32)
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_matches_numpy(name):
+    inputs = inputs_for(name)
+    out, stats = run_example(name, inputs)
+    expected = expected_of(name, inputs)
+    if EXAMPLES[name][2] == FP32:
+        np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)
+    elif name == "mm":
+        np.testing.assert_allclose(out, expected, rtol=2e-3, atol=2e-2)
+    else:
+        np.testing.assert_allclose(out, expected, rtol=4e-3, atol=1e-3)
+    out_elements = int(np.prod(EXAMPLES[name][1]))
+    assert (
+        sum(sum(s.bytes_written.values()) for s in stats) >= out_elements * data_format(EXAMPLES[name][2]).word_length
+    )
+
+
+@needs_corpus
+def test_bundle_symbols_agree_with_default_symbols():
+    # the compiler's per-core offsets (bundle.mlir's arith.addi) are those default_symbols derives
+    # from the layouts, given each tensor's base (its core 0 symbol: core 0 starts at the origin)
+    checked = 0
+    for folder in sorted(BUNDLES.iterdir()):
+        if not (folder / "bundle.mlir").exists():
+            continue
+        bases = [ALIGN * (1 + 64 * k) for k in range(8)]
+        for filename, symbols in bundle_calls((folder / "bundle.mlir").read_text(), bases):
+            sdsc = read_superdsc(folder / filename)
+            hbm = [a for a in sdsc.dscs[0].schedule if a.component == "hbm" and a.start_addr_symbolic]
+            derived = default_symbols(sdsc, [symbols[a.start_address[0]] for a in hbm])
+            assert derived == symbols, f"{folder.name}/{filename}"
+            checked += bool(symbols)
+    assert checked >= 6
+
+
+@needs_corpus
+def test_softmax_keeps_lx_between_files():
+    inputs = inputs_for("softmax")
+    out, stats = run_example("softmax", inputs)
+    assert stats[0].bytes_written == {"lx": 512 * 1024 * 2}  # sdsc_0 copies HBM to LX
+    assert stats[1].bytes_read == {"lx": 512 * 1024 * 2} and stats[1].elements == {"max": 512 * 1024}
+    assert stats[5].bytes_written == {"hbm": 512 * 1024 * 2}
+
+
+@needs_corpus
+def test_overlapping_folds_take_the_indexed_path():
+    # the mb folds of every tensor rewritten as row_fold(2, alpha 1) + elem_arr_0(255, alpha 1):
+    # coordinates overlap (not a mixed radix) but still cover the 256 rows of a core's slice
+    obj = json.loads((BUNDLES / "add" / "sdsc_0.json").read_text())
+    (dsc,) = obj["0_add"]["dscs_"][0].values()
+    for node in dsc["scheduleTree_"]:
+        folds = node["coordinates_"]["coordInfo"]["mb"]["folds"]
+        folds["dim_prop_attr"][2]["factor_"] = 2
+        folds["dim_prop_func"][2]["Affine"]["alpha_"] = 1
+        folds["dim_prop_attr"][3]["factor_"] = 255
+    sdsc = parse_superdsc(obj, "add/sdsc_0.json (mutated)")
+    inputs = inputs_for("add", seed=1)
+    out, _ = run_example("add", inputs, sdscs={"sdsc_0.json": sdsc})
+    np.testing.assert_allclose(out, expected_of("add", inputs), rtol=4e-3, atol=1e-3)
+
+
+# -- errors ----------------------------------------------------------------------
+
+
+@needs_corpus
+def test_a_tensor_not_in_its_default_layout_is_refused():
+    inputs = inputs_for("add")
+    with pytest.raises(SuperDscRunError) as info:
+        run_example("add", inputs, tensors_shapes=[(512, 1024), (512, 1024), (1024, 512)])
+    assert str(info.value) == (
+        "Tensor2 of add/sdsc_0.json is laid out as device size [16, 512, 64] (dims mb, out) but argument 2 is a "
+        "(1024, 512) float16 tensor whose default layout is [8, 1024, 64]: spyre launch places every tensor in its "
+        "default layout"
+    )
+
+
+@needs_corpus
+def test_a_core_start_that_is_not_its_origin_is_refused():
+    def shifted(sdsc, bases):
+        symbols = default_symbols(sdsc, bases)
+        symbols[-34] += 128  # Tensor1, core 1
+        return symbols
+
+    with pytest.raises(SuperDscRunError) as info:
+        run_example("add", inputs_for("add"), symbols_of=shifted)
+    message = str(info.value)
+    assert message.startswith("Tensor1 of add/sdsc_0.json (allocate-Tensor1_hbm) starts on core 1 at ")
+    assert "the core's first element (mb 256, out 0) of argument 1" in message
+
+
+@needs_corpus
+def test_an_address_outside_its_tensor_is_refused():
+    sdsc = read_superdsc(BUNDLES / "add" / "sdsc_0.json")
+    bases = [0x100000, 0x300000, 0x500000]
+    hbm = FlatMemory(0x800000)
+    for k, (base, size) in enumerate(zip(bases, [1 << 20, 1 << 19, 1 << 20])):  # Tensor1's region is half its size
+        hbm.add_region(base, size, f"argument {k}")
+    symbols = default_symbols(sdsc, bases)
+    with pytest.raises(SuperDscRunError) as info:
+        run_superdsc(sdsc, symbols, hbm, CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes), source="add/sdsc_0.json")
+    message = str(info.value)
+    assert message.startswith("Tensor1 of add/sdsc_0.json (allocate-Tensor1_hbm) on core 16 reads HBM [")
+    assert "is not inside one allocated region" in message
+
+
+@needs_corpus
+def test_an_unknown_op_is_refused():
+    obj = json.loads((BUNDLES / "relu" / "sdsc_0.json").read_text())
+    (dsc,) = obj["0_relufwd"]["dscs_"][0].values()
+    dsc["computeOp_"][0]["opFuncName"] = "frobnicate"
+    sdsc = parse_superdsc(obj, "relu/sdsc_0.json")
+    with pytest.raises(SuperDscRunError) as info:
+        run_example("relu", inputs_for("relu"), sdscs={"sdsc_0.json": sdsc})
+    message = str(info.value)
+    assert message.startswith(
+        "relu/sdsc_0.json: at /0_relufwd/dscs_/0/relufwd/computeOp_/0: opFuncName 'frobnicate' is not supported"
+    )
+    assert "add" in message and "batchmatmul" in message and "relufwd" in message
+
+
+@needs_corpus
+def test_an_unbound_symbol_is_refused():
+    sdsc = read_superdsc(BUNDLES / "exp" / "sdsc_0.json")
+    hbm, bases, _ = place([(512, 1024)] * 2, FP16)
+    symbols = default_symbols(sdsc, bases)
+    del symbols[-40]
+    with pytest.raises(
+        SuperDscRunError,
+        match=r"Tensor1 of exp/sdsc_0.json \(allocate-Tensor1_hbm\) starts on core 7 "
+        r"at symbol -40, which is not bound",
+    ):
+        run_superdsc(sdsc, symbols, hbm, CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes), source="exp/sdsc_0.json")
+
+
+@needs_corpus
+def test_default_symbols_needs_one_base_per_tensor():
+    sdsc = read_superdsc(BUNDLES / "add" / "sdsc_0.json")
+    with pytest.raises(SuperDscRunError, match="only 2 tensors are given"):
+        default_symbols(sdsc, [0, ALIGN])
+
+
+def test_flat_memory_refuses_overlaps_and_strays():
+    hbm = FlatMemory(1 << 16)
+    hbm.add_region(0x1000, 0x100, "a")
+    with pytest.raises(ValueError, match="overlaps 'a'"):
+        hbm.add_region(0x10F0, 0x20, "b")
+    data, base = hbm.buffer(0x1000, 0x1100, write=False)
+    assert base == 0 and len(data) == 1 << 16
+    with pytest.raises(ValueError, match=r"\[0x10f0, 0x1110\) is not inside one allocated region"):
+        hbm.buffer(0x10F0, 0x1110, write=True)
+    lx = CoreLocalMemory(2, 4096)
+    with pytest.raises(ValueError, match="outside core 1's LX of 4096 bytes"):
+        lx.buffer(1, 4000, 4100, write=True)
