@@ -404,9 +404,11 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
             raise SuperDscRunError(f"{where}: {name} takes {n} input(s), found {len(inputs)}")
 
     data = [a for a in inputs if a not in outputs]
-    if name in REDUCTIONS and len(data) == 1 and len(data) < len(inputs):
+    reduced = [d for d in range(len(dims)) if len(data) == 1 and out.extents[d] == 1 and data[0].extents[d] > 1]
+    if name in REDUCTIONS and len(data) == 1 and (reduced or name not in BINARY):
+        # max/min of two tensors, one of them the output, with nothing replicated, is elementwise
         (x,) = data
-        axes = tuple(d for d in range(len(dims)) if out.extents[d] == 1 and x.extents[d] > 1)
+        axes = tuple(reduced)
         split = [dims[d] for d in axes if sdsc.num_wk_slices[dims[d]] > 1]
         if split:
             raise SuperDscRunError(

@@ -1005,8 +1005,6 @@ class _Reader:
                         f"fold {x.label} of the stick dim '{dim}' moves by {x.alpha} (+{x.beta}), not whole sticks "
                         f"of {stick_size}",
                     )
-        elif elem_arr != 1:
-            raise self.error(f"{p}/elemArr", f"dim '{dim}' is not the stick dim but has elemArr {elem_arr}")
         return DimCoordinates(
             folds=folds,
             elem_arr=elem_arr,

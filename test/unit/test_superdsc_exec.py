@@ -19,6 +19,14 @@ from spyre_mlir.interpreter.superdsc_exec import (
     run_superdsc,
 )
 from spyre_mlir.superdsc import (
+    Allocation,
+    ComputeOp,
+    DimCoordinates,
+    Dsc,
+    DsInfo,
+    Fold,
+    LabeledDs,
+    SuperDsc,
     data_format,
     default_device_shape,
     from_default_layout,
@@ -284,3 +292,92 @@ def test_flat_memory_refuses_overlaps_and_strays():
     lx = CoreLocalMemory(2, 4096)
     with pytest.raises(ValueError, match="outside core 1's LX of 4096 bytes"):
         lx.buffer(1, 4000, 4100, write=True)
+
+
+# -- SuperDSCs built from the model (as an emitter builds them) ------------------
+
+
+def build_superdsc(op, ex_unit, sizes, slices, tensors, inputs, outputs):
+    """A one-DSC SuperDSC in HBM: `tensors` are (layout dims innermost first, stick dim, replicated
+    dims, ds type); every core's start is a symbol."""
+    cores = int(np.prod(list(slices.values())))
+    dims = list(sizes)
+    grid = np.indices([slices[d] for d in reversed(dims)]).reshape(len(dims), -1)[::-1]  # first dim fastest
+    core_to_wk = {c: {d: int(grid[i][c]) for i, d in enumerate(dims)} for c in range(cores)}
+    work = {d: sizes[d] // slices[d] for d in dims}
+    lanes = SPYRE.stick_bytes // 2
+    labeled, schedule, infos = [], [], {}
+    for t, (layout, stick, replicated, ds_type) in enumerate(tensors):
+        labeled.append(LabeledDs(t, f"Tensor{t}", ds_type, [-2 if d in replicated else 1 for d in layout], FP16, 2))
+        infos.setdefault(ds_type, DsInfo(list(layout), [stick], [lanes]))
+        coords = {}
+        for d in layout:
+            head = [Fold("core_fold", slices[d], work[d]), Fold("corelet_fold", 1, 0), Fold("row_fold", 1, 0)]
+            if d == stick and d in replicated:
+                tail = [Fold("elem_arr_1", 1, lanes), Fold("elem_arr_0", lanes, 0)]
+            elif d == stick:
+                tail = [Fold("elem_arr_1", work[d] // lanes, lanes), Fold("elem_arr_0", lanes, 1)]
+            else:
+                tail = [Fold("elem_arr_0", work[d], 1)]
+            coords[d] = DimCoordinates(head + tail, elem_arr=2 if d == stick else 1)
+        starts = {c: -(t * cores + c + 1) for c in range(cores)}
+        schedule.append(Allocation(f"allocate-Tensor{t}_hbm", t, "hbm", list(layout), starts, coords, True))
+    labels = [x.label for x in labeled]
+    compute = ComputeOp(ex_unit, op, [labels[i] for i in inputs], [labels[i] for i in outputs], FP16)
+    dsc = Dsc(op, dict(sizes), work, infos, schedule, labeled, [compute], list(range(cores)))
+    built = SuperDsc(f"0_{op}", cores, dict(slices), core_to_wk, [dsc], source="built")
+    return parse_superdsc(built.to_json(), f"built/{op}.json")  # what an emitter writes must read back
+
+
+def run_built(sdsc, host_inputs, out_shape):
+    fmt = data_format(FP16)
+    shapes = [x.shape for x in host_inputs] + [out_shape]
+    hbm, bases, regions = place(shapes, FP16)
+    for region, host in zip(regions, host_inputs):
+        region[:] = to_default_layout(host, fmt)
+    tensors = [(f"argument {k}", b, s, np.float16) for k, (b, s) in enumerate(zip(bases, shapes))]
+    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    stats = run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source=sdsc.source, tensors=tensors)
+    return from_default_layout(regions[-1], out_shape, fmt), stats, regions[-1]
+
+
+def test_batched_matmul_built_from_the_model():
+    sizes = {"x": 4, "mb": 64, "out": 128, "in": 128}
+    slices = {"x": 1, "mb": 2, "out": 2, "in": 1}
+    tensors = [
+        (["x", "in", "mb"], "in", (), "INPUT"),  # host (x, mb, in)
+        (["x", "out", "in"], "out", (), "KERNEL"),  # host (x, in, out)
+        (["x", "out", "mb"], "out", (), "OUTPUT"),  # host (x, mb, out)
+    ]
+    sdsc = build_superdsc("batchmatmul", "pt", sizes, slices, tensors, [0, 1], [2])
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 64, 128)).astype(np.float16).astype(np.float32)
+    b = rng.standard_normal((4, 128, 128)).astype(np.float16).astype(np.float32)
+    out, stats, _ = run_built(sdsc, [a, b], (4, 64, 128))
+    np.testing.assert_allclose(out, np.matmul(a, b).astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-2)
+    assert stats.elements == {"batchmatmul": 4 * 64 * 128 * 128}
+
+
+@pytest.mark.parametrize(("op", "oracle"), [("sum", np.sum), ("mean", np.mean), ("max", np.max)])
+def test_reduction_into_a_replicated_hbm_tensor(op, oracle):
+    # like mean_keepdim: (512, 1024) -> (512, 1), the output one replicated stick per row in HBM
+    sizes, slices = {"mb": 512, "out": 1024}, {"mb": 32, "out": 1}
+    tensors = [(["mb", "out"], "out", (), "OUTPUT"), (["mb", "out"], "out", ("out",), "OUTPUT")]
+    sdsc = build_superdsc(op, "sfp", sizes, slices, tensors, [0, 1], [1])
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((512, 1024)).astype(np.float16).astype(np.float32)
+    out, _, raw = run_built(sdsc, [a], (512, 1))
+    expected = oracle(a.astype(np.float64), axis=-1, keepdims=True).astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(out, expected, rtol=2e-3, atol=2e-2)
+    lanes = raw.view(np.float16).reshape(512, 64)
+    assert (lanes == lanes[:, :1]).all()  # every lane of a row's stick holds the value
+
+
+def test_a_reduction_split_across_cores_is_refused():
+    sizes, slices = {"mb": 512, "out": 1024}, {"mb": 16, "out": 2}
+    tensors = [(["mb", "out"], "out", (), "OUTPUT"), (["mb", "out"], "out", ("out",), "OUTPUT")]
+    # valid data (the output keeps one replicated stick per out slice), but each core sees half a row
+    sdsc = build_superdsc("sum", "sfp", sizes, slices, tensors, [0, 1], [1])
+    hbm, bases, _ = place([(512, 1024), (512, 128)], FP16)
+    with pytest.raises(SuperDscRunError, match="sum reduces over out, which is split across cores: not supported"):
+        run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, CoreLocalMemory(2, 4096), source="built")
