@@ -85,6 +85,26 @@ def data_format(name: str) -> DataFormat:
     raise ValueError(f"unknown data format '{name}' (known: {', '.join(KNOWN_FORMATS)}, or a name containing BF16)")
 
 
+BF16_NAME = "BF16"
+"""The name `format_of_dtype` gives bf16: the compiler's own name for it is not in any example."""
+
+
+def format_of_dtype(dtype: Any) -> DataFormat:
+    """The `DataFormat` of a NumPy dtype: float16 -> SEN169_FP16, float32 -> IEEE_FP32, bfloat16
+    (ml_dtypes) -> bf16 (named `BF16_NAME`); `ValueError` for any other.
+
+    >>> format_of_dtype(np.float16).name
+    'SEN169_FP16'
+    """
+    dtype = np.dtype(dtype)
+    if dtype.name == "bfloat16":
+        return data_format(BF16_NAME)
+    for name, (_, storage) in KNOWN_FORMATS.items():
+        if dtype == np.dtype(storage):
+            return data_format(name)
+    raise ValueError(f"no SuperDSC data format for {dtype.name} (known: float16, float32, bfloat16)")
+
+
 def encode(values: np.ndarray, fmt: DataFormat) -> np.ndarray:
     """`values` (any float array) in `fmt`'s storage dtype; bf16 rounds to nearest even from float32."""
     if not fmt.is_bf16:

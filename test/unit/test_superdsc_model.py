@@ -18,6 +18,7 @@ from spyre_mlir.superdsc import (
     decode,
     default_device_shape,
     encode,
+    format_of_dtype,
     from_default_layout,
     host_shape,
     parse_superdsc,
@@ -248,3 +249,10 @@ def test_a_parsed_file_is_not_aliased_by_its_json():
     out = sdsc.to_json()
     out["0_add"]["debug_handle_"]["id"] = "changed"
     assert sdsc.to_json() == obj
+
+
+def test_formats_of_numpy_dtypes():
+    assert format_of_dtype(np.float16) == data_format("SEN169_FP16")
+    assert format_of_dtype("float32").storage == np.float32
+    with pytest.raises(ValueError, match="no SuperDSC data format for int8"):
+        format_of_dtype(np.int8)
