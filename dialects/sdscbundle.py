@@ -21,11 +21,13 @@ operand, the symbolic start address in the SDSC file (`"data_": {"[0, 0, 0]":
     %arg_0 = sdscbundle.input_arg_extract value from %arg_0_base_addr : !sdscbundle.input_arg<index> -> index
     sdscbundle.sdsc_execute (%arg_0, %arg_0_core_65536) {sdsc_filename = "sdsc_0.json", symbol_ids = [-1, -2]}
 
-`sdsc_filename` and `symbol_ids` are attributes (not properties).
-`sdsc_execute` is printed in the generic form, whichever form it was read in
-(the printer chooses between the two forms per op class, not per op: an op
-without `symbol_ids` has no custom form). The interpreter runs `sdsc_execute`
-in interpreter/ops_sdscbundle.py.
+`sdsc_filename` and `symbol_ids` are attributes (not properties). An
+`sdsc_execute` with `symbol_ids` prints in the custom form, as MLIR prints
+it (`sdscbundle.sdsc_execute(%a, %b) {sdsc_filename = "sdsc_0.json",
+symbol_ids = [-1, -2]}`); one without (ours, which may take scalars) has no
+custom form and prints generic (`has_custom_form`, read by
+spyre_mlir.ir.SpyrePrinter). The interpreter runs `sdsc_execute` in
+interpreter/ops_sdscbundle.py.
 """
 
 from __future__ import annotations
@@ -176,6 +178,18 @@ class SdscExecuteOp(IRDLOperation):
         args = [parser.resolve_operand(operand, IndexType()) for operand in operands]
         attributes = parser.parse_optional_attr_dict()
         return cls.create(operands=args, attributes=attributes)
+
+    def has_custom_form(self) -> bool:
+        """Whether the custom form holds this op: with symbol_ids (index operands, verified);
+        our ops, without them, may take scalars and print generic (spyre_mlir.ir.SpyrePrinter)."""
+        return self.symbol_ids_attr is not None
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")  # `sdsc_execute (%a, ...)`, as torch-spyre prints it
+        with printer.in_parens():
+            printer.print_list(self.args, printer.print_ssa_value)
+        printer.print_string(" ")
+        printer.print_attr_dict(self.attributes)
 
     def verify_(self) -> None:
         for i, value in enumerate(self.args):

@@ -605,6 +605,16 @@ class SpyrePrinter(Printer):
         if self.print_generic_format or isinstance(op, UnregisteredOp) or Operation.print is type(op).print:
             super().print_op(op)  # the generic form: the full, quoted name
             return
+        has_custom_form = getattr(op, "has_custom_form", None)
+        if has_custom_form is not None and not has_custom_form():
+            # An op whose custom form cannot hold what this one holds (e.g. an
+            # sdscbundle.sdsc_execute without symbol_ids): generic, with its regions.
+            self.print_generic_format = True
+            try:
+                super().print_op(op)
+            finally:
+                self.print_generic_format = False
+            return
         # xDSL's print_op for the custom form, with the default dialect elided.
         scope = op.has_trait(IsolatedFromAbove)
         begin = self._current_column
