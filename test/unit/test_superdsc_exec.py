@@ -28,7 +28,9 @@ from spyre_mlir.superdsc import (
     LabeledDs,
     SuperDsc,
     data_format,
+    decode,
     default_device_shape,
+    encode,
     from_default_layout,
     parse_superdsc,
     read_superdsc,
@@ -381,3 +383,45 @@ def test_a_reduction_split_across_cores_is_refused():
     hbm, bases, _ = place([(512, 1024), (512, 128)], FP16)
     with pytest.raises(SuperDscRunError, match="sum reduces over out, which is split across cores: not supported"):
         run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, CoreLocalMemory(2, 4096), source="built")
+
+
+@needs_corpus
+def test_cores_whose_starts_are_no_grid_run_one_by_one():
+    # cores 0 and 1 swap their Tensor0 starts: each adds the other's rows of a (no tensor check)
+    sdsc = read_superdsc(BUNDLES / "add" / "sdsc_0.json")
+    fmt = data_format(FP16)
+    hbm, bases, regions = place([(512, 1024)] * 3, FP16)
+    a, b = inputs_for("add", seed=5)
+    regions[0][:] = to_default_layout(a, fmt)
+    regions[1][:] = to_default_layout(b, fmt)
+    symbols = default_symbols(sdsc, bases)
+    symbols[-1], symbols[-2] = symbols[-2], symbols[-1]
+    run_superdsc(sdsc, symbols, hbm, CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes), source="add/sdsc_0.json")
+    swapped = a.copy()
+    swapped[:256, :64], swapped[256:, :64] = a[256:, :64], a[:256, :64]
+    out = from_default_layout(regions[2], (512, 1024), fmt)
+    np.testing.assert_array_equal(out, (swapped + b).astype(np.float16).astype(np.float32))
+
+
+@needs_corpus
+def test_bf16_tensors():
+    obj = json.loads((BUNDLES / "mul" / "sdsc_0.json").read_text())
+    (dsc,) = obj["0_mul"]["dscs_"][0].values()
+    for lds in dsc["labeledDs_"]:
+        lds["dataFormat_"] = "SEN_BF16"
+    dsc["computeOp_"][0]["attributes_"]["dataFormat_"] = "SEN_BF16"
+    sdsc = parse_superdsc(obj, "mul_bf16/sdsc_0.json")
+    fmt = data_format("SEN_BF16")
+    rng = np.random.default_rng(6)
+    a, b = (decode(encode(rng.standard_normal((512, 1024)).astype(np.float32), fmt), fmt) for _ in range(2))
+    hbm, bases, regions = place([(512, 1024)] * 3, "SEN_BF16")
+    regions[0][:] = to_default_layout(a, fmt)
+    regions[1][:] = to_default_layout(b, fmt)
+    tensors = [(f"argument {k}", base, (512, 1024), np.uint16) for k, base in enumerate(bases)]
+    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source=sdsc.source, tensors=tensors)
+    out = from_default_layout(regions[2], (512, 1024), fmt)
+    np.testing.assert_array_equal(out, decode(encode(a * b, fmt), fmt))
+    with pytest.raises(SuperDscRunError, match=r"holds SEN_BF16 \(2-byte\) elements but argument 0 is a"):
+        wrong = [(name, base, shape, np.float16) for name, base, shape, _ in tensors]
+        run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source=sdsc.source, tensors=wrong)
