@@ -214,7 +214,7 @@ SUPPORTED_OPS = tuple(sorted({*UNARY, *BINARY, *REDUCTIONS, *MATMULS}))
 # -- access plans ------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class _Access:
     """How one allocation is read and written on any core: strided views over its non-core folds.
 
@@ -222,7 +222,6 @@ class _Access:
     (largest alpha first); the write view has the replicated folds too, first per dim, to broadcast into."""
 
     alloc: Allocation
-    path: str
     name: str
     fmt: DataFormat
     layout: AllocationLayout
@@ -233,7 +232,7 @@ class _Access:
     write_shape: tuple[int, ...]
     write_strides: tuple[int, ...]
     source_shape: tuple[int, ...]
-    """The op-dim array reshaped to broadcast onto the write view (None on the indexed path)."""
+    """The op-dim array's shape split into the write view's axes (1 on replicated ones), to broadcast onto it."""
     span: int
     """Bytes from the start to past the last element."""
     read_axes: tuple[tuple[int, int, int], ...] = ()
@@ -246,8 +245,12 @@ class _Access:
     def nbytes(self) -> int:
         return math.prod(self.write_shape) * self.fmt.word_length
 
+    @property
+    def label(self) -> str:
+        return f"{self.name}-idx{self.alloc.lds_idx}"
 
-def _plan(dsc: Dsc, alloc: Allocation, path: str, source: str) -> _Access:
+
+def _plan(dsc: Dsc, alloc: Allocation, source: str) -> _Access:
     lds = dsc.lds(alloc.lds_idx)
     fmt = data_format(lds.data_format)
     layout = allocation_layout(dsc, alloc)
@@ -305,7 +308,6 @@ def _plan(dsc: Dsc, alloc: Allocation, path: str, source: str) -> _Access:
     span = sum((n - 1) * s for n, s in zip(write_shape, write_strides)) + word
     access = _Access(
         alloc,
-        path,
         lds.ds_name,
         fmt,
         layout,
@@ -429,7 +431,7 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
         if len(inputs) != n:
             raise SuperDscRunError(f"{where}: {name} takes {n} input(s), found {len(inputs)}")
 
-    data = [a for a in inputs if a not in outputs]
+    data = [a for a in inputs if all(a is not o for o in outputs)]
     reduced = [d for d in range(len(dims)) if len(data) == 1 and out.extents[d] == 1 and data[0].extents[d] > 1]
     if name in REDUCTIONS and len(data) == 1 and (reduced or name not in BINARY):
         # max/min of two tensors, one of them the output, with nothing replicated, is elementwise
@@ -516,7 +518,6 @@ def _format_matches(fmt: DataFormat, dtype: np.dtype) -> bool:
 
 def _check_tensors(
     sdsc: SuperDsc,
-    dsc: Dsc,
     accesses: Sequence[_Access],
     cores: Sequence[int],
     symbols: Mapping[int, int],
@@ -602,7 +603,6 @@ def _all_cores_view(
     grid: _CoreGrid,
     cores: Sequence[int],
     starts: Mapping[tuple[str, int], int],
-    by_access: Mapping[int, str],
     hbm: ByteMemory,
 ) -> list[np.ndarray] | None:
     """One view per tensor of a direct op spanning every core, when all its tensors are in HBM and
@@ -612,7 +612,7 @@ def _all_cores_view(
     for a, write in [(a, False) for a in op.reads] + [(op.writes[0], True)]:
         if a.alloc.component != "hbm":
             return None
-        label = by_access[id(a)]
+        label = a.label
         origin = starts[label, grid.first]
         strides = tuple(starts[label, c] - origin for c in grid.steps)
         if any(stride < 0 for stride in strides):
@@ -660,27 +660,22 @@ def run_superdsc(
                     f"{source}: at {dsc_path}/scheduleTree_/{i}: {label} has a second allocation "
                     f"({accesses[label].alloc.name}, {alloc.name}): which one an op uses is not known; not supported"
                 )
-            accesses[label] = _plan(dsc, alloc, f"{dsc_path}/scheduleTree_/{i}", source)
+            accesses[label] = _plan(dsc, alloc, source)
         ops = [_bind(i, sdsc, dsc, dsc_path, accesses, source) for i in range(len(dsc.compute_ops))]
         cores = [c for c in dsc.core_ids_used if (sdsc.core_to_dsc or {}).get(c, 0) == k]
         if tensors is not None:
-            _check_tensors(sdsc, dsc, list(accesses.values()), cores, symbols, tensors, source)
+            _check_tensors(sdsc, list(accesses.values()), cores, symbols, tensors, source)
         starts = {(label, core): _start(a, core, symbols, source) for label, a in accesses.items() for core in cores}
-        by_access = {id(a): label for label, a in accesses.items()}
         grid = _core_grid(sdsc, cores) if any(op.direct for op in ops) else None
         with np.errstate(all="ignore"):
             for op in ops:
-                batched = _all_cores_view(op, grid, cores, starts, by_access, hbm) if op.direct and grid else None
+                batched = _all_cores_view(op, grid, cores, starts, hbm) if op.direct and grid else None
                 if batched is not None:
                     op.direct(*batched[:-1], out=batched[-1])
                     continue
                 for core in cores:
-                    reads = [
-                        _view(a, core, starts[by_access[id(a)], core], hbm, lx, source, write=False) for a in op.reads
-                    ]
-                    writes = [
-                        _view(a, core, starts[by_access[id(a)], core], hbm, lx, source, write=True) for a in op.writes
-                    ]
+                    reads = [_view(a, core, starts[a.label, core], hbm, lx, source, write=False) for a in op.reads]
+                    writes = [_view(a, core, starts[a.label, core], hbm, lx, source, write=True) for a in op.writes]
                     if op.direct is not None:
                         op.direct(*reads, out=writes[0])
                         continue
