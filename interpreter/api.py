@@ -57,6 +57,7 @@ from spyre_mlir.interpreter.ops_memref import memref_argument
 from spyre_mlir.interpreter.runtime import (
     ARG_BASE,
     CORE_BYTES,
+    HostTensor,
     InterpreterOptions,
     Runtime,
     normalize_grid,
@@ -177,8 +178,7 @@ class RunReport:
         lines.append(f"hbm mapped: {self.hbm_bytes} bytes")
         if self.communication:
             parts = [
-                f"{what} max {max(per_core)} (total {sum(per_core)})"
-                for what, per_core in self.communication.items()
+                f"{what} max {max(per_core)} (total {sum(per_core)})" for what, per_core in self.communication.items()
             ]
             lines.append("inter-tile bytes per core: " + ", ".join(parts))
         lines += plugins.report_lines(self, "traffic")
@@ -224,6 +224,7 @@ class _Placed:
     shape: tuple[int, ...]
     dtype: np.dtype
     layout: Layout | None = None  # placed as `to_device(array, layout)`; `shape` is the logical shape
+    padded: tuple[int, ...] | None = None  # the logical shape `layout` lays out, when `shape` was zero-padded to it
 
 
 def _load_module(source) -> tuple[ModuleOp, dict[str, str], str | None]:
@@ -259,19 +260,21 @@ def _check_options(options) -> InterpreterOptions:
 def _check_call(func_name, args, hbm) -> None:
     """TypeError for arguments of `run`/`interpret` of the wrong Python type."""
     if func_name is not None and not isinstance(func_name, str):
-        raise TypeError(f"func must be a function name (str) or None, not {type(func_name).__name__} {_short(func_name)}")
+        raise TypeError(
+            f"func must be a function name (str) or None, not {type(func_name).__name__} {_short(func_name)}"
+        )
     if args is not None and not isinstance(args, Mapping):
         raise TypeError(f"args must be a mapping of parameter names to values, not {type(args).__name__}")
     for name in args or {}:
         if not isinstance(name, str):
             raise TypeError(f"argument names must be str, not {type(name).__name__} {_short(name)}")
     if hbm is not None and not isinstance(hbm, Mapping):
-        raise TypeError(
-            f"hbm must be a mapping {{element address: array}}, not {type(hbm).__name__} {_short(hbm)}"
-        )
+        raise TypeError(f"hbm must be a mapping {{element address: array}}, not {type(hbm).__name__} {_short(hbm)}")
     for address, array in (hbm or {}).items():
         if isinstance(address, bool) or not isinstance(address, int | np.integer):
-            raise TypeError(f"hbm addresses must be ints (element addresses), not {type(address).__name__} {_short(address)}")
+            raise TypeError(
+                f"hbm addresses must be ints (element addresses), not {type(address).__name__} {_short(address)}"
+            )
         if not isinstance(array, np.ndarray):
             raise TypeError(f"hbm[{address}] must be a NumPy array, not {type(array).__name__} {_short(array)}")
         _check_array_dtype(f"hbm[{address}]", array)
@@ -511,8 +514,10 @@ class Interpreter:
             if p.layout is None:
                 out[p.name] = runtime.hbm.contents(p.byte_address, p.shape, p.dtype)
             else:  # a host array: back in logical form
-                device = runtime.hbm.contents(p.byte_address, (math.prod(p.shape),), p.dtype)
-                out[p.name] = from_device(device, p.shape, p.layout)
+                laid_out = p.padded or p.shape
+                device = runtime.hbm.contents(p.byte_address, (math.prod(laid_out),), p.dtype)
+                logical = from_device(device, laid_out, p.layout)
+                out[p.name] = logical[tuple(slice(0, n) for n in p.shape)] if p.padded else logical
         for i, value in enumerate(returned):
             out[f"return_{i}"] = value
 
@@ -777,8 +782,7 @@ class Interpreter:
         if unknown:
             raise error(
                 func_op,
-                f"unknown argument(s) {', '.join(unknown)} for @{kernel}"
-                f" (parameters: {', '.join(names) or 'none'})",
+                f"unknown argument(s) {', '.join(unknown)} for @{kernel} (parameters: {', '.join(names) or 'none'})",
             )
         for index, nbytes in _scratch_parameters(func_op).items():
             if names[index] not in args:  # HBM scratch the compiler asked for: the runtime provides it
@@ -794,6 +798,7 @@ class Interpreter:
                 _check_value(name, value)
         next_byte = max(ARG_BASE, runtime.hbm.end_of_fixed() + ARG_GAP)
         layouts = self._host_layouts(func_op) if self.options.host_layout else {}
+        address_types = plugins.address_parameter_types()
         values, placed, described = [], [], {}
         for index, (name, block_arg) in enumerate(zip(names, entry.args)):
             value = args[name]
@@ -810,10 +815,30 @@ class Interpreter:
                     runtime.array_args[name] = (address, value.dtype)
                     placed.append(_Placed(name, next_byte, value.shape, value.dtype, host[0] if host else None))
                     described[name] = ArgumentInfo(
-                        shape=value.shape, dtype=value.dtype, address=address, host_layout=str(host[0]) if host else None
+                        shape=value.shape,
+                        dtype=value.dtype,
+                        address=address,
+                        host_layout=str(host[0]) if host else None,
                     )
                     next_byte += value.nbytes + ARG_GAP
                     values.append(address)
+                elif isinstance(ty, address_types) and isinstance(value, np.ndarray):
+                    next_byte = self.target.align(next_byte)
+                    entry = _place_address_argument(
+                        runtime, next_byte, value, name, self.options.host_layout, self.target
+                    )
+                    placed.append(entry)
+                    described[name] = ArgumentInfo(
+                        shape=value.shape,
+                        dtype=value.dtype,
+                        address=next_byte,
+                        host_layout=str(entry.layout) if entry.layout else None,
+                    )
+                    values.append(next_byte)
+                    next_byte += math.prod(entry.padded or value.shape) * value.dtype.itemsize + ARG_GAP
+                elif isinstance(ty, address_types):  # a byte address
+                    values.append(_scalar_argument(IndexType(), value, runtime))
+                    described[name] = ArgumentInfo(value=values[-1])
                 elif isinstance(ty, MemRefType):  # a memref parameter: the array, placed in HBM
                     next_byte = self.target.align(next_byte)
                     stored, ref = memref_argument(ty, value, next_byte)
@@ -844,6 +869,31 @@ def _place_host_array(
     segment = runtime.hbm.place(byte_address, device, f"argument '{name}'")
     segment.data = device.reshape(-1).view(np.uint8)  # our own copy: written in place, never copied again
     segment.shared = False
+
+
+def _place_address_argument(
+    runtime: Runtime, byte_address: int, array: np.ndarray, name: str, host_layout: bool, target: Target
+) -> _Placed:
+    """Place an array for a byte-address parameter: as it is, or (`host_layout`) a host array in
+    the default device layout (`Layout.stick_last`, its last dim zero-padded to whole sticks),
+    recorded in `runtime.host_tensors` so that what runs there can check it addresses it so."""
+    if not host_layout or array.ndim == 0:
+        runtime.hbm.place(byte_address, array, f"argument '{name}'")
+        return _Placed(name, byte_address, array.shape, array.dtype)
+    stick = target.stick_bytes // array.dtype.itemsize
+    padded = (*array.shape[:-1], -(-array.shape[-1] // stick) * stick)
+    layout = Layout.stick_last(array.ndim, stick)
+    runtime.budget.reserve(math.prod(padded) * array.dtype.itemsize, f"the device layout of argument '{name}'")
+    wide = array
+    if padded != array.shape:
+        wide = np.zeros(padded, array.dtype)
+        wide[tuple(slice(0, n) for n in array.shape)] = array
+    device = to_device(wide, layout)
+    segment = runtime.hbm.place(byte_address, device, f"argument '{name}'")
+    segment.data = device.reshape(-1).view(np.uint8)  # our own copy: written in place, never copied again
+    segment.shared = False
+    runtime.host_tensors.append(HostTensor(name, byte_address, tuple(array.shape), array.dtype, layout, padded))
+    return _Placed(name, byte_address, array.shape, array.dtype, layout, padded if padded != array.shape else None)
 
 
 @lru_cache(maxsize=16)

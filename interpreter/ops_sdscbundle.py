@@ -21,20 +21,32 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 
 from spyre_mlir.diagnostics import Diagnostic, DiagnosticError, error, location_of
-from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
+from spyre_mlir.dialects.sdscbundle import InputArgExtractOp, InputArgType, SdscExecuteOp
 from spyre_mlir.interpreter import plugins
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, functions_of, handles
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.liveness import LxEstimate, estimate_lx
+from spyre_mlir.interpreter.memory import AddressSpace
 from spyre_mlir.interpreter.plugins import LxUse, Plugin, ReportSection, register
 from spyre_mlir.interpreter.runtime import MAX_CALL_DEPTH, Runtime
+from spyre_mlir.interpreter.superdsc_exec import (
+    CoreLocalMemory,
+    ExecStats,
+    MemoryRangeError,
+    SuperDscRunError,
+    run_superdsc,
+)
+from spyre_mlir.superdsc import SuperDsc, SuperDscError, parse_superdsc
+from spyre_mlir.target import target_of
 from spyre_mlir.walk import walk_ops
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
@@ -60,6 +72,33 @@ class SdscFile:
     @property
     def entry_op(self) -> func.FuncOp:
         return self.functions[self.callee]
+
+
+@dataclass
+class SuperDscFile:
+    """One of torch-spyre's SuperDSC files (docs/superdsc.md), read and validated."""
+
+    path: str  # as messages show it
+    model: SuperDsc
+    callee = None  # it runs no function of ours: interpreter/superdsc_exec.py runs it
+
+
+class HbmBytes:
+    """The run's HBM as the SuperDSC executor's `ByteMemory`: an access must lie inside one
+    placed array (an argument or a preload); writes own a shared array first and count as initialized."""
+
+    def __init__(self, hbm: AddressSpace):
+        self.hbm = hbm
+
+    def buffer(self, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]:
+        segment = self.hbm.find(lo, hi)
+        if segment is None:
+            raise MemoryRangeError(f"no tensor in HBM holds all of [{lo:#x}, {hi:#x})")
+        if write:
+            segment = self.hbm.locate(lo, hi, True)
+            if segment.init is not None:
+                segment.init[lo - segment.start : hi - segment.start] = 0xFF
+        return segment.data, segment.start
 
 
 class BundleFiles:
@@ -96,13 +135,15 @@ class BundleFiles:
     def path_of(self, filename: str) -> str:
         return os.path.join(self.shown, filename) if self.shown else filename
 
-    def load(self, op: SdscExecuteOp, reserved) -> SdscFile:
-        """The file of `op` (read on first use); `reserved`: names the program's own functions use."""
+    def load(self, op: SdscExecuteOp, reserved) -> SdscFile | SuperDscFile:
+        """The file of `op` (read on first use): ours, or torch-spyre's SuperDSC (docs/superdsc.md);
+        `reserved`: names the program's own functions use."""
         filename = op.filename
         found = self.files.get(filename)
         if found is None:
             found = self.files[filename] = self._read(op, filename, reserved)
-            self.functions.update(found.functions)
+            if isinstance(found, SdscFile):
+                self.functions.update(found.functions)
         return found
 
     # -- reading -------------------------------------------------------------
@@ -131,42 +172,52 @@ class BundleFiles:
             raise fail(f"not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise fail(f"expected a JSON object, got {_json_kind(data)}")
+        if "format" not in data and len(data) == 1 and re.fullmatch(r"\d+_\w+", next(iter(data))):  # a SuperDSC
+            if op.symbol_ids is None:
+                raise fail(
+                    "a SuperDSC file (torch-spyre's format, docs/superdsc.md) is executed with symbol_ids "
+                    "(one per operand: the symbolic start address it binds)"
+                )
+            try:
+                return SuperDscFile(path, parse_superdsc(data, path))
+            except SuperDscError as exc:
+                raise error(op, str(exc)) from None
         fmt = data.get("format")
         if fmt != SDSC_FORMAT:
-            got = "no \"format\"" if "format" not in data else f"\"format\" {json.dumps(fmt)}"
-            raise fail(f"{got}; this interpreter reads \"{SDSC_FORMAT}\"")
+            got = 'no "format"' if "format" not in data else f'"format" {json.dumps(fmt)}'
+            raise fail(f'{got}; this interpreter reads "{SDSC_FORMAT}"')
         for key in ("entry", "ktir"):
             if not isinstance(data.get(key), str):
                 got = "missing" if key not in data else f"{_json_kind(data[key])}, not a string"
-                raise fail(f"\"{key}\" is {got}")
+                raise fail(f'"{key}" is {got}')
         entry, text = data["entry"], data["ktir"]
         arguments = data.get("arguments")
         if not isinstance(arguments, list):
             got = "missing" if "arguments" not in data else f"{_json_kind(arguments)}, not a list"
-            raise fail(f"\"arguments\" is {got}")
+            raise fail(f'"arguments" is {got}')
         for i, argument in enumerate(arguments):
             if not isinstance(argument, dict) or not isinstance(argument.get("name"), str):
-                raise fail(f"\"arguments\"[{i}] must be an object with a string \"name\"")
+                raise fail(f'"arguments"[{i}] must be an object with a string "name"')
             if argument.get("kind") not in ARGUMENT_KINDS:
                 kinds = " or ".join(f'"{k}"' for k in ARGUMENT_KINDS)
-                raise fail(f"\"arguments\"[{i}] has \"kind\" {json.dumps(argument.get('kind'))}, expected {kinds}")
+                raise fail(f'"arguments"[{i}] has "kind" {json.dumps(argument.get("kind"))}, expected {kinds}')
         peak = data.get("peak_lx_bytes_per_core")
         if peak is not None and (isinstance(peak, bool) or not isinstance(peak, int) or peak < 0):
-            raise fail(f"\"peak_lx_bytes_per_core\" must be a non-negative integer, got {json.dumps(peak)}")
+            raise fail(f'"peak_lx_bytes_per_core" must be a non-negative integer, got {json.dumps(peak)}')
 
         module = self._parse(text, f"{path}#ktir", fail)
         defined = functions_of(module)
         if entry not in defined or not defined[entry].body.blocks:
             known = ", ".join(f"@{n}" for n, f in defined.items() if f.body.blocks) or "none"
             what = "a declaration" if entry in defined else "no such function"
-            raise fail(f"entry function @{entry}: {what} in its \"ktir\" text (functions: {known})")
+            raise fail(f'entry function @{entry}: {what} in its "ktir" text (functions: {known})')
         for inner in walk_ops(module):
             if isinstance(inner, SdscExecuteOp):
-                raise fail("its \"ktir\" text executes another SDSC file", _note(inner, "here"))
+                raise fail('its "ktir" text executes another SDSC file', _note(inner, "here"))
             if isinstance(inner, func.CallOp):
                 name = inner.callee.root_reference.data
                 if name not in defined or not defined[name].body.blocks:
-                    raise fail(f"its \"ktir\" text calls @{name}, which it does not define", _note(inner, "called here"))
+                    raise fail(f'its "ktir" text calls @{name}, which it does not define', _note(inner, "called here"))
         names = self._rename(filename, defined, module, reserved)
         functions = {names[n]: f for n, f in defined.items()}
         sdsc = SdscFile(path, entry, names[entry], functions, module, arguments, peak)
@@ -181,12 +232,12 @@ class BundleFiles:
         try:
             module = call_deep(ir.parse_module, text, name)
         except DiagnosticError as exc:
-            raise fail(f"its \"ktir\" text does not parse: {exc.diagnostic.message}", _moved(exc.diagnostic)) from None
+            raise fail(f'its "ktir" text does not parse: {exc.diagnostic.message}', _moved(exc.diagnostic)) from None
 
         try:
             call_deep(plugins.verify, module)
         except DiagnosticError as exc:
-            raise fail(f"its \"ktir\" text does not verify: {exc.diagnostic.message}", _moved(exc.diagnostic)) from None
+            raise fail(f'its "ktir" text does not verify: {exc.diagnostic.message}', _moved(exc.diagnostic)) from None
         return module
 
     def _rename(self, filename: str, defined: dict[str, func.FuncOp], module: ModuleOp, reserved) -> dict[str, str]:
@@ -222,7 +273,7 @@ def _note(op: Operation, message: str) -> Diagnostic:
 
 def _moved(diagnostic: Diagnostic) -> Diagnostic:
     """An error inside the "ktir" text, as a note of the error at the op."""
-    return Diagnostic("note", "in the \"ktir\" text here", diagnostic.location, list(diagnostic.notes))
+    return Diagnostic("note", 'in the "ktir" text here', diagnostic.location, list(diagnostic.notes))
 
 
 PLUGIN = "sdscbundle"
@@ -239,10 +290,13 @@ def bundle_files(program) -> BundleFiles:
 
 @dataclass
 class BundleRun:
-    """What one run executed: the SDSC files by path, and how many times each (one per core)."""
+    """What one run executed: the SDSC files by path, and how many times each (one per core);
+    for SuperDSC files, the cores' LX (kept from one file to the next) and what they moved."""
 
     files: dict[str, SdscFile] = field(default_factory=dict)
     executions: dict[str, int] = field(default_factory=dict)
+    lx: CoreLocalMemory | None = None
+    superdsc: ExecStats = field(default_factory=ExecStats)
 
 
 # -- the handler ---------------------------------------------------------------
@@ -256,11 +310,13 @@ def _checked_call(op: SdscExecuteOp, sdsc: SdscFile, bundle: func.FuncOp) -> Non
     """The op passes what the entry function takes; grids agree."""
     params = sdsc.entry_op.function_type.inputs.data
     if len(params) != len(op.args) or len(sdsc.arguments) != len(op.args):
-        counts = f"@{sdsc.entry} takes {len(params)} parameters and \"arguments\" lists {len(sdsc.arguments)}"
+        counts = f'@{sdsc.entry} takes {len(params)} parameters and "arguments" lists {len(sdsc.arguments)}'
         raise error(op, f"SDSC file '{sdsc.path}': {counts}, but this op passes {len(op.args)} operands")
     for i, (ty, value) in enumerate(zip(params, op.args)):
         if ty != value.type:
-            raise error(op, f"SDSC file '{sdsc.path}': parameter #{i} of @{sdsc.entry} is {ty}, but this op passes {value.type}")
+            raise error(
+                op, f"SDSC file '{sdsc.path}': parameter #{i} of @{sdsc.entry} is {ty}, but this op passes {value.type}"
+            )
     grid = sdsc.entry_op.attributes.get("grid")
     if grid is not None and grid != bundle.attributes.get("grid"):
         theirs = bundle.attributes.get("grid")
@@ -281,12 +337,55 @@ def _add_note(exc: DiagnosticError, op: Operation, sdsc: SdscFile) -> None:
 # The op moves nothing itself: the ops of the function it runs are charged (cost.py's table of free ops).
 
 
+@handles(InputArgExtractOp)
+def _input_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
+    source, result = fc.slot(op.operands[0]), fc.slot(op.results[0])
+
+    def step(frame):
+        frame[result] = frame[source]
+
+    return step
+
+
+def _uniform(value, op: Operation, i: int) -> int:
+    """An operand's value, the same on every core (a bundle of SuperDSC files runs once for all cores)."""
+    values = np.unique(np.asarray(value).reshape(-1))
+    if len(values) != 1:
+        raise InterpreterError(f"operand #{i} differs across cores; a SuperDSC execution binds one address per symbol")
+    return int(values[0])
+
+
+def _superdsc_step(fc: FunctionCompiler, op: SdscExecuteOp, sdsc: SuperDscFile) -> Step:
+    program = fc.program
+    slots = tuple(fc.slot(a) for a in op.args)
+    ids = op.symbol_ids or []
+    cores = target_of(program.module).cores
+
+    def step(frame):
+        runtime = program.runtime
+        symbols = {symbol: _uniform(frame[s], op, i) for i, (symbol, s) in enumerate(zip(ids, slots))}
+        ran = runtime.state(PLUGIN, BundleRun)
+        if ran.lx is None:
+            ran.lx = CoreLocalMemory(cores, runtime.lx_limit)
+        tensors = [(t.name, t.byte_address, t.shape, t.dtype) for t in runtime.host_tensors] or None
+        try:
+            stats = run_superdsc(sdsc.model, symbols, HbmBytes(runtime.hbm), ran.lx, source=sdsc.path, tensors=tensors)
+        except (SuperDscRunError, MemoryRangeError) as exc:
+            raise error(op, str(exc)) from None
+        ran.superdsc.merge(stats)
+        ran.executions[sdsc.path] = ran.executions.get(sdsc.path, 0) + len(sdsc.model.dscs[0].core_ids_used)
+
+    return step
+
+
 @handles(SdscExecuteOp, varying=_no_results)
 def _sdsc_execute(fc: FunctionCompiler, op: Operation) -> Step:
     assert isinstance(op, SdscExecuteOp)
     program = fc.program
     files = bundle_files(program)
     sdsc = files.load(op, program.functions)
+    if isinstance(sdsc, SuperDscFile):
+        return _superdsc_step(fc, op, sdsc)
     _checked_call(op, sdsc, fc.func_op)
     program.functions.update(sdsc.functions)
     model = program.cost_model
@@ -328,7 +427,7 @@ def _sdsc_execute(fc: FunctionCompiler, op: Operation) -> Step:
 
 def _callee(files: BundleFiles, op: Operation, functions) -> str | None:
     """The entry function an `sdsc_execute` runs (its file loaded now)."""
-    return files.load(op, functions).callee if isinstance(op, SdscExecuteOp) else None
+    return files.load(op, functions).callee if isinstance(op, SdscExecuteOp) else None  # None: a SuperDSC
 
 
 def _lx(runtime: Runtime) -> list[LxUse]:
@@ -341,7 +440,11 @@ def _lx(runtime: Runtime) -> list[LxUse]:
 
 def _report_fields(runtime: Runtime) -> dict[str, object]:
     ran = runtime.find_state(PLUGIN)
-    return {"sdsc_executions": dict(ran.executions) if isinstance(ran, BundleRun) else {}}
+    if not isinstance(ran, BundleRun):
+        return {"sdsc_executions": {}, "superdsc_bytes": {}}
+    moved = {f"{component}_read": n for component, n in ran.superdsc.bytes_read.items()}
+    moved.update({f"{component}_written": n for component, n in ran.superdsc.bytes_written.items()})
+    return {"sdsc_executions": dict(ran.executions), "superdsc_bytes": moved}
 
 
 def _report_lines(report) -> list[str]:
@@ -361,6 +464,7 @@ register(
         callee=_callee,
         session_functions=lambda files: files.functions,
         lx=_lx,
+        address_parameters=(InputArgType,),
         report=ReportSection(_report_fields, _report_lines, place="memory"),
     )
 )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from spyre_mlir import ir
 
@@ -88,6 +88,10 @@ class Plugin:
       (a kernel holding one, or calling a function that does, runs batched).
     - `hbm_transfers`: ops whose memory cycles the cost model charges for
       moving data between HBM and the cores (`RunReport.hbm_traffic_bytes`).
+    - `address_parameters`: parameter types that take an array placed in
+      HBM and receive its *byte* address (a bundle's `!sdscbundle.input_arg`),
+      or a byte address as an int; with `InterpreterOptions.host_layout` the
+      array is a host (logical) one, placed in the default device layout.
     - `verify(module)`: the checks of its IR that no op verifier makes (a
       located error), run on every module the interpreter verifies.
     - `lx(runtime)`: the LX of each function the run executed beyond the
@@ -102,6 +106,7 @@ class Plugin:
     session_functions: Callable[[Any], Mapping[str, func.FuncOp]] | None = None
     collective: tuple[type[Operation], ...] = ()
     hbm_transfers: tuple[type[Operation], ...] = ()
+    address_parameters: tuple[type[Attribute], ...] = ()
     verify: Callable[[ModuleOp], None] | None = None
     lx: Callable[[Runtime], Iterable[LxUse]] | None = None
     report: ReportSection | None = None
@@ -137,6 +142,10 @@ def collective_ops() -> tuple[type[Operation], ...]:
     return tuple(op for p in PLUGINS.values() for op in p.collective)
 
 
+def address_parameter_types() -> tuple[type[Attribute], ...]:
+    return tuple(t for p in PLUGINS.values() for t in p.address_parameters)
+
+
 def hbm_transfer_ops() -> tuple[str, ...]:
     """The names of the ops of every plug-in that move data between HBM and the cores."""
     return tuple(op.name for p in PLUGINS.values() for op in p.hbm_transfers)
@@ -159,4 +168,9 @@ def report_fields(runtime: Runtime) -> dict[str, Any]:
 
 def report_lines(report: RunReport, place: str) -> list[str]:
     """The lines every plug-in adds at `place` of `report.render()`."""
-    return [line for p in PLUGINS.values() if p.report is not None and p.report.place == place for line in p.report.lines(report)]
+    return [
+        line
+        for p in PLUGINS.values()
+        if p.report is not None and p.report.place == place
+        for line in p.report.lines(report)
+    ]

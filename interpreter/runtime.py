@@ -14,6 +14,7 @@ import numpy as np
 
 from spyre_mlir.analysis.grid import DEFAULT_GRID_ORDER as _DEFAULT_GRID_ORDER
 from spyre_mlir.analysis.grid import GRID_ORDERS as _GRID_ORDERS
+from spyre_mlir.analysis.layout import Layout
 from spyre_mlir.interpreter.cost import resolve as resolve_cost_model
 from spyre_mlir.interpreter.errors import InterpreterError
 from spyre_mlir.interpreter.memory import AddressSpace, MemoryBudget, format_bytes
@@ -95,6 +96,19 @@ def normalize_grid(grid, what: str = "grid") -> tuple[int, ...] | None:
     if not dims or any(d <= 0 for d in dims):
         raise ValueError(f"{what} must have at least one dim, all positive, not {grid!r}")
     return dims
+
+
+@dataclass(frozen=True)
+class HostTensor:
+    """A host (logical) array the run placed in HBM at `byte_address`, as `layout` lays out
+    the logical shape `padded` (its `shape`, the last dim zero-padded to whole sticks)."""
+
+    name: str
+    byte_address: int
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    layout: Layout
+    padded: tuple[int, ...]
 
 
 @dataclass
@@ -185,7 +199,9 @@ class InterpreterOptions:
             if name == "lx_limit" and value is None:
                 continue
             if not _is_int(value):
-                raise TypeError(f"InterpreterOptions.{name} must be an int (bytes), not {type(value).__name__} {value!r}")
+                raise TypeError(
+                    f"InterpreterOptions.{name} must be an int (bytes), not {type(value).__name__} {value!r}"
+                )
             if value <= 0:
                 raise ValueError(f"InterpreterOptions.{name} must be positive, not {value}")
         if self.timeout is not None:
@@ -265,6 +281,7 @@ class Runtime:
             self.hbm, self.lx_space, options.mask_out_of_bounds, options.check_uninitialized, options.memory_limit
         )
         self.array_args: dict[str, tuple[int, object]] = {}  # name -> (element address, dtype)
+        self.host_tensors: list[HostTensor] = []  # host arrays placed in their default device layout (launch)
         self.internal_args: set[str] = set()  # arguments the runtime allocated itself (compiler scratch)
         self.stats = RunStats()
         self.call_depth = 0
@@ -325,4 +342,6 @@ class Runtime:
         """Refuse one allocation (a tensor, an index table) above the memory limit."""
         limit = self.budget.limit
         if nbytes > limit:
-            raise InterpreterError(f"{what} would allocate {format_bytes(nbytes)}, over the {format_bytes(limit)} memory limit")
+            raise InterpreterError(
+                f"{what} would allocate {format_bytes(nbytes)}, over the {format_bytes(limit)} memory limit"
+            )

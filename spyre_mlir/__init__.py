@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
     from spyre_mlir.canonical import canonical_bytes, identity
     from spyre_mlir.interpreter import interpret
+    from spyre_mlir.interpreter.launch import launch
     from spyre_mlir.passes.pipelines import PassManager
 
-__all__ = ["parse", "PassManager", "interpret", "DiagnosticError", "canonical_bytes", "identity"]
+__all__ = ["parse", "PassManager", "interpret", "launch", "DiagnosticError", "canonical_bytes", "identity"]
 
 
 def parse(text_or_path: Any, *, verify: bool = True) -> ModuleOp:
@@ -72,6 +73,10 @@ def __getattr__(name: str) -> Any:
         from spyre_mlir.interpreter import interpret
 
         return interpret
+    if name == "launch":  # run a compiled kernel directory as `spyre launch` does (interpreter/launch.py)
+        from spyre_mlir.interpreter.launch import launch
+
+        return launch
     if name == "DiagnosticError":
         from spyre_mlir.diagnostics import DiagnosticError
 

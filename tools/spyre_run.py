@@ -133,10 +133,34 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=epilog,
     )
-    parser.add_argument("file", help="MLIR file with the kernel ('-' for stdin)")
+    parser.add_argument("file", nargs="?", help="MLIR file with the kernel ('-' for stdin); not with --bundle")
+    launch = parser.add_argument_group(
+        "compiled kernels (spyre launch)",
+        "run a compiled kernel directory (bundle.mlir + SuperDSC sdsc_N.json, docs/superdsc.md) as torch-spyre's "
+        "`spyre launch DIR` does: tensors in the default device layout, inputs filled with ones",
+    )
+    launch.add_argument("--bundle", metavar="DIR", help="the compiled kernel directory to run")
+    launch.add_argument(
+        "-i", dest="inputs", action="append", default=[], metavar="SHAPE@DTYPE", help="an input, e.g. 512x1024@fp16"
+    )
+    launch.add_argument(
+        "-o", dest="outputs", action="append", default=[], metavar="SHAPE@DTYPE", help="an output, e.g. 512x1024@fp16"
+    )
+    launch.add_argument(
+        "--input-npy",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="the values of the next input without a file (in -i order; default: ones)",
+    )
+    launch.add_argument(
+        "--output-npy", action="append", default=[], metavar="FILE", help="write the next output (in -o order)"
+    )
     parser.add_argument("--func", metavar="NAME", help="kernel to run (default: the only one)")
     parser.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a kernel argument")
-    parser.add_argument("--hbm", action="append", default=[], metavar="ADDR=VALUE", help="pre-load HBM at an element address")
+    parser.add_argument(
+        "--hbm", action="append", default=[], metavar="ADDR=VALUE", help="pre-load HBM at an element address"
+    )
     parser.add_argument("--out", metavar="DIR", help="write outputs as DIR/NAME.npy")
     parser.add_argument("--grid", metavar="DIMS", help="override the kernel's grid, e.g. 32 or 2x16")
     parser.add_argument(
@@ -158,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--target",
         metavar="FILE.json",
-        help="the target the kernel runs on: a JSON file of facts such as {\"lx_bytes\": 65536} (default: the "
+        help='the target the kernel runs on: a JSON file of facts such as {"lx_bytes": 65536} (default: the '
         "module's spyre.target attribute, else Spyre)",
     )
     parser.add_argument(
@@ -343,7 +367,9 @@ def parse_value(name: str, text: str, base_seed: int, memory_limit: int | None =
     try:
         return float(text)
     except ValueError:
-        raise UsageError(f"bad value '{text}' for '{name}' (FILE.npy, random:SHAPExDTYPE[:SEED], zeros:SHAPExDTYPE, INT or FLOAT)") from None
+        raise UsageError(
+            f"bad value '{text}' for '{name}' (FILE.npy, random:SHAPExDTYPE[:SEED], zeros:SHAPExDTYPE, INT or FLOAT)"
+        ) from None
 
 
 def _split(item: str, what: str) -> tuple[str, str]:
@@ -382,6 +408,12 @@ def run(args: argparse.Namespace) -> int:
     from spyre_mlir.interpreter import Interpreter, InterpreterOptions, InterpreterWarning
     from spyre_mlir.interpreter.runtime import DEFAULT_MEMORY_LIMIT
 
+    if args.bundle is not None:
+        return run_bundle(args)
+    if args.file is None:
+        raise UsageError("give a kernel FILE, or --bundle DIR for a compiled kernel")
+    if args.inputs or args.outputs or args.input_npy or args.output_npy:
+        raise UsageError("-i, -o, --input-npy and --output-npy go with --bundle DIR")
     memory_limit = parse_size(args.memory_limit) if args.memory_limit else DEFAULT_MEMORY_LIMIT
     if memory_limit <= 0:
         raise UsageError(f"bad --memory-limit '{args.memory_limit}': it must be positive")
@@ -484,6 +516,98 @@ def run(args: argparse.Namespace) -> int:
             for key, array in result.items():
                 print(f"{key}: {'x'.join(map(str, array.shape)) or 'scalar'} {array.dtype}")
                 print(np.array2string(np.asarray(array)))
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    """`spyre-run --bundle DIR -i SHAPE@DTYPE ... -o SHAPE@DTYPE ...`: `spyre launch DIR` on the CPU."""
+    from spyre_mlir.interpreter import InterpreterOptions, InterpreterWarning
+    from spyre_mlir.interpreter.launch import LaunchError, launch_run, parse_tensor_spec
+    from spyre_mlir.interpreter.runtime import DEFAULT_MEMORY_LIMIT
+
+    if args.file is not None:
+        raise UsageError(f"give either a kernel FILE or --bundle DIR, not both ('{args.file}')")
+    if args.arg or args.hbm or args.grid or args.func:
+        raise UsageError("--arg, --hbm, --grid and --func do not go with --bundle (use -i/-o)")
+    try:
+        inputs = [parse_tensor_spec(text) for text in args.inputs]
+        outputs = [parse_tensor_spec(text) for text in args.outputs]
+    except LaunchError as exc:
+        raise UsageError(str(exc)) from None
+    if len(args.input_npy) > len(inputs):
+        raise UsageError(f"{len(args.input_npy)} --input-npy files for {len(inputs)} inputs")
+    if len(args.output_npy) > len(outputs):
+        raise UsageError(f"{len(args.output_npy)} --output-npy files for {len(outputs)} outputs")
+    arrays = []
+    for k, spec in enumerate(inputs):
+        if k < len(args.input_npy):
+            path = args.input_npy[k]
+            try:
+                array = np.load(path, allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"cannot read --input-npy '{path}': {getattr(exc, 'strerror', None) or exc}") from None
+            if tuple(array.shape) != spec.shape:
+                raise UsageError(
+                    f"--input-npy '{path}' holds a {'x'.join(map(str, array.shape))} array; input {k} is {spec}"
+                )
+            array = array.astype(np.float32 if spec.dtype == "bfloat16" else spec.storage)
+        else:
+            array = np.ones(spec.shape, np.float32 if spec.dtype == "bfloat16" else spec.storage)
+        arrays.append((array, spec))
+    memory_limit = parse_size(args.memory_limit) if args.memory_limit else DEFAULT_MEMORY_LIMIT
+    hardware = parse_hardware(args.hw)
+    options = InterpreterOptions(
+        lx_limit=parse_size(args.lx_limit) if args.lx_limit is not None else None,
+        check_lx=args.check_lx,
+        check_uninitialized=not args.allow_uninitialized,
+        execution=args.execution,
+        timeout=parse_seconds(args.timeout) if args.timeout is not None else None,
+        memory_limit=memory_limit,
+        cost_model=hardware if (args.estimate or args.estimate_json or args.trace) else None,
+    )
+    sources: dict[str, str] = {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InterpreterWarning)
+            values, result, sources = launch_run(args.bundle, arrays, outputs, options)
+    except LaunchError as exc:
+        print(f"spyre-run: error: {exc}", file=sys.stderr)
+        return 1
+    except DiagnosticError as exc:
+        print(exc.diagnostic.render(sources or None), file=sys.stderr)
+        return 1
+    for k, (value, spec) in enumerate(zip(values, outputs)):
+        finite = value[np.isfinite(value)] if value.size else value
+        stats = (
+            f"min {finite.min():.6g} max {finite.max():.6g} mean {finite.astype(np.float64).mean():.6g}"
+            if finite.size
+            else "no finite values"
+        )
+        print(f"output {k}: {spec}: {stats}")
+        with np.printoptions(threshold=64, edgeitems=3, linewidth=120):
+            print(np.array2string(value))
+        if k < len(args.output_npy):
+            try:
+                np.save(args.output_npy[k], value)
+            except OSError as exc:
+                raise UsageError(f"cannot write '{args.output_npy[k]}': {exc.strerror or exc}") from None
+    if args.print_summary:
+        print(result.report.render())
+    estimate = result.report.estimate
+    if estimate is not None:
+        from spyre_mlir.analysis.trace import write_json as write_json_file
+
+        if args.estimate:
+            print(estimate.render())
+        for path, write in (
+            (args.estimate_json, lambda p: write_json_file(p, result.report.estimate_json())),
+            (args.trace, estimate.write_trace),
+        ):
+            if path:
+                try:
+                    write(path)
+                except OSError as exc:
+                    raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
     return 0
 
 
