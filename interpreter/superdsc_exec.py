@@ -57,7 +57,8 @@ class MemoryRangeError(ValueError):
 
 class ByteMemory(Protocol):
     """Byte-addressed memory (HBM): `buffer(lo, hi, write)` is (the uint8 1-D array holding [lo, hi),
-    the address of its element 0); `MemoryRangeError` when [lo, hi) is not inside one region."""
+    the address of its element 0); `MemoryRangeError` when [lo, hi) is not inside one region. The
+    array must be C-contiguous (views of other dtypes are made on it) and writeable when `write`."""
 
     def buffer(self, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]: ...
 
