@@ -28,6 +28,9 @@ Per-op cycles (one execution of an op; `OpCosts.rule`), after ktir-cpu:
                               costing one pass over its input
     matmul / contraction      2 * M * N * K / systolic_flops_per_cycle,
                               systolic_flops_per_cycle = 2 * simd * systolic_rows
+    a SuperDSC execution      per core: its compute ops over the work slice by the
+                              rules above, its cores' HBM bytes at the shared rate
+                              (`OpCosts.superdsc`, docs/superdsc.md)
     inter-tile delivery       ring bytes / ring_bytes_per_cycle ((cores - 1) x
                               partial bytes per reduce, docs/inter-tile.md §4.8)
     views, tiles, casts,      0
@@ -66,6 +69,7 @@ from spyre_mlir.analysis.engines import Signal, Simulator, Step, Wait
 from spyre_mlir.analysis.inter_tile import ground_delivery
 from spyre_mlir.dialects.ktdp import normalized_memory_space
 from spyre_mlir.dialects.spyre import RelayoutOp, TensorLayoutOp
+from spyre_mlir.superdsc import SuperDsc
 from spyre_mlir.target import SPYRE, element_bytes
 
 COMPONENTS = ("compute", "memory", "communication")
@@ -288,7 +292,8 @@ FREE = {
     "ktdp.inter_tile_produce": "publishes a partial; the delivery is charged the transfer",
     TensorLayoutOp.name: "a statement about memory",
     "func.call": "its callee's ops are charged",
-    "sdscbundle.sdsc_execute": "runs an SDSC function, whose ops are charged",
+    "sdscbundle.sdsc_execute": "runs an SDSC function, whose ops are charged (a SuperDSC: OpCosts.superdsc)",
+    "sdscbundle.input_arg_extract": "reads a bundle argument",
     "spyre_interpreter.run_spatial_program": "runs a spatial.program: its compute bodies' ops are charged, its tile moves not yet",
     "tensor.empty": "an uninitialized buffer",
     "tensor.splat": "ktir-cpu: free (a broadcast read by the consumer)",
@@ -347,6 +352,10 @@ class Charge:
     # region, applied `applications[core]` times on each consumer (its group's producers - 1).
     combiner: list[tuple[str, float]] = field(default_factory=list)
     applications: np.ndarray | None = None
+
+
+SUPERDSC_TRANSCENDENTAL = frozenset("exp log sqrt rsqrt tanh sigmoid gelufwd silufwd reciprocal".split())
+"""SuperDSC compute ops (`opFuncName`) priced as transcendental, as their math/spyreop counterparts are."""
 
 
 class OpCosts:
@@ -427,6 +436,28 @@ class OpCosts:
             return None
         self.unpriced.add(name)
         return None
+
+    def superdsc(self, sdsc: SuperDsc, hbm_bytes: int) -> list[tuple[str, str, float]]:
+        """(row name, component, cycles) of one core running torch-spyre SuperDSC `sdsc`
+        (docs/superdsc.md) whose cores moved `hbm_bytes` between HBM and LX in all: each compute
+        op over the core's work slice by the rules above (sfp: elementwise or transcendental,
+        a reduction one pass over its input; pt: a contraction), HBM at the shared rate of its
+        cores; LX, as everywhere, free."""
+        rows: list[tuple[str, str, float]] = []
+        for dsc in sdsc.dscs:
+            volume = math.prod(dsc.work_slice.values())
+            for op in dsc.compute_ops:
+                name = f"superdsc.{op.op_func_name}"
+                if op.ex_unit == "pt":
+                    cycles = 2.0 * volume / self.config.systolic_flops_per_cycle
+                else:
+                    penalty = self.config.transcendental_penalty if op.op_func_name in SUPERDSC_TRANSCENDENTAL else 1.0
+                    cycles = volume / self.simd * penalty
+                rows.append((name, "compute", cycles))
+        cores = max(sdsc.num_cores_used, 1)
+        if hbm_bytes:
+            rows.append(("superdsc.hbm", "memory", hbm_bytes / cores / self.config.hbm_bytes_per_cycle_per_core(cores)))
+        return rows
 
     def static_cycles(self, ops: Iterable[Operation]) -> float:
         """The cycles of one execution of `ops` that the rules price without running them (static

@@ -373,6 +373,11 @@ def _superdsc_step(fc: FunctionCompiler, op: SdscExecuteOp, sdsc: SuperDscFile) 
         except (SuperDscRunError, MemoryRangeError) as exc:
             raise error(op, str(exc)) from None
         ran.superdsc.merge(stats)
+        if runtime.cost is not None:  # its cores' work, per core (it runs once, for all of them)
+            model = program.cost_model
+            moved = stats.bytes_read.get("hbm", 0) + stats.bytes_written.get("hbm", 0)
+            for name, component, cycles in model.costs.superdsc(sdsc.model, moved):
+                runtime.cost.charge(model.row(name, component), frame[0], cycles)
         ran.executions[sdsc.path] = ran.executions.get(sdsc.path, 0) + len(sdsc.model.dscs[0].core_ids_used)
 
     return step

@@ -247,3 +247,23 @@ def test_bad_tensor_specs_are_usage_errors(tmp_path):
     done = _spyre_run("--bundle", str(tmp_path), "-i", "4@fp16", "-o", "4@fp16")
     assert done.returncode == 1
     assert "holds neither bundle.mlir nor sdsc_0.json" in done.stderr
+
+
+@needs_corpus
+def test_cost_of_a_superdsc_bundle_comes_from_the_cost_model():
+    from spyre_mlir.interpreter import HardwareConfig, InterpreterOptions
+    from spyre_mlir.interpreter.launch import launch_run
+
+    config = HardwareConfig()
+    options = InterpreterOptions(cost_model=config)
+    _, result, _ = launch_run(BUNDLES / "softmax", [np.ones((512, 1024), np.float16)], ["512x1024@fp16"], options)
+    rows = {
+        kind: cycles for kind, cycles in zip(result.report.estimate.kinds, result.report.estimate.kind_cycles[:, 0])
+    }
+    # softmax reads its input from HBM once and writes its output once: 2 x 1 MiB over its 32 cores
+    hbm_per_core = 2 * 512 * 1024 * 2 / 32
+    assert rows[("superdsc.hbm", "memory")] == pytest.approx(hbm_per_core / config.hbm_bytes_per_cycle_per_core(32))
+    # each of its six ops runs once over a core's 16 x 1024 slice; exp at the transcendental rate
+    slice_cycles = 16 * 1024 / config.simd_elements_per_cycle
+    assert rows[("superdsc.exp", "compute")] == pytest.approx(slice_cycles * config.transcendental_penalty)
+    assert rows[("superdsc.sum", "compute")] == pytest.approx(slice_cycles)
