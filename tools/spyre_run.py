@@ -1,5 +1,7 @@
 """spyre-run: execute a KTIR kernel in the reference interpreter.
 
+    spyre-run --bundle DIR -i SHAPE@DTYPE [--input-npy FILE] ... -o SHAPE@DTYPE [--output-npy FILE] ...
+              [--estimate] [--estimate-json PATH] [--trace PATH] [--print-summary]
     spyre-run FILE [--func NAME] [--arg NAME=VALUE ...] [--hbm ADDR=VALUE ...]
               [--out DIR] [--grid 32|2x16] [--grid-order col-major|row-major]
               [--lx-limit 2MiB] [--target FILE.json] [--device FILE.mlir] [--check-lx] [--allow-uninitialized]
@@ -51,6 +53,11 @@ warnings (a kernel that reads the tile id but has no grid) as
 `FILE:LINE:COL: warning: MESSAGE` on stderr. Runs have no time limit unless
 --timeout is given; allocations above --memory-limit are refused before
 they are made.
+With --bundle DIR, a compiled kernel directory (torch-spyre's bundle.mlir and
+SuperDSC sdsc_N.json files, docs/superdsc.md) runs as `spyre launch DIR`
+runs it: every -i/-o tensor (e.g. 512x1024@fp16; fp16, fp32, bf16) in the
+default device layout, inputs ones unless --input-npy gives the next one,
+each output printed as a summary and written by --output-npy.
 A bundle (`spyre-run DIR/bundle.mlir --func sdsc_bundle ...`, docs/bundle.md)
 runs with the kernel's arguments; its sdscbundle.sdsc_execute ops read their
 SDSC files from the bundle's directory (the current one for stdin).
