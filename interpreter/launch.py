@@ -196,9 +196,11 @@ def launch_run(
     inputs: Sequence[np.ndarray | tuple[np.ndarray, TensorSpec]],
     outputs: Sequence,
     options: InterpreterOptions | None = None,
+    sources: dict[str, str] | None = None,
 ) -> tuple[list[np.ndarray], InterpretResult, dict[str, str]]:
     """`launch`, also giving the interpreter's result (its report) and the sources its diagnostics
-    render with. Raises LaunchError or a located DiagnosticError."""
+    render with (also filled into `sources` when given, for an error's rendering). Raises
+    LaunchError or a located DiagnosticError."""
     from spyre_mlir.interpreter.api import Interpreter
 
     source = bundle_source(directory)
@@ -208,7 +210,6 @@ def launch_run(
         given.append((to_storage(array, spec), spec))
     wanted = [_output_spec(i, o) for i, o in enumerate(outputs)]
     options = dataclasses.replace(options or InterpreterOptions(), host_layout=True, bundle_dir=os.fspath(directory))
-    sources: dict[str, str] = {}
     if source.name == "bundle.mlir":
         interpreter = Interpreter(source, options)
     else:
@@ -219,7 +220,14 @@ def launch_run(
         name = f"{source} (run alone)"
         interpreter = Interpreter(ir.parse_module(text, name), options)
         interpreter.sources[name] = text
-    sources = interpreter.sources
+    try:
+        return _run(interpreter, source, given, wanted)
+    finally:  # also on an error: its rendering shows the source lines (SDSC texts read in the run too)
+        if sources is not None:
+            sources.update(interpreter.sources)
+
+
+def _run(interpreter, source: Path, given, wanted) -> tuple[list[np.ndarray], InterpretResult, dict[str, str]]:
     func_op = interpreter.kernel(None)
     names = [a.name_hint or f"arg{i}" for i, a in enumerate(func_op.body.blocks[0].args)]
     if len(given) + len(wanted) != len(names):
@@ -232,7 +240,7 @@ def launch_run(
         args[name] = np.zeros(spec.shape, spec.storage)
     result = interpreter.run(None, args)
     values = [from_storage(result[name], spec) for name, spec in zip(names[len(given) :], wanted)]
-    return values, result, sources
+    return values, result, interpreter.sources
 
 
 def launch(

@@ -367,7 +367,9 @@ def _superdsc_step(fc: FunctionCompiler, op: SdscExecuteOp, sdsc: SuperDscFile) 
         ran = runtime.state(PLUGIN, BundleRun)
         if ran.lx is None:
             ran.lx = CoreLocalMemory(cores, runtime.lx_limit)
-        tensors = [(t.name, t.byte_address, t.shape, t.dtype) for t in runtime.host_tensors] or None
+        tensors = [
+            (f"argument {k} ({t.name})", t.byte_address, t.shape, t.dtype) for k, t in enumerate(runtime.host_tensors)
+        ] or None
         try:
             stats = run_superdsc(sdsc.model, symbols, HbmBytes(runtime.hbm), ran.lx, source=sdsc.path, tensors=tensors)
         except (SuperDscRunError, MemoryRangeError) as exc:

@@ -576,7 +576,7 @@ def run_bundle(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InterpreterWarning)
-            values, result, sources = launch_run(args.bundle, arrays, outputs, options)
+            values, result, sources = launch_run(args.bundle, arrays, outputs, options, sources)
     except LaunchError as exc:
         print(f"spyre-run: error: {exc}", file=sys.stderr)
         return 1
