@@ -1,4 +1,12 @@
-"""spyre-emit-bundle: write the runtime's `bundle.mlir` and one SDSC file per compute group.
+"""spyre-emit-bundle: write the runtime's `bundle.mlir` and its SDSC files.
+
+Two formats (docs/bundle.md). `format=superdsc` (the default) writes torch-spyre's: one SuperDSC
+`sdsc_N.json` per compute op (passes/bundle/superdsc_lowering.py decides which ops, slices and
+addresses), and a `bundle.mlir` whose `@sdsc_bundle(%arg_0_base_addr: !sdscbundle.input_arg<index>,
+...)` computes each core's start address once (`%arg_0_core_2048 = arith.addi %arg_0, ...`) and runs
+each SuperDSC once for all cores (`sdsc_execute` with `symbol_ids`); what a SuperDSC cannot say is a
+located error. `format=ktir` writes ours, described below: one SDSC file per compute group, holding
+the group's KTIR, for the kernels torch-spyre's format cannot express.
 
 Runs on the output of `ktdp-extract-compute-groups` (tiled by
 `spyre-coarse-tile`, planned by `spyre-plan-scratchpad`): the kernel
@@ -78,10 +86,11 @@ from spyre_mlir.dialects.ktdp import (
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.dialects.sdscbundle import SdscExecuteOp
+from spyre_mlir.dialects.sdscbundle import InputArgExtractOp, InputArgType, SdscExecuteOp
 from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, KERNEL_ATTR, LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
+from spyre_mlir.passes.bundle import superdsc_lowering
 from spyre_mlir.passes.contracts import is_group, require_groups
 from spyre_mlir.target import Target, TargetError, target_of
 
@@ -125,7 +134,9 @@ def _nest(group: func.FuncOp) -> tuple[list[LoopOp], Block]:
         if len(ops) == 1 and isinstance(ops[0], LoopOp):
             loop = ops[0]
             if loop.count_value is not None:
-                raise error(loop, "a symbolic trip count cannot go into the bundle: its loops are counted at compile time")
+                raise error(
+                    loop, "a symbolic trip count cannot go into the bundle: its loops are counted at compile time"
+                )
             loops.append(loop)
             block = loop.body.block
             continue
@@ -244,6 +255,9 @@ def _linear(op: affine.ApplyOp, nloops: int) -> tuple[int, list[int], int] | Non
 
 
 class Emitter:
+    indent = 2
+    """JSON indentation of the SDSC files (torch-spyre writes its SuperDSCs with 1)."""
+
     def __init__(self, module: ModuleOp, out_dir: str, kernel: str | None = None):
         self.module = module
         self.kernel_name = kernel
@@ -269,7 +283,10 @@ class Emitter:
             return chosen[0]
         if len(kernels) != 1:
             names = ", ".join("@" + k.sym_name.data for k in kernels) or "none"
-            raise error(kernels[1] if len(kernels) > 1 else self.module, f"a bundle holds one kernel; the module has {len(kernels)} ({names}): choose one with kernel=NAME")
+            raise error(
+                kernels[1] if len(kernels) > 1 else self.module,
+                f"a bundle holds one kernel; the module has {len(kernels)} ({names}): choose one with kernel=NAME",
+            )
         return kernels[0]
 
     def run(self) -> ModuleOp:
@@ -362,7 +379,9 @@ class Emitter:
         call.erase()
         self.files[filename] = self.sdsc(number, plan)
 
-    def _address(self, apply: affine.ApplyOp, width: int, mapping, at_op: Operation, call: func.CallOp, group) -> SSAValue:
+    def _address(
+        self, apply: affine.ApplyOp, width: int, mapping, at_op: Operation, call: func.CallOp, group
+    ) -> SSAValue:
         nloops = apply.map.data.num_dims
         lin = _linear(apply, nloops)
         if lin is None:
@@ -408,13 +427,18 @@ class Emitter:
         block.add_op(func.ReturnOp())
         # The functions the group calls live beside it in its module (extraction copies them there).
         holder = plan.group.parent_op()
-        callees = [op.clone() for op in holder.ops if isinstance(op, func.FuncOp) and op is not plan.group] if holder else []
+        callees = (
+            [op.clone() for op in holder.ops if isinstance(op, func.FuncOp) and op is not plan.group] if holder else []
+        )
         text = print_ir(ModuleOp([fn, *callees]))
         return {
             "format": SDSC_FORMAT,
             "entry": entry,
             "group": plan.group.sym_name.data,
-            "arguments": [{"name": a.name, "kind": a.kind} | ({"bytes_per_element": a.width} if a.width else {}) for a in plan.arguments],
+            "arguments": [
+                {"name": a.name, "kind": a.kind} | ({"bytes_per_element": a.width} if a.width else {})
+                for a in plan.arguments
+            ],
             "loops": [
                 {
                     "count": loop.static_count,
@@ -436,7 +460,7 @@ class Emitter:
             stale = _our_sdsc_files(self.out_dir) - set(self.files)
             for name, content in self.files.items():
                 with open(os.path.join(self.out_dir, name), "w") as f:
-                    json.dump(content, f, indent=2)
+                    json.dump(content, f, indent=self.indent)
                     f.write("\n")
             with open(os.path.join(self.out_dir, "bundle.mlir"), "w") as f:
                 f.write(print_ir(bundle, generic_dialects=_not_upstream(bundle)))
@@ -448,7 +472,9 @@ class Emitter:
             raise error(self.module, f"spyre-emit-bundle: cannot write to '{self.out_dir}': {exc.strerror}") from None
 
 
-UPSTREAM_DIALECTS = frozenset({"builtin", "func", "arith", "scf", "affine", "math", "index", "cf", "memref", "tensor", "linalg"})
+UPSTREAM_DIALECTS = frozenset(
+    {"builtin", "func", "arith", "scf", "affine", "math", "index", "cf", "memref", "tensor", "linalg"}
+)
 """Dialects upstream MLIR registers (mlir-opt, iree-opt): printed in their custom form in bundle.mlir."""
 
 _SDSC_NAME = re.compile(r"sdsc_[0-9]+\.json")
@@ -475,6 +501,11 @@ def _our_sdsc_files(out_dir: str) -> set[str]:
             continue
         if isinstance(content, dict) and content.get("format") == SDSC_FORMAT:
             found.add(name)
+        elif isinstance(content, dict) and len(content) == 1:
+            (body,) = content.values()
+            handle = body.get("debug_handle_") if isinstance(body, dict) else None
+            if isinstance(handle, dict) and handle.get("emitter") == EMITTER_MARK:
+                found.add(name)
     return found
 
 
@@ -572,6 +603,142 @@ def _ops(body: Block, plan: Dispatch) -> list[dict]:
     return ops
 
 
+EMITTER_MARK = "spyre-emit-bundle"
+"""`debug_handle_["emitter"]` of the SuperDSC files we write: how a later bundle knows them for ours."""
+
+
+def _keep_name(value: SSAValue, name: str) -> None:
+    """Name `value` exactly `name` (`%arg_0_core_2048`, as torch-spyre names it)."""
+    value._name = name  # pyright: ignore[reportPrivateUsage] - the setter strips a `_N` suffix
+
+
+class SuperDscEmitter(Emitter):
+    """torch-spyre's bundle: `@sdsc_bundle` over `!sdscbundle.input_arg<index>` base addresses, per-core
+    start addresses `%arg_K_core_N = %arg_K + N`, one `sdsc_execute` with `symbol_ids` per SuperDSC
+    (passes/bundle/superdsc_lowering.py makes them), tile loops as `scf.for`."""
+
+    indent = 1
+
+    def run(self) -> ModuleOp:
+        groups = {op.sym_name.data: op for op in require_groups(self.module, SpyreEmitBundlePass.name)}
+        kernel = self.kernel()
+        for i, arg in enumerate(kernel.body.block.args):
+            if not isinstance(arg.type, IndexType):
+                raise error(
+                    kernel,
+                    f"argument #{i} of @{kernel.sym_name.data} is a {arg.type} scalar: it would need constantInfo_, whose encoding is not known, so no SuperDSC bundle takes it",
+                )
+        symbols = superdsc_lowering.SymbolCounter()
+        dispatches: list[tuple[func.CallOp, superdsc_lowering.Dispatch]] = []
+        count = 0
+        for op in kernel.body.block.ops:
+            if isinstance(op, func.ReturnOp):
+                continue
+            if op.regions:
+                raise error(
+                    op,
+                    f"'{op.name}' in the kernel is per-core control flow: a SuperDSC bundle dispatches each op once for all cores, so its loops must be counted tile loops of a group",
+                )
+            if isinstance(op, func.CallOp):
+                name = op.callee.root_reference.data
+                group = groups.get(name)
+                if group is None:
+                    raise error(op, f"the kernel calls @{name}, which is not an extracted compute group")
+                dispatch = superdsc_lowering.GroupLowering(kernel, op, group, self.target, symbols, count).run()
+                count += len(dispatch.ops)
+                dispatches.append((op, dispatch))
+        return self.bundle(kernel, dispatches)
+
+    def bundle(self, kernel: func.FuncOp, dispatches: list[tuple[func.CallOp, superdsc_lowering.Dispatch]]) -> ModuleOp:
+        params = kernel.body.block.args
+        block = Block(arg_types=[InputArgType(IndexType())] * len(params))
+        bases: list[SSAValue] = []
+        for k, arg in enumerate(block.args):
+            _keep_name(arg, f"arg_{k}_base_addr")
+            extract = InputArgExtractOp(arg)
+            _keep_name(extract.result, f"arg_{k}")
+            block.add_op(extract)
+            bases.append(extract.result)
+        # Every core's start address, once, by parameter, in order of first use (as torch-spyre's bundles).
+        offsets: dict[int, list[int]] = {}
+        for _, dispatch in dispatches:
+            for sdsc in dispatch.ops:
+                for operand in sdsc.operands:
+                    seen = offsets.setdefault(operand.param, [])
+                    if operand.offset not in seen:
+                        seen.append(operand.offset)
+        starts: dict[tuple[int, int], SSAValue] = {}
+        for param in sorted(offsets):
+            for offset in offsets[param]:
+                if offset == 0:
+                    starts[(param, 0)] = bases[param]
+                    continue
+                const = arith.ConstantOp(IntegerAttr(offset, IndexType()))
+                _keep_name(const.result, f"arg_{param}_core_offset_{offset}")
+                add = arith.AddiOp(bases[param], const.result)
+                _keep_name(add.result, f"arg_{param}_core_{offset}")
+                block.add_ops([const, add])
+                starts[(param, offset)] = add.result
+        for call, dispatch in dispatches:
+            at = block
+            ivs: list[SSAValue] = []
+            if dispatch.loops:
+                c0 = arith.ConstantOp(IntegerAttr(0, IndexType()))
+                c1 = arith.ConstantOp(IntegerAttr(1, IndexType()))
+                block.add_ops([c0, c1])
+                for k, count in enumerate(dispatch.loops):
+                    bound = arith.ConstantOp(IntegerAttr(count, IndexType()))
+                    _keep_name(bound.result, f"loop_bound_{k}")
+                    body = Block(arg_types=[IndexType()])
+                    _keep_name(body.args[0], f"i_{k}")
+                    loop = scf.ForOp(c0.result, bound.result, c1.result, [], Region(body))
+                    at.add_ops([bound, loop])
+                    ivs.append(body.args[0])
+                    at = body
+            for sdsc in dispatch.ops:
+                args: list[SSAValue] = []
+                for operand in sdsc.operands:
+                    value = starts[(operand.param, operand.offset)]
+                    if any(operand.loop_strides):
+                        expr = AffineSymExpr(0)
+                        for k, stride in enumerate(operand.loop_strides):
+                            if stride:
+                                expr = expr + AffineDimExpr(k) * stride
+                        apply = affine.ApplyOp([*ivs, value], AffineMapAttr(AffineMap(len(ivs), 1, (expr,))))
+                        at.add_op(apply)
+                        value = apply.result
+                    args.append(value)
+                filename = sdsc.superdsc.name.split("_", 1)[0]
+                execute = SdscExecuteOp(args, f"sdsc_{filename}.json", [o.symbol for o in sdsc.operands])
+                execute.location = sdsc.op.location
+                at.add_op(execute)
+                sdsc.superdsc.debug_handle["emitter"] = EMITTER_MARK
+                self.files[f"sdsc_{filename}.json"] = sdsc.superdsc.to_json()
+            if ivs:
+                at.add_op(scf.YieldOp())
+                for loop_block in _enclosing_blocks(at, block):
+                    loop_block.add_op(scf.YieldOp())
+        block.add_op(func.ReturnOp())
+        bundle_fn = func.FuncOp("sdsc_bundle", ([a.type for a in block.args], []), Region(block))
+        bundle_fn.attributes[KERNEL_ATTR] = StringAttr(kernel.sym_name.data)
+        bundle_fn.location = kernel.location
+        return ModuleOp([bundle_fn])
+
+
+def _enclosing_blocks(inner: Block, top: Block) -> list[Block]:
+    """The blocks of the loops between `inner` (excluded) and `top` (excluded), innermost first."""
+    found = []
+    at = inner.parent_op().parent_block() if inner.parent_op() else None
+    while at is not None and at is not top:
+        found.append(at)
+        parent = at.parent_op()
+        at = parent.parent_block() if parent else None
+    return found
+
+
+FORMATS = ("superdsc", "ktir")
+
+
 @dataclass(frozen=True)
 class SpyreEmitBundlePass(ModulePass):
     """Write DIR/bundle.mlir and DIR/sdsc_N.json; the module becomes the bundle (see the module docstring)."""
@@ -580,11 +747,15 @@ class SpyreEmitBundlePass(ModulePass):
 
     out_dir: str | None = None
     kernel: str | None = None
+    format: str = "ktir"
+    """`superdsc`: torch-spyre's bundle and SuperDSC files; `ktir`: ours (an SDSC file runs KTIR text)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.out_dir:
             raise error(op, "spyre-emit-bundle needs out-dir=DIR: where to write bundle.mlir and its SDSC files")
-        emitter = Emitter(op, self.out_dir, self.kernel)
+        if self.format not in FORMATS:
+            raise error(op, f"spyre-emit-bundle: unknown format '{self.format}' (formats: {', '.join(FORMATS)})")
+        emitter = (SuperDscEmitter if self.format == "superdsc" else Emitter)(op, self.out_dir, self.kernel)
         bundle = emitter.run()
         from spyre_mlir.ir import fill_locations
 

@@ -32,7 +32,9 @@ def only(path, name: str):
     return module
 
 
-def emit(module, out_dir, options: str = "") -> None:
+def emit(module, out_dir, options: str = " format=ktir") -> None:
+    """Our private format (format=ktir) unless `options` say otherwise: these tests are about it;
+    torch-spyre's (the default) is tested in test_superdsc_bundle.py."""
     spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={out_dir}{options}}}").run(module)
 
 
@@ -44,7 +46,13 @@ def test_rewriting_a_bundle_removes_the_older_sdsc_files(tmp_path):
     (tmp_path / "sdsc_7.json").write_text('{"format": "someone-else/1"}\n')  # not ours: kept
     (tmp_path / "sdsc_8.json").write_text("not json\n")  # not ours: kept
     emit(only(kernels, "flat"), tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bundle.mlir", "notes.txt", "sdsc_0.json", "sdsc_7.json", "sdsc_8.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "bundle.mlir",
+        "notes.txt",
+        "sdsc_0.json",
+        "sdsc_7.json",
+        "sdsc_8.json",
+    ]
     assert json.loads((tmp_path / "sdsc_0.json").read_text())["group"] == "local_schedule_0"
     assert (tmp_path / "notes.txt").read_text() == "mine\n"
     # The new bundle runs and computes its kernel.
@@ -62,6 +70,25 @@ def bundle_sources():
     if CORPUS.is_dir():
         found += [pytest.param(p, None, id=p.stem) for p in sorted(CORPUS.glob("*.mlir"))]
     return found
+
+
+SUPERDSC_KERNELS = REPO / "test" / "unit" / "kernels" / "superdsc"
+
+
+@pytest.mark.parametrize("path", sorted(SUPERDSC_KERNELS.glob("*.mlir")), ids=lambda p: p.stem)
+def test_superdsc_bundle_is_read_by_upstream_mlir(path, tmp_path):
+    from conftest import find_iree_opt
+
+    iree_opt = find_iree_opt()
+    if iree_opt is None:
+        pytest.skip("iree-opt (iree-base-compiler) is not installed")
+    emit(spyre_mlir.parse(path), tmp_path, " format=superdsc")
+    done = subprocess.run(
+        [iree_opt, "--allow-unregistered-dialect", str(tmp_path / "bundle.mlir")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "sdscbundle.sdsc_execute" in done.stdout and "!sdscbundle.input_arg<index>" in done.stdout
+    spyre_mlir.parse(tmp_path / "bundle.mlir")
 
 
 @pytest.mark.parametrize("path, name", bundle_sources())
@@ -99,7 +126,9 @@ def test_tile_address_is_linear_only_when_its_map_is(expr, expected):
     from spyre_mlir.passes.bundle.spyre_emit_bundle import _linear
 
     dims = 2 if "d1" in expr else 1
-    amap = Parser(Context(), f"affine_map<({', '.join(f'd{i}' for i in range(dims))})[s0] -> ({expr})>").parse_attribute()
+    amap = Parser(
+        Context(), f"affine_map<({', '.join(f'd{i}' for i in range(dims))})[s0] -> ({expr})>"
+    ).parse_attribute()
     assert isinstance(amap, AffineMapAttr)
     apply = affine.ApplyOp([create_ssa_value(IndexType()) for _ in range(dims + 1)], amap)
     assert _linear(apply, dims) == expected

@@ -2,7 +2,7 @@
 // passes that take it (out-dir: spyre-emit-bundle; slices: spyre-coarse-tile;
 // lx-bytes: spyre-coarse-tile and spyre-plan-scratchpad; cores:
 // spyre-distribute-work).
-// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t,slices=2}' | %FileCheck %s
+// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t,slices=2}' | %FileCheck %s
 // RUN: ls %t | %FileCheck %s --check-prefix=LS
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/sdsc_0.json
 
@@ -14,13 +14,13 @@
 // SAME: same 256
 
 // Without slices= the group fits LX untiled: one dispatch, no loop.
-// RUN: rm -rf %t.plain && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.plain}' | %FileCheck %s --check-prefix=PLAIN
+// RUN: rm -rf %t.plain && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t.plain}' | %FileCheck %s --check-prefix=PLAIN
 // With lx-bytes=256 the 3 x 256 bytes live at once per core need 4 slices
 // (tiles of one row: 32 x 2 = 64 bytes a step).
-// RUN: rm -rf %t.lx && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.lx,lx-bytes=256}' | %FileCheck %s --check-prefix=LX
+// RUN: rm -rf %t.lx && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t.lx,lx-bytes=256}' | %FileCheck %s --check-prefix=LX
 // slices=2 with lx-bytes=100: the 2 x 32 f16 intermediate (128 bytes) falls
 // back to HBM, with a remark, and its SDSC file says so.
-// RUN: rm -rf %t.spill && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t.spill,slices=2,lx-bytes=100}' 2>&1 >/dev/null | %FileCheck %s --check-prefix=SPILL
+// RUN: rm -rf %t.spill && %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t.spill,slices=2,lx-bytes=100}' 2>&1 >/dev/null | %FileCheck %s --check-prefix=SPILL
 // RUN: %FileCheck %s --check-prefix=SPILLSDSC < %t.spill/sdsc_0.json
 
 // Option errors.

@@ -1,9 +1,9 @@
 // RUN: not %spyre-opt %s --split-input-file -p ktdp-extract-compute-groups,spyre-emit-bundle 2>&1 | %FileCheck %s --check-prefix=NODIR
 // RUN: not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%t" kernel="third"}' 2>&1 | %FileCheck %s --check-prefix=NAMED
 // RUN: not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%s"}' 2>&1 | %FileCheck %s --check-prefix=NOTDIR -DFILE=%s
-// RUN: rm -rf %t && %spyre-opt %s --split-input-file --verify-diagnostics -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%t"}'
-// RUN: rm -rf %t.raw && not %spyre-opt %s --split-input-file -p 'spyre-emit-bundle{out-dir="%t.raw"}' 2>&1 | %FileCheck %s --check-prefix=RAW
-// RUN: rm -rf %t.twice && not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{out-dir="%t.twice"},spyre-emit-bundle{out-dir="%t.twice"}' 2>&1 | %FileCheck %s --check-prefix=TWICE
+// RUN: rm -rf %t && %spyre-opt %s --split-input-file --verify-diagnostics -p 'ktdp-extract-compute-groups,spyre-emit-bundle{format=ktir out-dir="%t"}'
+// RUN: rm -rf %t.raw && not %spyre-opt %s --split-input-file -p 'spyre-emit-bundle{format=ktir out-dir="%t.raw"}' 2>&1 | %FileCheck %s --check-prefix=RAW
+// RUN: rm -rf %t.twice && not %spyre-opt %s --split-input-file -p 'ktdp-extract-compute-groups,spyre-emit-bundle{format=ktir out-dir="%t.twice"},spyre-emit-bundle{format=ktir out-dir="%t.twice"}' 2>&1 | %FileCheck %s --check-prefix=TWICE
 
 // Every refusal of spyre-emit-bundle is an error, located where there is a
 // place to point at.

@@ -1,4 +1,4 @@
-// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s -p 'spyre-physicalize-layouts,ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-emit-bundle{out-dir="%t"}' | %FileCheck %s
+// RUN: rm -rf %t && %spyre-opt --mlir-print-local-scope %s -p 'spyre-physicalize-layouts,ktdp-extract-compute-groups,spyre-coarse-tile,spyre-plan-scratchpad,spyre-emit-bundle{format=ktir out-dir="%t"}' | %FileCheck %s
 // RUN: %FileCheck %s --check-prefix=FILE < %t/bundle.mlir
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/sdsc_0.json
 // RUN: %FileCheck %s --check-prefix=SDSC1 < %t/sdsc_1.json
