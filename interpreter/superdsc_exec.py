@@ -23,6 +23,9 @@ common path has no gathers; other fold patterns take an indexed path.
 from __future__ import annotations
 
 import math
+import mmap
+import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -64,7 +67,9 @@ class ByteMemory(Protocol):
 
 
 class LxMemory(Protocol):
-    """Each core's LX, addressed from 0: like `ByteMemory.buffer`, per core."""
+    """Each core's LX, addressed from 0: like `ByteMemory.buffer`, per core. One that also has
+    `all_cores_bytes()` (a C-contiguous (cores, lx_bytes) uint8 array, row c core c's LX, as
+    `CoreLocalMemory`) lets an op run on every core's LX in one NumPy call."""
 
     def buffer(self, core: int, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]: ...
 
@@ -105,20 +110,35 @@ class FlatMemory:
 
 
 class CoreLocalMemory:
-    """Each core's LX: `lx_bytes` bytes from address 0, zero at first (allocated on first use)."""
+    """Each core's LX: `lx_bytes` bytes from address 0, zero at first. All cores' LX is one
+    (cores, lx_bytes) array (`all_cores_bytes`; allocated on first use, its pages as they are
+    touched), so that an op can address the same LX range of every core through one view.
+
+    >>> lx = CoreLocalMemory(2, 4096)
+    >>> lx.all_cores_bytes().shape, lx.core_bytes(1).shape
+    ((2, 4096), (4096,))
+    """
 
     def __init__(self, cores: int, lx_bytes: int):
         self.cores = cores
         self.lx_bytes = lx_bytes
-        self._bytes: dict[int, np.ndarray] = {}
+        self._bytes: np.ndarray | None = None
+
+    def all_cores_bytes(self) -> np.ndarray:
+        """Every core's LX: row c is core c's bytes."""
+        if self._bytes is None:
+            # an anonymous mapping: zero pages that materialize as touched, in small pages (NumPy
+            # asks for huge pages for large arrays: one first touch per core would zero 2 MiB)
+            pages = mmap.mmap(-1, max(1, self.cores * self.lx_bytes))
+            self._bytes = np.frombuffer(pages, dtype=np.uint8)[: self.cores * self.lx_bytes]
+            self._bytes = self._bytes.reshape(self.cores, self.lx_bytes)
+        return self._bytes
 
     def core_bytes(self, core: int) -> np.ndarray:
         """Core `core`'s LX bytes."""
         if not 0 <= core < self.cores:
             raise MemoryRangeError(f"core {core} does not exist ({self.cores} cores)")
-        if core not in self._bytes:
-            self._bytes[core] = np.zeros(self.lx_bytes, dtype=np.uint8)
-        return self._bytes[core]
+        return self.all_cores_bytes()[core]
 
     def buffer(self, core: int, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]:
         if not 0 <= lo <= hi <= self.lx_bytes:
@@ -155,13 +175,26 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * (1.0 - poly * np.exp(-x * x))
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (np.tanh(0.5 * x) + 1.0)
+def _sigmoid(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    # 0.5 * (tanh(0.5 * x) + 1), in place in `out`
+    np.multiply(x, 0.5, out=out)
+    np.tanh(out, out=out)
+    out += 1.0
+    out *= 0.5
+    return out
 
 
-UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "identity": lambda x: x,
-    "relufwd": lambda x: np.maximum(x, x.dtype.type(0)),
+def _silu(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.multiply(x, _sigmoid(x, out), out=out)
+
+
+def _rsqrt(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return np.divide(1.0, np.sqrt(x, out=out), out=out)
+
+
+UNARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "identity": lambda x, out: x,
+    "relufwd": lambda x, out: np.maximum(x, x.dtype.type(0), out=out),
     "exp": np.exp,
     "sigmoid": _sigmoid,
     "tanh": np.tanh,
@@ -169,12 +202,13 @@ UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "abs": np.abs,
     "log": np.log,
     "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1.0 / np.sqrt(x),
-    "reciprocal": lambda x: 1.0 / x,
-    "gelufwd": lambda x: 0.5 * x * (1.0 + _erf(x * np.float32(1 / math.sqrt(2)))),
-    "silufwd": lambda x: x * _sigmoid(x),
+    "rsqrt": _rsqrt,
+    "reciprocal": lambda x, out: np.divide(1.0, x, out=out),
+    "gelufwd": lambda x, out: 0.5 * x * (1.0 + _erf(x * np.float32(1 / math.sqrt(2)))),
+    "silufwd": _silu,
 }
-"""Elementwise ops of one input (identity is a copy: softmax moves HBM to LX with it)."""
+"""Elementwise ops of one input, `fn(x, out)`: the result, in `out` (an array of x's shape and dtype)
+unless the op allocates (identity is a copy: softmax moves HBM to LX with it)."""
 
 BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
@@ -184,10 +218,16 @@ BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "max": np.maximum,
     "min": np.minimum,
 }
-"""Elementwise ops of two inputs, with broadcasting over replicated dims."""
+"""Elementwise ops of two inputs, with broadcasting over replicated dims: `fn(x, y, out=...)`."""
+
+
+def _copy(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    np.copyto(out, x)
+    return out
+
 
 IN_FORMAT: dict[str, Callable[..., np.ndarray]] = {
-    "identity": np.positive,
+    "identity": _copy,
     "relufwd": lambda x, out=None: np.maximum(x, x.dtype.type(0), out=out),
     "exp": np.exp,
     "tanh": np.tanh,
@@ -199,9 +239,13 @@ IN_FORMAT: dict[str, Callable[..., np.ndarray]] = {
 }
 """Ops that are one NumPy ufunc: when every tensor of the op has the same IEEE format they run on the
 stored dtype, which is float32 arithmetic rounded once (NumPy's float16 loops compute in float32),
-without the conversions to and from float32 that cost 10x the op; when the tensors' views also match
-element for element, straight from the input views into the output view. NumPy's vectorized float16
-exp and log differ from float32 exp/log rounded to float16 by one ulp on a handful of the 65536 inputs."""
+without the conversions to and from float32; when the tensors' views also match element for element,
+straight from the input views into the output view. NumPy's vectorized float16 exp and log differ
+from float32 exp/log rounded to float16 by one ulp on a handful of the 65536 inputs."""
+
+SLOW_IN_FLOAT16 = frozenset({"add", "sub", "mul", "realdiv", "sqrt"})
+"""`IN_FORMAT` ops whose NumPy float16 loop is scalar (about 4 ns an element, against 0.2 for exp):
+float16 tensors take the float32 path for them (decode, compute, round: the same values, 2x faster)."""
 
 REDUCTIONS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min, "sum": np.sum, "mean": np.mean}
 """Reductions: the output is also an input (its old content unused: softmax's LX 0 is never written
@@ -241,14 +285,16 @@ class _Access:
     read_coords: tuple[np.ndarray, ...] | None = None
     write_coords: tuple[np.ndarray, ...] | None = None
     """Indexed path: per op dim, the coordinate of each view element (broadcastable to the view)."""
+    label: str = ""
+    """The name compute ops use (`Tensor0-idx0`)."""
+    starts: tuple[int, ...] = ()
+    """Per core of the DSC (`_DscPlan.cores` order): the start, a symbol id when the start is symbolic."""
+    origins: np.ndarray | None = None
+    """HBM: per core, the byte offset of the core's first element from the tensor's base."""
 
     @property
     def nbytes(self) -> int:
         return math.prod(self.write_shape) * self.fmt.word_length
-
-    @property
-    def label(self) -> str:
-        return f"{self.name}-idx{self.alloc.lds_idx}"
 
 
 def _plan(dsc: Dsc, alloc: Allocation, source: str) -> _Access:
@@ -321,6 +367,7 @@ def _plan(dsc: Dsc, alloc: Allocation, source: str) -> _Access:
         span,
     )
     access.read_axes = tuple(read_axes)
+    access.label = lds.label
     if not radix:
         access.read_coords = _coordinates(read_axes, len(extents))
         access.write_coords = _coordinates(write_axes, len(extents))
@@ -338,23 +385,155 @@ def _coordinates(axes: Sequence[tuple[int, int, int]], n_dims: int) -> tuple[np.
     return tuple(coords)
 
 
-# -- running ---------------------------------------------------------------------
+# -- planning ----------------------------------------------------------------------
 
 
 def _where(access: _Access, source: str) -> str:
     return f"{access.name} of {source} ({access.alloc.name})"
 
 
-def _start(access: _Access, core: int, symbols: Mapping[int, int], source: str) -> int:
-    value = access.alloc.start_address[core]
+def _origin_offsets(access: _Access, slices: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Per core, `layout.offset(core_origin(...))` of an HBM allocation: the byte offset of the core's
+    first element from the tensor's base; `slices[dim]` is each core's work-slice index along dim."""
+    layout = access.layout
+    strides = layout.strides
+    elements = 0
+    for dim in layout.dims:
+        folds = access.alloc.coordinates[dim].folds
+        coordinate = folds[0].alpha * slices[dim] + sum(f.beta for f in folds)
+        if dim == layout.stick_dim:
+            elements = elements + coordinate // layout.lanes * strides[dim] + coordinate % layout.lanes
+        else:
+            elements = elements + coordinate * strides[dim]
+    return elements * layout.word_length
+
+
+@dataclass(frozen=True)
+class _CoreGrid:
+    """The cores of a DSC as a grid of work slices: `index[k]` is core `cores[k]`'s slice index along
+    each of the `split` dims (the dims cut into several slices); core `cores[first]` has all zeros and
+    core `cores[steps[d]]` is 1 along d only."""
+
+    split: tuple[str, ...]
+    shape: tuple[int, ...]
+    index: np.ndarray
+    first: int
+    steps: tuple[int, ...]
+
+    def strides(self, starts: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
+        """(the first core's start, the start's stride per grid axis) when every core's start is
+        `starts[first] + index @ strides`, else None."""
+        origin = int(starts[self.first])
+        strides = tuple(int(starts[k]) - origin for k in self.steps)
+        if not np.array_equal(starts, origin + self.index @ np.array(strides, dtype=np.int64)):
+            return None
+        return origin, strides
+
+
+def _core_grid(sdsc: SuperDsc, slices: Mapping[str, np.ndarray]) -> _CoreGrid | None:
+    """The grid of the cores whose work-slice indices are `slices` (per dim, per core), or None
+    when they are not one core per slice."""
+    split = tuple(d for d, n in sdsc.num_wk_slices.items() if n > 1)
+    shape = tuple(sdsc.num_wk_slices[d] for d in split)
+    n_cores = len(next(iter(slices.values()))) if slices else 0
+    if n_cores != math.prod(shape) or not split:
+        return None
+    index = np.stack([slices[d] for d in split], axis=1)
+    if np.unique(np.ravel_multi_index(tuple(index.T), shape)).size != n_cores:
+        return None  # two cores on one slice: each would write it
+    totals = index.sum(axis=1)
+    first = np.flatnonzero(totals == 0)
+    steps = [np.flatnonzero((totals == 1) & (index[:, k] == 1)) for k in range(len(split))]
+    if not first.size or not all(along.size for along in steps):
+        return None
+    return _CoreGrid(split, shape, index, int(first[0]), tuple(int(along[0]) for along in steps))
+
+
+@dataclass(eq=False)
+class _DscPlan:
+    """One DSC, planned: its tensors' accesses, its ops bound to them, its cores, and what one run
+    moves and computes (the same every run)."""
+
+    path: str
+    accesses: dict[str, _Access]
+    ops: list[_Op]
+    cores: list[int]
+    grid: _CoreGrid | None
+    bytes_read: dict[str, int]
+    bytes_written: dict[str, int]
+    elements: dict[str, int]
+
+
+_PLANS: dict[int, tuple[weakref.ref, dict[str, list[_DscPlan]]]] = {}
+"""Plans by `id` of the SuperDsc (checked against a weak reference, dropped with the model), then by source."""
+
+
+def prepare_superdsc(sdsc: SuperDsc, *, source: str) -> None:
+    """Plan `sdsc` for `run_superdsc` (its tensors' views, its ops, its core grid) now: every run of
+    the same model object reuses the plan, so a caller that loads a file once and runs it often
+    calls this when loading (errors in the ops surface then, as `SuperDscRunError`). A model is
+    planned once: changes made to it after its first plan are not seen."""
+    _plans_of(sdsc, source)
+
+
+def _plans_of(sdsc: SuperDsc, source: str) -> list[_DscPlan]:
+    key = id(sdsc)
+    entry = _PLANS.get(key)
+    if entry is None or entry[0]() is not sdsc:
+        entry = _PLANS[key] = (weakref.ref(sdsc), {})
+        weakref.finalize(sdsc, _PLANS.pop, key, None)
+    plans = entry[1].get(source)
+    if plans is None:
+        plans = entry[1][source] = [_plan_dsc(sdsc, k, dsc, source) for k, dsc in enumerate(sdsc.dscs)]
+    return plans
+
+
+def _plan_dsc(sdsc: SuperDsc, k: int, dsc: Dsc, source: str) -> _DscPlan:
+    dsc_path = f"/{sdsc.name}/dscs_/{k}/{dsc.op_name}"
+    accesses: dict[str, _Access] = {}
+    for i, alloc in enumerate(dsc.schedule):
+        label = dsc.lds(alloc.lds_idx).label
+        if label in accesses:
+            raise SuperDscRunError(
+                f"{source}: at {dsc_path}/scheduleTree_/{i}: {label} has a second allocation "
+                f"({accesses[label].alloc.name}, {alloc.name}): which one an op uses is not known; not supported"
+            )
+        accesses[label] = _plan(dsc, alloc, source)
+    ops = [_bind(i, sdsc, dsc, dsc_path, accesses, source) for i in range(len(dsc.compute_ops))]
+    cores = [c for c in dsc.core_ids_used if (sdsc.core_to_dsc or {}).get(c, 0) == k]
+    wk = sdsc.core_to_wk_slice
+    slices = {d: np.array([wk[c][d] for c in cores], dtype=np.int64) for d in sdsc.num_wk_slices}
+    for a in accesses.values():
+        a.starts = tuple(a.alloc.start_address[c] for c in cores)
+        if a.alloc.component == "hbm":
+            a.origins = _origin_offsets(a, slices)
+    bytes_read: dict[str, int] = {}
+    bytes_written: dict[str, int] = {}
+    elements: dict[str, int] = {}
+    for op in ops:
+        for counts, accesses_of_op in ((bytes_read, op.reads), (bytes_written, op.writes)):
+            for a in accesses_of_op:
+                counts[a.alloc.component] = counts.get(a.alloc.component, 0) + a.nbytes * len(cores)
+        elements[op.name] = elements.get(op.name, 0) + op.elements * len(cores)
+    grid = _core_grid(sdsc, slices)
+    return _DscPlan(dsc_path, accesses, ops, cores, grid, bytes_read, bytes_written, elements)
+
+
+# -- running ---------------------------------------------------------------------
+
+
+def _starts(access: _Access, cores: Sequence[int], symbols: Mapping[int, int], source: str) -> np.ndarray:
+    """Per core, the start of `access` (symbols bound)."""
     if not access.alloc.start_addr_symbolic:
-        return value
-    if value not in symbols:
+        return np.array(access.starts, dtype=np.int64)
+    try:
+        return np.array([symbols[s] for s in access.starts], dtype=np.int64)
+    except KeyError:
+        core, value = next((c, s) for c, s in zip(cores, access.starts) if s not in symbols)
         bound = f"{min(symbols)}..{max(symbols)}" if symbols else "none"
         raise SuperDscRunError(
             f"{_where(access, source)} starts on core {core} at symbol {value}, which is not bound (bound: {bound})"
-        )
-    return symbols[value]
+        ) from None
 
 
 def _view(
@@ -378,33 +557,79 @@ def _view(
         ) from None
 
 
-def _read(access: _Access, view: np.ndarray, in_format: bool) -> np.ndarray:
-    values = view if in_format else decode(view, access.fmt)
-    if access.read_coords is None:
-        return values.reshape(access.extents)
-    out = np.zeros(access.extents, dtype=values.dtype)
-    out[access.read_coords] = values
+_FLOAT16_TO_FLOAT32 = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+"""Every float16 bit pattern's float32 value: a table lookup converts 2x faster than `astype`."""
+
+SCRATCH_LIMIT = 64 << 20
+"""Largest array (bytes) taken from the scratch pool; larger ones are allocated per use."""
+
+
+class _Scratch(threading.local):
+    """Work arrays reused from one op (and run) to the next, per thread: a fresh array of a few MiB
+    costs more in page faults (zeroing its pages at first touch) than the op's arithmetic."""
+
+    def __init__(self):
+        self.slots: dict[int, np.ndarray] = {}
+
+    def array(self, slot: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        """An uninitialized array of `shape` and `dtype` in slot `slot` (valid until the slot is reused)."""
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > SCRATCH_LIMIT:
+            return np.empty(shape, dtype)
+        buf = self.slots.get(slot)
+        if buf is None or buf.size < nbytes:
+            buf = self.slots[slot] = np.empty(max(nbytes, 1 << 16), np.uint8)
+        return buf[:nbytes].view(dtype).reshape(shape)
+
+
+_SCRATCH = _Scratch()
+RESULT_SLOT = -1
+"""The scratch slot of an op's result; its inputs' decoded arrays take slots 0, 1, ..."""
+
+
+def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
+    """The elements of `view` as float32, in scratch slot `slot`."""
+    if fmt.is_bf16:
+        return decode(view, fmt)
+    out = _SCRATCH.array(slot, view.shape, np.dtype(np.float32))
+    if fmt.storage == np.float16:
+        # mode "clip": no bounds checks to buffer `out` for (every uint16 is an index of the table)
+        return np.take(_FLOAT16_TO_FLOAT32, view.view(np.uint16), out=out, mode="clip")
+    np.copyto(out, view)
     return out
 
 
-def _write(access: _Access, view: np.ndarray, result: np.ndarray) -> None:
-    result = np.broadcast_to(result, access.extents)
+def _read(access: _Access, view: np.ndarray, in_format: bool, batch: int, slot: int) -> np.ndarray:
+    """The op-dim array of a view whose first `batch` axes are cores (decoded in scratch `slot`)."""
+    values = view if in_format else _decode(view, access.fmt, slot)
+    lead = values.shape[:batch]
+    if access.read_coords is None:
+        return values.reshape(lead + access.extents)
+    out = np.zeros(lead + access.extents, dtype=values.dtype)
+    out[(slice(None),) * batch + access.read_coords] = values
+    return out
+
+
+def _write(access: _Access, view: np.ndarray, result: np.ndarray, batch: int) -> None:
+    lead = view.shape[:batch]
+    result = np.broadcast_to(result, lead + access.extents)
     # IEEE formats convert in the assignment (one pass); bf16 needs its rounding
     stored = encode(result, access.fmt) if access.fmt.is_bf16 else result
     if access.write_coords is None:
-        view[...] = stored.reshape(access.source_shape)
+        view[...] = stored.reshape(lead + access.source_shape)
     else:
-        view[...] = stored[access.write_coords]
+        view[...] = stored[(slice(None),) * batch + access.write_coords]
 
 
 @dataclass
 class _Op:
-    """A compute op bound to its tensors: `compute` maps the input arrays to the output array."""
+    """A compute op bound to its tensors: `compute(arrays, batch)` maps the input arrays to the output
+    array; arrays are over the op dims, after `batch` leading axes of cores (0 when run per core)."""
 
     name: str
     reads: list[_Access]
     writes: list[_Access]
-    compute: Callable[[list[np.ndarray]], np.ndarray]
+    compute: Callable[[list[np.ndarray], int], np.ndarray]
     elements: int
     in_format: bool = False
     """Compute on the stored dtype (`IN_FORMAT`), not float32."""
@@ -427,6 +652,10 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
     if any(o.extents != out.extents for o in outputs):
         raise SuperDscRunError(f"{where}: the outputs of {name} have different shapes")
     dims = list(dsc.sizes)
+    formats = {a.fmt for a in (*inputs, *outputs)}
+    # one IEEE format, with a fast NumPy loop in it: compute in the stored dtype
+    stored = len(formats) == 1 and not out.fmt.is_bf16
+    stored_fast = stored and not (out.fmt.storage == np.float16 and name in SLOW_IN_FLOAT16)
 
     def arity(n: int) -> None:
         if len(inputs) != n:
@@ -444,7 +673,13 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
                 f"{where}: {name} reduces over {', '.join(split)}, which is split across cores: not supported"
             )
         reduce = REDUCTIONS[name]
-        return _Op(name, [x], outputs, lambda v: reduce(v[0], axis=axes, keepdims=True), math.prod(x.extents))
+
+        def reduction(v: list[np.ndarray], batch: int) -> np.ndarray:
+            return reduce(v[0], axis=tuple(batch + d for d in axes), keepdims=True)
+
+        # float16 reductions in NumPy are scalar loops: float32 (exact for max/min, as before for sums)
+        in_format = stored and out.fmt.storage != np.float16
+        return _Op(name, [x], outputs, reduction, math.prod(x.extents), in_format)
     if name in MATMULS:
         arity(2)
         a, b = inputs
@@ -457,38 +692,53 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
                 f"{where}: {name} needs each output dim in an input and each input dim in the output or both "
                 f"inputs; {', '.join(missing + alone)} is not"
             )
-        batch = [d for d in c_dims if d in a_dims and d in b_dims]
+        batch_dims = [d for d in c_dims if d in a_dims and d in b_dims]
         rows = [d for d in c_dims if d in a_dims and d not in b_dims]
         cols = [d for d in c_dims if d in b_dims and d not in a_dims]
         inner = [d for d in a_dims if d in b_dims and d not in c_dims]
 
         def grouped(
             t: _Access, t_dims: list[int], groups: list[list[int]]
-        ) -> tuple[tuple[int, ...], list[int], list[int]]:
+        ) -> tuple[tuple[int, ...], list[int], tuple[int, ...]]:
             order = [t_dims.index(d) for g in groups for d in g]
-            return tuple(t.extents[d] for d in t_dims), order, [math.prod(t.extents[d] for d in g) for g in groups]
+            return tuple(t.extents[d] for d in t_dims), order, tuple(math.prod(t.extents[d] for d in g) for g in groups)
 
-        a_shape, a_order, a_flat = grouped(a, a_dims, [batch, rows, inner])
-        b_shape, b_order, b_flat = grouped(b, b_dims, [batch, inner, cols])
-        c_order = batch + rows + cols
-        c_shape = [out.extents[d] for d in c_order]
+        a_shape, a_order, a_flat = grouped(a, a_dims, [batch_dims, rows, inner])
+        b_shape, b_order, b_flat = grouped(b, b_dims, [batch_dims, inner, cols])
+        c_order = batch_dims + rows + cols
+        c_shape = tuple(out.extents[d] for d in c_order)
         c_perm = [c_order.index(d) for d in c_dims]
 
-        def matmul(v: list[np.ndarray]) -> np.ndarray:
-            lhs = v[0].reshape(a_shape).transpose(a_order).reshape(a_flat)
-            rhs = v[1].reshape(b_shape).transpose(b_order).reshape(b_flat)
-            return np.matmul(lhs, rhs).reshape(c_shape).transpose(c_perm).reshape(out.extents)
+        def operand(x: np.ndarray, batch: int, shape: tuple[int, ...], order: list[int], flat: tuple[int, ...]):
+            lead = x.shape[:batch]
+            axes = [*range(batch), *(batch + i for i in order)]
+            return x.reshape(lead + shape).transpose(axes).reshape(lead + flat)
+
+        def matmul(v: list[np.ndarray], batch: int) -> np.ndarray:
+            c = np.matmul(
+                operand(v[0], batch, a_shape, a_order, a_flat), operand(v[1], batch, b_shape, b_order, b_flat)
+            )
+            lead = c.shape[:batch]
+            axes = [*range(batch), *(batch + i for i in c_perm)]
+            return c.reshape(lead + c_shape).transpose(axes).reshape(lead + out.extents)
 
         macs = math.prod(max(a.extents[d], b.extents[d]) for d in range(len(dims)))
         return _Op(name, [a, b], outputs, matmul, macs)
     if name in UNARY:
         arity(1)
         fn1 = UNARY[name]
-        compute = lambda v: fn1(v[0])  # noqa: E731 - one expression per kind
+
+        def compute(v: list[np.ndarray], batch: int) -> np.ndarray:
+            return fn1(v[0], _SCRATCH.array(RESULT_SLOT, v[0].shape, v[0].dtype))
+
     elif name in BINARY:
         arity(2)
         fn2 = BINARY[name]
-        compute = lambda v: fn2(v[0], v[1])  # noqa: E731
+
+        def compute(v: list[np.ndarray], batch: int) -> np.ndarray:
+            shape = np.broadcast_shapes(v[0].shape, v[1].shape)
+            return fn2(v[0], v[1], out=_SCRATCH.array(RESULT_SLOT, shape, np.result_type(v[0], v[1])))
+
     else:
         raise SuperDscRunError(f"{where}: opFuncName '{name}' is not supported (supported: {', '.join(SUPPORTED_OPS)})")
     for a in inputs:
@@ -498,8 +748,7 @@ def _bind(op_index: int, sdsc: SuperDsc, dsc: Dsc, dsc_path: str, accesses: Mapp
                 f"{where}: {name} is elementwise but its output {out.name} is replicated along {', '.join(wider)}, "
                 f"where input {a.name} varies"
             )
-    formats = {a.fmt for a in (*inputs, *outputs)}
-    in_format = name in IN_FORMAT and len(formats) == 1 and not out.fmt.is_bf16
+    in_format = name in IN_FORMAT and stored_fast
     same_views = (
         len(outputs) == 1
         and out.write_shape == out.read_shape
@@ -519,31 +768,37 @@ def _format_matches(fmt: DataFormat, dtype: np.dtype) -> bool:
 
 def _check_tensors(
     sdsc: SuperDsc,
-    accesses: Sequence[_Access],
-    cores: Sequence[int],
-    symbols: Mapping[int, int],
+    plan: _DscPlan,
+    starts: Mapping[str, np.ndarray],
     tensors: Sequence[tuple[str, int, Sequence[int], object]],
     source: str,
 ) -> None:
+    """Each HBM allocation starting inside a tensor argument is laid out as its default layout, and
+    each core starts at the tensor's base plus the offset of its first element."""
     args = []
     for name, base, shape, dtype in tensors:
         dtype = np.dtype(dtype)
         shape = tuple(int(n) for n in shape)
         device = default_device_shape(shape, dtype.itemsize)
         args.append((name, int(base), shape, dtype, device, math.prod(device) * dtype.itemsize))
-    for access in accesses:
-        if access.alloc.component != "hbm":
+    for access in plan.accesses.values():
+        if access.origins is None:
             continue
-        checked = set()
-        for core in cores:
-            start = _start(access, core, symbols, source)
-            arg = next((a for a in args if a[1] <= start < a[1] + a[5]), None)
-            if arg is None:
-                continue
-            name, base, shape, dtype, device, _ = arg
+        at = starts[access.label]
+        owner = np.full(len(at), -1)  # per core: the first argument holding its start
+        for k in reversed(range(len(args))):
+            base, nbytes = args[k][1], args[k][5]
+            owner[(base <= at) & (at < base + nbytes)] = k
+        held = owner >= 0
+        if not held.any():
+            continue
+        bases = np.array([a[1] for a in args], dtype=np.int64)[owner]
+        wrong = held & (at != bases + access.origins)
+        firsts = {int(np.argmax(owner == k)) for k in np.unique(owner[held])}
+        for position in sorted(firsts | ({int(np.argmax(wrong))} if wrong.any() else set())):
+            name, base, shape, dtype, device, _ = args[owner[position]]
             layout = access.layout
-            if name not in checked:
-                checked.add(name)
+            if position in firsts:
                 if not _format_matches(access.fmt, dtype):
                     raise SuperDscRunError(
                         f"{access.name} of {source} holds {access.fmt.name} ({access.fmt.word_length}-byte) elements "
@@ -555,86 +810,63 @@ def _check_tensors(
                         f"(dims {', '.join(layout.dims)}) but {name} is a {shape} {dtype.name} tensor whose default "
                         f"layout is {device}: spyre launch places every tensor in its default layout"
                     )
-            origin = core_origin(access.alloc, sdsc.core_to_wk_slice[core])
-            expected = base + layout.offset(origin)
-            if start != expected:
-                at = ", ".join(f"{d} {c}" for d, c in origin.items())
+            if wrong[position]:
+                core = plan.cores[position]
+                origin = core_origin(access.alloc, sdsc.core_to_wk_slice[core])
+                where = ", ".join(f"{d} {c}" for d, c in origin.items())
+                expected = base + int(access.origins[position])
                 raise SuperDscRunError(
-                    f"{_where(access, source)} starts on core {core} at {start:#x}, but the core's first element "
-                    f"({at}) of {name} is at {base:#x} + {expected - base} = {expected:#x}"
+                    f"{_where(access, source)} starts on core {core} at {int(at[position]):#x}, but the core's first "
+                    f"element ({where}) of {name} is at {base:#x} + {expected - base} = {expected:#x}"
                 )
 
 
-@dataclass(frozen=True)
-class _CoreGrid:
-    """The cores of a DSC as a grid of work slices: `index[k]` is core `cores[k]`'s slice index along
-    each of the `split` dims (the dims cut into several slices); `first` has all zeros and `steps[d]`
-    is 1 along d only."""
-
-    split: tuple[str, ...]
-    shape: tuple[int, ...]
-    index: np.ndarray
-    first: int
-    steps: tuple[int, ...]
-
-
-def _core_grid(sdsc: SuperDsc, cores: Sequence[int]) -> _CoreGrid | None:
-    split = tuple(d for d, n in sdsc.num_wk_slices.items() if n > 1)
-    if len(cores) != math.prod(sdsc.num_wk_slices.values()):
-        return None
-    index = np.array([[sdsc.core_to_wk_slice[c][d] for d in split] for c in cores], dtype=np.int64).reshape(
-        len(cores), len(split)
-    )
-    totals = index.sum(axis=1)
-    first = [c for c, t in zip(cores, totals) if t == 0]
-    steps = []
-    for k in range(len(split)):
-        along = [c for c, row, t in zip(cores, index, totals) if t == 1 and row[k] == 1]
-        if not along:
-            return None
-        steps.append(along[0])
-    if not first:
-        return None
-    shape = tuple(sdsc.num_wk_slices[d] for d in split)
-    return _CoreGrid(split, shape, index, first[0], tuple(steps))
-
-
-def _all_cores_view(
+def _grid_views(
     op: _Op,
-    grid: _CoreGrid,
-    cores: Sequence[int],
-    starts: Mapping[tuple[str, int], int],
+    plan: _DscPlan,
+    starts: Mapping[str, np.ndarray],
     hbm: ByteMemory,
-) -> list[np.ndarray] | None:
-    """One view per tensor of a direct op spanning every core, when all its tensors are in HBM and
-    each core's start is the first core's plus a stride per work-slice index (one ufunc call instead
-    of one per core); None when not (the per-core path then runs, and reports bad addresses)."""
-    views = []
-    for a, write in [(a, False) for a in op.reads] + [(op.writes[0], True)]:
-        if a.alloc.component != "hbm":
+    lx: LxMemory,
+) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    """The read and write views of `op` over every core at once (leading axes: the core grid; a
+    tensor that is the same on every core along a grid axis has extent 1 there), when each core's
+    start is the first core's plus a stride per work-slice index; None when not (the per-core path
+    then runs, and reports bad addresses)."""
+    grid = plan.grid
+    assert grid is not None
+    all_lx = getattr(lx, "all_cores_bytes", None)
+    views: list[list[np.ndarray]] = [[], []]
+    for a, write in [(a, False) for a in op.reads] + [(a, True) for a in op.writes]:
+        at = starts[a.label]
+        if a.alloc.component == "lx":
+            if all_lx is None:
+                return None
+            rows = all_lx()
+            lx_bytes = rows.shape[1]
+            if at.min() < 0 or at.max() + a.span > lx_bytes:
+                return None
+            at = at + np.array(plan.cores, dtype=np.int64) * lx_bytes
+        found = grid.strides(at)
+        if found is None:
             return None
-        label = a.label
-        origin = starts[label, grid.first]
-        strides = tuple(starts[label, c] - origin for c in grid.steps)
-        if any(stride < 0 for stride in strides):
+        origin, strides = found
+        if any(s < 0 for s in strides) or (write and not all(strides)):
             return None
-        actual = np.array([starts[label, c] for c in cores], dtype=np.int64)
-        if not np.array_equal(actual, origin + grid.index @ np.array(strides, dtype=np.int64)):
-            return None
-        span = sum((n - 1) * stride for n, stride in zip(grid.shape, strides)) + a.span
+        span = sum((n - 1) * s for n, s in zip(grid.shape, strides)) + a.span
+        shape, view_strides = (a.write_shape, a.write_strides) if write else (a.read_shape, a.read_strides)
+        lead = tuple(n if s else 1 for n, s in zip(grid.shape, strides))
         try:
-            buf, base = hbm.buffer(origin, origin + span, write)
+            if a.alloc.component == "hbm":
+                buf, base = hbm.buffer(origin, origin + span, write)
+            else:
+                buf, base = rows.reshape(-1), 0
             view = np.ndarray(
-                grid.shape + a.read_shape,
-                dtype=a.fmt.storage,
-                buffer=buf,
-                offset=origin - base,
-                strides=strides + a.read_strides,
+                lead + shape, dtype=a.fmt.storage, buffer=buf, offset=origin - base, strides=strides + view_strides
             )
         except (MemoryRangeError, TypeError, ValueError):
             return None
-        views.append(view)
-    return views
+        views[write].append(view)
+    return views[0], views[1]
 
 
 def run_superdsc(
@@ -649,46 +881,46 @@ def run_superdsc(
     """Run every core of `sdsc` (symbols: negative symbol id -> byte address); `tensors`, when given,
     are the kernel's arguments (name, base address, host shape, NumPy dtype), and every HBM allocation
     starting inside one must be laid out as that tensor's default layout. `SuperDscRunError` on
-    anything that cannot run as written."""
+    anything that cannot run as written. The plan (`prepare_superdsc`) is made on the first run of
+    `sdsc` and kept for the next."""
     stats = ExecStats()
-    for k, dsc in enumerate(sdsc.dscs):
-        dsc_path = f"/{sdsc.name}/dscs_/{k}/{dsc.op_name}"
-        accesses: dict[str, _Access] = {}
-        for i, alloc in enumerate(dsc.schedule):
-            label = dsc.lds(alloc.lds_idx).label
-            if label in accesses:
-                raise SuperDscRunError(
-                    f"{source}: at {dsc_path}/scheduleTree_/{i}: {label} has a second allocation "
-                    f"({accesses[label].alloc.name}, {alloc.name}): which one an op uses is not known; not supported"
-                )
-            accesses[label] = _plan(dsc, alloc, source)
-        ops = [_bind(i, sdsc, dsc, dsc_path, accesses, source) for i in range(len(dsc.compute_ops))]
-        cores = [c for c in dsc.core_ids_used if (sdsc.core_to_dsc or {}).get(c, 0) == k]
+    for plan in _plans_of(sdsc, source):
+        cores = plan.cores
+        starts = {label: _starts(a, cores, symbols, source) for label, a in plan.accesses.items()}
         if tensors is not None:
-            _check_tensors(sdsc, list(accesses.values()), cores, symbols, tensors, source)
-        starts = {(label, core): _start(a, core, symbols, source) for label, a in accesses.items() for core in cores}
-        grid = _core_grid(sdsc, cores) if any(op.direct for op in ops) else None
+            _check_tensors(sdsc, plan, starts, tensors, source)
         with np.errstate(all="ignore"):
-            for op in ops:
-                batched = _all_cores_view(op, grid, cores, starts, hbm) if op.direct and grid else None
-                if batched is not None:
-                    op.direct(*batched[:-1], out=batched[-1])
-                    continue
-                for core in cores:
-                    reads = [_view(a, core, starts[a.label, core], hbm, lx, source, write=False) for a in op.reads]
-                    writes = [_view(a, core, starts[a.label, core], hbm, lx, source, write=True) for a in op.writes]
-                    if op.direct is not None:
-                        op.direct(*reads, out=writes[0])
-                        continue
-                    result = op.compute([_read(a, v, op.in_format) for a, v in zip(op.reads, reads)])
-                    for a, view in zip(op.writes, writes):
-                        _write(a, view, result)
-        for op in ops:
-            for counts, accesses_of_op in ((stats.bytes_read, op.reads), (stats.bytes_written, op.writes)):
-                for a in accesses_of_op:
-                    counts[a.alloc.component] = counts.get(a.alloc.component, 0) + a.nbytes * len(cores)
-            stats.elements[op.name] = stats.elements.get(op.name, 0) + op.elements * len(cores)
+            for op in plan.ops:
+                _run_op(op, plan, starts, hbm, lx, source)
+        stats.merge(ExecStats(plan.bytes_read, plan.bytes_written, plan.elements))
     return stats
+
+
+def _run_op(
+    op: _Op, plan: _DscPlan, starts: Mapping[str, np.ndarray], hbm: ByteMemory, lx: LxMemory, source: str
+) -> None:
+    batched = _grid_views(op, plan, starts, hbm, lx) if plan.grid is not None else None
+    if batched is not None:
+        reads, writes = batched
+        if op.direct is not None:
+            op.direct(*reads, out=writes[0])
+            return
+        batch = len(plan.grid.shape)
+        result = op.compute(
+            [_read(a, v, op.in_format, batch, i) for i, (a, v) in enumerate(zip(op.reads, reads))], batch
+        )
+        for a, view in zip(op.writes, writes):
+            _write(a, view, result, batch)
+        return
+    for k, core in enumerate(plan.cores):
+        reads = [_view(a, core, int(starts[a.label][k]), hbm, lx, source, write=False) for a in op.reads]
+        writes = [_view(a, core, int(starts[a.label][k]), hbm, lx, source, write=True) for a in op.writes]
+        if op.direct is not None:
+            op.direct(*reads, out=writes[0])
+            continue
+        result = op.compute([_read(a, v, op.in_format, 0, i) for i, (a, v) in enumerate(zip(op.reads, reads))], 0)
+        for a, view in zip(op.writes, writes):
+            _write(a, view, result, 0)
 
 
 def default_symbols(sdsc: SuperDsc, bases: Sequence[int]) -> dict[int, int]:
