@@ -52,7 +52,8 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "ktdp-extract-compute-groups,spyre-coarse-tile,spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle",
         "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
         "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
-        "written (out-dir=DIR is required)",
+        "written (out-dir=DIR is required; format=superdsc, the default: torch-spyre's SuperDSC files, refusing what "
+        "they cannot express; format=ktir: ours, for every kernel)",
     ),
     "ktir-to-spatial": (
         "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"

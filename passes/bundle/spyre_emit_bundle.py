@@ -747,7 +747,7 @@ class SpyreEmitBundlePass(ModulePass):
 
     out_dir: str | None = None
     kernel: str | None = None
-    format: str = "ktir"
+    format: str = "superdsc"
     """`superdsc`: torch-spyre's bundle and SuperDSC files; `ktir`: ours (an SDSC file runs KTIR text)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -38,7 +38,7 @@ PASSES_TO = {
     "grouped": "ktdp-extract-compute-groups",
     "planned": "ktdp-extract-compute-groups,spyre-plan-scratchpad",
     "distributed": "ktdp-extract-compute-groups,spyre-distribute-work",
-    "bundle": "ktdp-extract-compute-groups,spyre-emit-bundle{out-dir=OUT}",
+    "bundle": "ktdp-extract-compute-groups,spyre-emit-bundle{out-dir=OUT format=ktir}",
     **{phase: ",".join(SPATIAL.split(",")[: i + 1]) for i, phase in enumerate(PHASES)},
 }
 """The passes that take KERNEL to each stage."""

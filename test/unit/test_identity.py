@@ -470,7 +470,7 @@ def test_cache_off_for_passes_that_write_files(tmp_path, capsys):
     src = REPO / "examples" / "softmax_rows.mlir"
     cache = tmp_path / "cache"
     out = tmp_path / "bundle"
-    args = [str(src), "--pipeline", f"ktir-to-bundle{{out-dir={out}}}", "--cache-dir", str(cache), "--cache-stats"]
+    args = [str(src), "--pipeline", f"ktir-to-bundle{{out-dir={out},format=ktir}}", "--cache-dir", str(cache), "--cache-stats"]
     assert main(args) == 0
     assert "compile cache off (pass 'spyre-emit-bundle'" in capsys.readouterr().err
     (out / "bundle.mlir").unlink()

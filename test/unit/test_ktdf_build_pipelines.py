@@ -240,7 +240,7 @@ def test_a_kernel_of_several_groups_gets_a_pipeline_per_group_after_extraction()
 
 def test_an_emitted_bundle_is_refused(tmp_path):
     with pytest.raises(spyre_mlir.DiagnosticError) as info:
-        _built(ROWS, f"{EXTRACT},spyre-emit-bundle{{out-dir={tmp_path}}},{PASS}")
+        _built(ROWS, f"{EXTRACT},spyre-emit-bundle{{out-dir={tmp_path} format=ktir}},{PASS}")
     assert "already an emitted bundle: run 'ktdf-build-pipelines' before 'spyre-emit-bundle'" in info.value.diagnostic.message
 
 

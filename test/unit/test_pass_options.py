@@ -210,7 +210,7 @@ def test_spyre_opt_space_separated_pipeline_options_apply(tmp_path, capsys):
 
     kernel = REPO / "test" / "lit" / "tools" / "spyre-opt-options.mlir"
     out = tmp_path / "out"
-    assert main([str(kernel), "--pipeline", f"ktir-to-bundle{{out-dir={out} slices=2}}"]) == 0
+    assert main([str(kernel), "--pipeline", f"ktir-to-bundle{{out-dir={out} slices=2 format=ktir}}"]) == 0
     printed = capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert '"count": 2' in (out / "sdsc_0.json").read_text()

@@ -299,7 +299,7 @@ def test_a_group_calling_functions_gets_its_callees(pipeline, tmp_path):
     x = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
     args = {"x": x, "out": np.zeros_like(x), "f": 2.0}
     if pipeline == "ktir-to-bundle":
-        spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path} kernel=calls}}").run(module)
+        spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path} kernel=calls format=ktir}}").run(module)
         module, entry = tmp_path / "bundle.mlir", "sdsc_bundle"  # read from its path: the SDSC files beside it
     else:
         spyre_mlir.PassManager.from_pipeline(pipeline).run(module)

@@ -109,7 +109,7 @@ def test_every_stage_and_the_bundle_compute_the_kernel(name, tmp_path):
         spyre_mlir.PassManager.parse(stage).run(module)
         assert_same(run(module, name, args), source, f"after {stage}")
     assert nests(module) == NESTS[name]
-    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}" format=ktir}}').run(module)
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
 
 
@@ -130,7 +130,7 @@ def test_seed_000_example(tmp_path):
     args = {k: rng.standard_normal(size).astype(np.float16) for k in "abcz"}
     module = spyre_mlir.parse(SEED)
     source = run(module, "add_mul", args)
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir}}").run(module)
     bundle = run(tmp_path / "bundle.mlir", "sdsc_bundle", args)
     assert_same(bundle, source, "the bundle")
     # Every element of z, in the host layout: (a + b) * c rounded to f16 at each step.
@@ -212,7 +212,7 @@ def test_same_dim_divided_at_two_levels(tmp_path):
     spyre_mlir.PassManager.parse(",".join(STAGES)).run(module)
     assert nests(module) == [[(2, [0], [256]), (2, [0], [128])]]
     assert_same(run(module, "flat", args), source, "tiled")
-    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}" format=ktir}}').run(module)
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
     assert "d0 * 1024 + d1 * 512" in (tmp_path / "bundle.mlir").read_text()  # f32: 256 and 128 elements
 
@@ -235,7 +235,7 @@ def test_corpus_bundle_equals_source(path, options, tmp_path):
     name, args, hbm = kernel_arguments(path, seed=0)
     before = spyre_mlir.interpret(path, name, hbm=hbm, **args)
     module = spyre_mlir.parse(path)
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}{options}}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir{options}}}").run(module)
     _, args, hbm = kernel_arguments(path, seed=0)
     after = spyre_mlir.interpret(tmp_path / "bundle.mlir", "sdsc_bundle", hbm=hbm, **args)
     assert_same({k: np.asarray(v) for k, v in after.items()}, {k: np.asarray(v) for k, v in before.items()}, path.stem)
@@ -249,7 +249,7 @@ def test_bundle_parses_in_real_mlir(tmp_path):
     if iree_opt is None:
         pytest.skip("iree-opt (iree-base-compiler) is not installed")
     module = spyre_mlir.parse(SEED)
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir}}").run(module)
     done = subprocess.run(
         [iree_opt, "--allow-unregistered-dialect", str(tmp_path / "bundle.mlir")], capture_output=True, text=True
     )
@@ -290,7 +290,7 @@ def test_linalg_index_counts_from_the_tile_origin(name, options, want, tmp_path)
     for k, v in want(args).items():
         np.testing.assert_array_equal(source[k], v, err_msg=f"source kernel: {k}")
     unrolled = module.clone()
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}{options}}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir{options}}}").run(module)
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
     assert "scf.for" in (tmp_path / "bundle.mlir").read_text()  # it was tiled
     spyre_mlir.PassManager.parse(",".join([*STAGES, "spyre-unroll-loops"]).replace("spyre-coarse-tile", "spyre-coarse-tile{slices=2}" if options else "spyre-coarse-tile")).run(unrolled)
@@ -306,7 +306,7 @@ def test_automatically_sliced_group_with_positions(tmp_path):
     rows = np.arange(1024, dtype=F32)[:, None]
     np.testing.assert_allclose(source["z"], args["x"] + args["y"] * rows, rtol=1e-6)
     module = spyre_mlir.parse(BIG_POSITIONS)
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path}}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir}}").run(module)
     assert json.loads((tmp_path / "sdsc_0.json").read_text())["loops"] == [{"count": 8, "tiled_dims": [0], "tile_sizes": [128]}]
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
 
@@ -355,7 +355,7 @@ def test_tiled_tensor_read_inside_a_region_is_refused(tmp_path):
     args = {"x": np.random.default_rng(5).standard_normal((8, 64)).astype(F32), "out": np.zeros((8, 64), F32)}
     source = run(module, "gather", args)
     np.testing.assert_array_equal(source["out"], args["x"])
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},slices=2}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir,slices=2}}").run(module)
     assert "scf.for" not in (tmp_path / "bundle.mlir").read_text()
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
 
@@ -367,7 +367,7 @@ def test_whole_tensor_read_inside_a_region_with_tile_positions(tmp_path):
     args = {"x": np.random.default_rng(6).standard_normal((8, 64)).astype(F32), "out": np.zeros((8, 64), F32)}
     source = run(module, "gather", args)
     np.testing.assert_array_equal(source["out"], args["x"])
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},slices=2}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir,slices=2}}").run(module)
     assert "scf.for" in (tmp_path / "bundle.mlir").read_text()
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
 
@@ -434,7 +434,7 @@ def test_tail_tiles_stay_masked_in_every_slice(name, options, tiled, tmp_path):
         spyre_mlir.PassManager.parse(stage).run(module)
         assert_same(run(module, name, args), source, f"after {stage}")
     assert bool(nests(module)) == tiled
-    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}"}}').run(module)
+    spyre_mlir.PassManager.parse(f'spyre-emit-bundle{{out-dir="{tmp_path}" format=ktir}}').run(module)
     assert ("scf.for" in (tmp_path / "bundle.mlir").read_text()) == tiled
     assert_same(run(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle")
     spyre_mlir.PassManager.parse(",".join([*stages, "spyre-unroll-loops"])).run(unrolled)
@@ -475,7 +475,7 @@ def test_kernels_without_tails_run_strict(name, tmp_path):
     else:
         module, func, args = only(name), name, inputs(name, seed=7)
     source = _strict(module, func, args)
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},slices=2}}").run(module)
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={tmp_path},format=ktir,slices=2}}").run(module)
     assert "scf.for" in (tmp_path / "bundle.mlir").read_text()
     assert_same(_strict(tmp_path / "bundle.mlir", "sdsc_bundle", args), source, "the bundle, strict")
     if name == "grid_no_tail":

@@ -4,9 +4,11 @@
   their SuperDSC files field by field (after dropping `debug_handle_`: ids, source paths) and their
   bundle.mlir line by line, up to the differences listed here, each with its reason;
 - every SuperDSC written is valid for the model (`read_superdsc`);
-- translation validation: a bundle run (each `sdsc_execute` by the SuperDSC executor, the
-  kernel's arrays placed in HBM as they are) computes what the KTIR source computes on the same
-  bytes; every corpus kernel either does, or is refused with an error located in its file;
+- translation validation: the bundle run by the interpreter (`interpret(DIR/bundle.mlir,
+  "sdsc_bundle", arg_0_base_addr=...)`, the kernel's arrays placed in HBM as they are) computes
+  what the KTIR source computes on the same bytes; every corpus kernel either does, or is refused
+  with an error located in its file; the examples also run as `spyre launch` runs them
+  (`spyre_mlir.launch`, host tensors in torch-spyre's default layout) and equal NumPy;
 - what a SuperDSC cannot say is refused at the op, not emitted wrong.
 """
 
@@ -19,14 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import CORPUS, REPO, SHARED, kernel_arguments
-from xdsl.dialects import affine, arith, func, scf
 
 import spyre_mlir
 from spyre_mlir.diagnostics import DiagnosticError
-from spyre_mlir.dialects.sdscbundle import InputArgExtractOp, SdscExecuteOp
-from spyre_mlir.interpreter.superdsc_exec import CoreLocalMemory, FlatMemory, run_superdsc
 from spyre_mlir.superdsc import read_superdsc
-from spyre_mlir.target import SPYRE
 
 KERNELS = REPO / "test" / "unit" / "kernels" / "superdsc"
 THEIRS = SHARED / "corpus" / "torch-spyre-bundles"
@@ -39,47 +37,12 @@ def emit(path: Path, out_dir: Path, options: str = " format=superdsc") -> None:
 
 
 def run_bundle(out_dir: Path, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """Run DIR/bundle.mlir: argument k is `arrays[k]` placed in HBM as it is (its byte address bound
-    to `%arg_k_base_addr`), each `sdsc_execute` runs its SuperDSC with its symbols bound to its
-    operands; returns the arrays' bytes after the run, as arrays of their dtypes."""
-    module = spyre_mlir.parse(out_dir / "bundle.mlir")
-    (bundle,) = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
-    align = 1 << 16
-    size = sum(-(-a.nbytes // align) * align for a in arrays) + align
-    hbm = FlatMemory(size)
-    bases, regions, at = [], [], align
-    for k, a in enumerate(arrays):
-        region = hbm.add_region(at, a.nbytes, f"argument {k}")
-        region[:] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-        bases.append(at)
-        regions.append(region)
-        at += -(-a.nbytes // align) * align
-    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
-    values: dict = {}
-
-    def run(block) -> None:
-        for op in block.ops:
-            if isinstance(op, InputArgExtractOp):
-                values[op.result] = bases[op.input.index]  # pyright: ignore[reportAttributeAccessIssue]
-            elif isinstance(op, arith.ConstantOp):
-                values[op.result] = op.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
-            elif isinstance(op, arith.AddiOp):
-                values[op.result] = values[op.lhs] + values[op.rhs]
-            elif isinstance(op, affine.ApplyOp):
-                amap = op.map.data
-                args = [values[v] for v in op.operands]
-                values[op.result] = amap.eval(args[: amap.num_dims], args[amap.num_dims :])[0]
-            elif isinstance(op, scf.ForOp):
-                for i in range(values[op.lb], values[op.ub], values[op.step]):
-                    values[op.body.block.args[0]] = i
-                    run(op.body.block)
-            elif isinstance(op, SdscExecuteOp):
-                sdsc = read_superdsc(out_dir / op.filename)
-                symbols = dict(zip(op.symbol_ids or [], (values[v] for v in op.args)))
-                run_superdsc(sdsc, symbols, hbm, lx, source=str(out_dir / op.filename))
-
-    run(bundle.body.block)
-    return [np.frombuffer(r.tobytes(), dtype=a.dtype).reshape(a.shape) for r, a in zip(regions, arrays)]
+    """Run DIR/bundle.mlir in the interpreter: argument k is `arrays[k]` placed in HBM as it is (its
+    byte address bound to `%arg_k_base_addr`); each `sdsc_execute` runs its SuperDSC."""
+    result = spyre_mlir.interpret(
+        out_dir / "bundle.mlir", "sdsc_bundle", **{f"arg_{k}_base_addr": a.copy() for k, a in enumerate(arrays)}
+    )
+    return [np.asarray(result[f"arg_{k}_base_addr"]).reshape(a.shape) for k, a in enumerate(arrays)]
 
 
 def check_runs_as_source(path: Path, out_dir: Path, name: str, arrays: dict[str, np.ndarray], exact: bool) -> None:
@@ -194,6 +157,30 @@ def test_examples_run_as_their_source(example, shapes, exact, tmp_path):
     arrays = {k: rng.standard_normal(n).astype(np.float16) for k, n in shapes.items()}
     emit(KERNELS / f"{example}.mlir", tmp_path)
     check_runs_as_source(KERNELS / f"{example}.mlir", tmp_path, example, arrays, exact)
+
+
+REFERENCES = {
+    "add": (((512, 1024), (512, 1024)), (512, 1024), lambda a, b: a + b),
+    "softmax": (
+        ((512, 1024),),
+        (512, 1024),
+        lambda x: np.exp(x - x.max(-1, keepdims=True)) / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True),
+    ),
+    "mm": (((512, 1024), (1024, 256)), (512, 256), lambda a, b: a @ b),
+}
+
+
+@pytest.mark.parametrize("example", sorted(REFERENCES))
+def test_examples_run_as_spyre_launch_runs_them(example, tmp_path):
+    """`spyre launch` semantics (spyre_mlir.launch): host tensors in torch-spyre's default device
+    layout, which these kernels' views have; the outputs are the op's in float32, rounded to f16."""
+    shapes, out_shape, reference = REFERENCES[example]
+    rng = np.random.default_rng(11)
+    inputs = [rng.standard_normal(shape).astype(np.float16) for shape in shapes]
+    emit(KERNELS / f"{example}.mlir", tmp_path)
+    (got,) = spyre_mlir.launch(tmp_path, inputs, [(out_shape, np.float16)])
+    want = reference(*(x.astype(np.float32) for x in inputs))
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-3 * float(np.abs(want).max()))
 
 
 ROW_MAJOR = """

@@ -5,23 +5,23 @@
 // --pipeline, spaces: slices=2 is applied (a loop of 2 tiles, 128 bytes a
 // step) and out-dir is the path alone, not "out slices=2".
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t/space slices=2}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t/space slices=2}' | %FileCheck %s --check-prefix=SLICED
 // RUN: ls %t | %FileCheck %s --check-prefix=DIRS1
 // DIRS1: {{^}}space{{$}}
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/space/sdsc_0.json
 // The order does not matter; commas work too.
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{slices=2 out-dir=%t/reversed}' | %FileCheck %s --check-prefix=SLICED
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t/comma,slices=2}' | %FileCheck %s --check-prefix=SLICED
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t/both, slices=2 lx-bytes=4096}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir slices=2 out-dir=%t/reversed}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t/comma,slices=2}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t/both, slices=2 lx-bytes=4096}' | %FileCheck %s --check-prefix=SLICED
 // A quoted value keeps its spaces.
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir="%t/with space" slices=2}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir="%t/with space" slices=2}' | %FileCheck %s --check-prefix=SLICED
 // RUN: %FileCheck %s --check-prefix=SDSC < "%t/with space/sdsc_0.json"
 // Without slices=, no loop.
-// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{out-dir=%t/plain}' | %FileCheck %s --check-prefix=PLAIN
+// RUN: %spyre-opt --mlir-print-local-scope %s --pipeline 'ktir-to-bundle{format=ktir out-dir=%t/plain}' | %FileCheck %s --check-prefix=PLAIN
 
 // -p, the same syntax: spaces, commas, and an unquoted path.
-// RUN: %spyre-opt --mlir-print-local-scope %s -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2 lx-bytes=4096},spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle{out-dir=%t/p-space kernel=add_mul}' | %FileCheck %s --check-prefix=SLICED
-// RUN: %spyre-opt --mlir-print-local-scope %s -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2,lx-bytes=4096},spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle{out-dir=%t/p-comma}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2 lx-bytes=4096},spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle{format=ktir out-dir=%t/p-space kernel=add_mul}' | %FileCheck %s --check-prefix=SLICED
+// RUN: %spyre-opt --mlir-print-local-scope %s -p 'ktdp-extract-compute-groups,spyre-coarse-tile{slices=2,lx-bytes=4096},spyre-distribute-work,spyre-plan-scratchpad,spyre-emit-bundle{format=ktir out-dir=%t/p-comma}' | %FileCheck %s --check-prefix=SLICED
 // RUN: %FileCheck %s --check-prefix=SDSC < %t/p-comma/sdsc_0.json
 // RUN: ls %t | %FileCheck %s --check-prefix=DIRS
 // DIRS: {{^}}both{{$}}

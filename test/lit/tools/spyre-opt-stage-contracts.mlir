@@ -3,7 +3,7 @@
 // error naming what to run first, and exits 1.
 // RUN: not %spyre-opt %s -p spatial-place 2>&1 | %FileCheck %s --check-prefix=PLACE
 // RUN: not %spyre-opt %s -p spyre-emit-bundle 2>&1 | %FileCheck %s --check-prefix=EMIT
-// RUN: not %spyre-opt %s -p ktdp-extract-compute-groups,spyre-emit-bundle{out-dir=%t},ktdp-extract-compute-groups 2>&1 | %FileCheck %s --check-prefix=EXTRACT
+// RUN: not %spyre-opt %s -p ktdp-extract-compute-groups,spyre-emit-bundle{out-dir=%t,format=ktir},ktdp-extract-compute-groups 2>&1 | %FileCheck %s --check-prefix=EXTRACT
 // RUN: not %spyre-opt %s -p spatial-tile,spatial-tile 2>&1 | %FileCheck %s --check-prefix=TILE
 // RUN: not %spyre-opt %s -p ktdp-extract-compute-groups,spyre-physicalize-layouts 2>&1 | %FileCheck %s --check-prefix=PHYS
 // RUN: not %spyre-opt %s -p ktdp-extract-compute-groups,spyre-plan-scratchpad,spyre-coarse-tile 2>&1 | %FileCheck %s --check-prefix=PLANNED
