@@ -65,7 +65,38 @@ EXPECTED_JSON_DIFFERENCES: dict[str, list[tuple[str, str]]] = {
     "add": [],  # their 2 x 16 split is the kernel's grid; everything else follows from the IR
     "softmax": [],  # their identity copy, replicated reductions and LX offsets are ours too
     "mm": [],  # their 8 x 4 x 1 split and INPUT/KERNEL/OUTPUT layouts
+    "relu": [],  # max with a splat 0 is their relufwd
+    "fma": [],  # mul's product in LX at 0, add reads it; symbols continue from -17 in sdsc_1
+    "add_3d": [],  # 3-D dims mb, x, out; layout [x, out/64, mb, 64]
+    "add_fp32": [],  # 32-lane f32 sticks
+    "sub": [],  # add.mlir with arith.subf
+    "mul": [],  # add.mlir with arith.mulf
+    "exp": [],  # add.mlir with math.exp of a
 }
+
+ELEMENTWISE_VARIANTS = {
+    # example: (the line of add.mlir that computes, the line that replaces it)
+    "sub": ("%y = arith.addf %ad, %bd", "%y = arith.subf %ad, %bd"),
+    "mul": ("%y = arith.addf %ad, %bd", "%y = arith.mulf %ad, %bd"),
+    "exp": ("%y = arith.addf %ad, %bd : tensor<256x64xf16>", "%y = math.exp %ad : tensor<256x64xf16>"),
+}
+
+
+def example_kernel(example: str, tmp_path: Path) -> Path:
+    """The KTIR of a torch-spyre example: its file, or add.mlir with another op (exp also drops b)."""
+    if example not in ELEMENTWISE_VARIANTS:
+        return KERNELS / f"{example}.mlir"
+    old, new = ELEMENTWISE_VARIANTS[example]
+    text = (KERNELS / "add.mlir").read_text()
+    assert old in text
+    text = text.replace(old, new)
+    if example == "exp":  # exp(a): b is not an argument of theirs
+        text = text.replace("func.func @add(%a: index, %b: index, %z: index)", "func.func @add(%a: index, %z: index)")
+        text = "\n".join(line for line in text.splitlines() if "%b" not in line)
+    path = tmp_path / f"{example}.mlir"
+    path.write_text(text)
+    return path
+
 
 BUNDLE_NORMALIZATIONS = [
     # What our bundle.mlir writes otherwise than theirs, and why; applied to ours before comparing.
@@ -112,7 +143,9 @@ def bundle_lines(text: str, normalize: bool) -> list[str]:
 @needs_theirs
 @pytest.mark.parametrize("example", sorted(EXPECTED_JSON_DIFFERENCES))
 def test_superdscs_match_torch_spyre_field_by_field(example, tmp_path):
-    emit(KERNELS / f"{example}.mlir", tmp_path)
+    out = tmp_path / "out"
+    emit(example_kernel(example, tmp_path), out)
+    tmp_path = out
     theirs = sorted(p.name for p in (THEIRS / example).glob("sdsc_*.json"))
     assert sorted(p.name for p in tmp_path.glob("sdsc_*.json")) == theirs
     found = []
@@ -127,7 +160,7 @@ def test_superdscs_match_torch_spyre_field_by_field(example, tmp_path):
 
 
 @needs_theirs
-@pytest.mark.parametrize("example", ["softmax", "mm"])
+@pytest.mark.parametrize("example", ["softmax", "mm", "fma", "add_3d", "add_fp32"])
 def test_bundle_matches_torch_spyre_line_by_line(example, tmp_path):
     emit(KERNELS / f"{example}.mlir", tmp_path)
     ours = bundle_lines((tmp_path / "bundle.mlir").read_text(), normalize=True)
@@ -167,6 +200,14 @@ REFERENCES = {
         lambda x: np.exp(x - x.max(-1, keepdims=True)) / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True),
     ),
     "mm": (((512, 1024), (1024, 256)), (512, 256), lambda a, b: a @ b),
+    "relu": (((512, 1024),), (512, 1024), lambda a: np.maximum(a, 0)),
+    "fma": (
+        ((512, 1024), (512, 1024), (512, 1024)),
+        (512, 1024),
+        lambda a, b, c: (a * b).astype(np.float16).astype(np.float32) + c,
+    ),
+    "add_3d": (((4, 256, 512), (4, 256, 512)), (4, 256, 512), lambda a, b: a + b),
+    "add_fp32": (((512, 1024), (512, 1024)), (512, 1024), lambda a, b: a + b),
 }
 
 
@@ -175,10 +216,11 @@ def test_examples_run_as_spyre_launch_runs_them(example, tmp_path):
     """`spyre launch` semantics (spyre_mlir.launch): host tensors in torch-spyre's default device
     layout, which these kernels' views have; the outputs are the op's in float32, rounded to f16."""
     shapes, out_shape, reference = REFERENCES[example]
+    dtype = np.float32 if example.endswith("fp32") else np.float16
     rng = np.random.default_rng(11)
-    inputs = [rng.standard_normal(shape).astype(np.float16) for shape in shapes]
+    inputs = [rng.standard_normal(shape).astype(dtype) for shape in shapes]
     emit(KERNELS / f"{example}.mlir", tmp_path)
-    (got,) = spyre_mlir.launch(tmp_path, inputs, [(out_shape, np.float16)])
+    (got,) = spyre_mlir.launch(tmp_path, inputs, [(out_shape, dtype)])
     want = reference(*(x.astype(np.float32) for x in inputs))
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-3 * float(np.abs(want).max()))
 
