@@ -68,8 +68,9 @@ class ByteMemory(Protocol):
 
 class LxMemory(Protocol):
     """Each core's LX, addressed from 0: like `ByteMemory.buffer`, per core. One that also has
-    `all_cores_bytes()` (a C-contiguous (cores, lx_bytes) uint8 array, row c core c's LX, as
-    `CoreLocalMemory`) lets an op run on every core's LX in one NumPy call."""
+    `rows(lo, hi, write)` (a C-contiguous (cores, lx_bytes) uint8 array, row c core c's LX, for an
+    access to [lo, hi) of every core's; as `CoreLocalMemory`) lets an op run on every core's LX in
+    one NumPy call."""
 
     def buffer(self, core: int, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]: ...
 
@@ -111,11 +112,16 @@ class FlatMemory:
 
 class CoreLocalMemory:
     """Each core's LX: `lx_bytes` bytes from address 0, zero at first. All cores' LX is one
-    (cores, lx_bytes) array (`all_cores_bytes`; allocated on first use, its pages as they are
-    touched), so that an op can address the same LX range of every core through one view.
+    (cores, lx_bytes) array, so that an op can address the same LX range of every core through one
+    view (`rows`).
+
+    The array is an anonymous mapping (pages materialize, zeroed, at first touch), taken over from a
+    CoreLocalMemory of the same size that is gone (its written bytes zeroed again) when there is one:
+    a run of a few files touches hundreds of fresh pages, and faulting them in costs more than the
+    run's arithmetic. Memory handed out untracked (`core_bytes`, `all_cores_bytes`) is not reused.
 
     >>> lx = CoreLocalMemory(2, 4096)
-    >>> lx.all_cores_bytes().shape, lx.core_bytes(1).shape
+    >>> lx.rows(0, 64, write=True).shape, lx.core_bytes(1).shape
     ((2, 4096), (4096,))
     """
 
@@ -123,19 +129,30 @@ class CoreLocalMemory:
         self.cores = cores
         self.lx_bytes = lx_bytes
         self._bytes: np.ndarray | None = None
+        self._written = [0, True]
+        """[end of the bytes written so far (in any row), whether every write went through `buffer`/`rows`]."""
 
-    def all_cores_bytes(self) -> np.ndarray:
-        """Every core's LX: row c is core c's bytes."""
+    def _rows(self) -> np.ndarray:
         if self._bytes is None:
-            # an anonymous mapping: zero pages that materialize as touched, in small pages (NumPy
-            # asks for huge pages for large arrays: one first touch per core would zero 2 MiB)
-            pages = mmap.mmap(-1, max(1, self.cores * self.lx_bytes))
-            self._bytes = np.frombuffer(pages, dtype=np.uint8)[: self.cores * self.lx_bytes]
-            self._bytes = self._bytes.reshape(self.cores, self.lx_bytes)
+            self._bytes = _lx_mapping(self.cores, self.lx_bytes)
+            weakref.finalize(self, _recycle_lx, self._bytes, self._written)
         return self._bytes
 
+    def rows(self, lo: int, hi: int, write: bool) -> np.ndarray:
+        """Every core's LX (row c is core c's), to access [lo, hi) of each."""
+        if not 0 <= lo <= hi <= self.lx_bytes:
+            raise MemoryRangeError(f"[{lo:#x}, {hi:#x}) is outside the LX of {self.lx_bytes} bytes")
+        if write and hi > self._written[0]:
+            self._written[0] = hi
+        return self._rows()
+
+    def all_cores_bytes(self) -> np.ndarray:
+        """Every core's LX: row c is core c's bytes (to read or write at will)."""
+        self._written[1] = False
+        return self._rows()
+
     def core_bytes(self, core: int) -> np.ndarray:
-        """Core `core`'s LX bytes."""
+        """Core `core`'s LX bytes (to read or write at will)."""
         if not 0 <= core < self.cores:
             raise MemoryRangeError(f"core {core} does not exist ({self.cores} cores)")
         return self.all_cores_bytes()[core]
@@ -143,7 +160,33 @@ class CoreLocalMemory:
     def buffer(self, core: int, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]:
         if not 0 <= lo <= hi <= self.lx_bytes:
             raise MemoryRangeError(f"[{lo:#x}, {hi:#x}) is outside core {core}'s LX of {self.lx_bytes} bytes")
-        return self.core_bytes(core), 0
+        if not 0 <= core < self.cores:
+            raise MemoryRangeError(f"core {core} does not exist ({self.cores} cores)")
+        return self.rows(lo, hi, write)[core], 0
+
+
+_LX_SPARE: dict[tuple[int, int], np.ndarray] = {}
+"""One LX mapping per (cores, lx_bytes) left by a CoreLocalMemory that is gone, all zero."""
+_LX_SPARE_LOCK = threading.Lock()
+
+
+def _lx_mapping(cores: int, lx_bytes: int) -> np.ndarray:
+    with _LX_SPARE_LOCK:
+        spare = _LX_SPARE.pop((cores, lx_bytes), None)
+    if spare is not None:
+        return spare
+    # small pages: NumPy asks for huge pages for large arrays, and one first touch per core would zero 2 MiB
+    pages = mmap.mmap(-1, max(1, cores * lx_bytes))
+    return np.frombuffer(pages, dtype=np.uint8)[: cores * lx_bytes].reshape(cores, lx_bytes)
+
+
+def _recycle_lx(rows: np.ndarray, written: list) -> None:
+    end, tracked = written
+    if not tracked:
+        return
+    rows[:, :end] = 0
+    with _LX_SPARE_LOCK:
+        _LX_SPARE.setdefault(rows.shape, rows)
 
 
 @dataclass
@@ -192,9 +235,23 @@ def _rsqrt(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return np.divide(1.0, np.sqrt(x, out=out), out=out)
 
 
+def _relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """`np.maximum(x, 0)`; for float16 on its bits (NumPy's float16 maximum with a scalar is a scalar
+    loop, 30x slower): a negative number (bits 0x8001..0xFC00, -inf included) becomes +0; -0 and
+    NaNs stay."""
+    if x.dtype != np.float16:
+        return np.maximum(x, x.dtype.type(0), out=out)
+    bits = x.view(np.uint16)
+    out = np.empty(x.shape, np.float16) if out is None else out
+    # bits - 0x8001 wraps around: below 0x7C00 exactly for the negative numbers
+    shifted = np.subtract(bits, np.uint16(0x8001), out=_SCRATCH.array(TEMP_SLOT, x.shape, np.dtype(np.uint16)))
+    np.multiply(bits, shifted >= np.uint16(0x7C00), out=out.view(np.uint16))
+    return out
+
+
 UNARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "identity": lambda x, out: x,
-    "relufwd": lambda x, out: np.maximum(x, x.dtype.type(0), out=out),
+    "relufwd": _relu,
     "exp": np.exp,
     "sigmoid": _sigmoid,
     "tanh": np.tanh,
@@ -228,7 +285,7 @@ def _copy(x: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 IN_FORMAT: dict[str, Callable[..., np.ndarray]] = {
     "identity": _copy,
-    "relufwd": lambda x, out=None: np.maximum(x, x.dtype.type(0), out=out),
+    "relufwd": _relu,
     "exp": np.exp,
     "tanh": np.tanh,
     "neg": np.negative,
@@ -425,7 +482,7 @@ class _CoreGrid:
         `starts[first] + index @ strides`, else None."""
         origin = int(starts[self.first])
         strides = tuple(int(starts[k]) - origin for k in self.steps)
-        if not np.array_equal(starts, origin + self.index @ np.array(strides, dtype=np.int64)):
+        if not bool((starts == origin + self.index @ np.array(strides, dtype=np.int64)).all()):
             return None
         return origin, strides
 
@@ -585,18 +642,53 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 RESULT_SLOT = -1
 """The scratch slot of an op's result; its inputs' decoded arrays take slots 0, 1, ..."""
+TEMP_SLOT = -2
+"""The scratch slot of a temporary inside an op's computation."""
+
+
+class _Decoded(threading.local):
+    """The last float16 arrays decoded, per thread, by content: (bit patterns, float32 values),
+    most recent last. Files of one kernel often read what the previous one read (softmax's max and
+    sub read the same LX tensor, its sum and div another): comparing the bits costs a third of
+    decoding them again. A match is by content, so it is right whoever wrote the memory since."""
+
+    def __init__(self):
+        self.entries: list[tuple[np.ndarray, np.ndarray]] = []
+
+
+_DECODED = _Decoded()
+DECODED_KEPT = 2
+"""How many decoded float16 arrays `_DECODED` keeps."""
+DECODED_MIN_ELEMENTS = 1 << 16
+"""Smaller arrays decode faster than they compare: they are not kept."""
 
 
 def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
-    """The elements of `view` as float32, in scratch slot `slot`."""
+    """The elements of `view` as float32, in scratch slot `slot` or kept in `_DECODED` (read only)."""
     if fmt.is_bf16:
         return decode(view, fmt)
-    out = _SCRATCH.array(slot, view.shape, np.dtype(np.float32))
-    if fmt.storage == np.float16:
+    if fmt.storage != np.float16:
+        out = _SCRATCH.array(slot, view.shape, np.dtype(np.float32))
+        np.copyto(out, view)
+        return out
+    bits = view.view(np.uint16)
+    if bits.size < DECODED_MIN_ELEMENTS:
+        out = _SCRATCH.array(slot, view.shape, np.dtype(np.float32))
         # mode "clip": no bounds checks to buffer `out` for (every uint16 is an index of the table)
-        return np.take(_FLOAT16_TO_FLOAT32, view.view(np.uint16), out=out, mode="clip")
-    np.copyto(out, view)
-    return out
+        return np.take(_FLOAT16_TO_FLOAT32, bits, out=out, mode="clip")
+    entries = _DECODED.entries
+    first_row = (0,) * (bits.ndim - 1)
+    for k, (kept, values) in enumerate(entries):
+        if kept.shape == bits.shape and np.array_equal(kept[first_row], bits[first_row]) and np.array_equal(kept, bits):
+            entries.append(entries.pop(k))
+            return values
+    kept, values = entries.pop(0) if len(entries) >= DECODED_KEPT else (None, None)
+    if kept is None or kept.shape != bits.shape:
+        kept, values = np.empty(bits.shape, np.uint16), np.empty(bits.shape, np.float32)
+    np.copyto(kept, bits)
+    np.take(_FLOAT16_TO_FLOAT32, kept, out=values, mode="clip")
+    entries.append((kept, values))
+    return values
 
 
 def _read(access: _Access, view: np.ndarray, in_format: bool, batch: int, slot: int) -> np.ndarray:
@@ -785,40 +877,62 @@ def _check_tensors(
         if access.origins is None:
             continue
         at = starts[access.label]
-        owner = np.full(len(at), -1)  # per core: the first argument holding its start
-        for k in reversed(range(len(args))):
-            base, nbytes = args[k][1], args[k][5]
-            owner[(base <= at) & (at < base + nbytes)] = k
-        held = owner >= 0
-        if not held.any():
+        lo, hi = int(at.min()), int(at.max())
+        # the common case: every core's start in one argument (the first one holding any), at its place
+        k = next((k for k, arg in enumerate(args) if arg[1] <= hi and lo < arg[1] + arg[5]), None)
+        if k is None:
             continue
-        bases = np.array([a[1] for a in args], dtype=np.int64)[owner]
-        wrong = held & (at != bases + access.origins)
-        firsts = {int(np.argmax(owner == k)) for k in np.unique(owner[held])}
-        for position in sorted(firsts | ({int(np.argmax(wrong))} if wrong.any() else set())):
-            name, base, shape, dtype, device, _ = args[owner[position]]
-            layout = access.layout
-            if position in firsts:
-                if not _format_matches(access.fmt, dtype):
-                    raise SuperDscRunError(
-                        f"{access.name} of {source} holds {access.fmt.name} ({access.fmt.word_length}-byte) elements "
-                        f"but {name} is a {shape} {dtype.name} tensor"
-                    )
-                if host_shape(layout) != shape or layout.device_shape != device:
-                    raise SuperDscRunError(
-                        f"{access.name} of {source} is laid out as device size {layout.device_shape} "
-                        f"(dims {', '.join(layout.dims)}) but {name} is a {shape} {dtype.name} tensor whose default "
-                        f"layout is {device}: spyre launch places every tensor in its default layout"
-                    )
-            if wrong[position]:
-                core = plan.cores[position]
-                origin = core_origin(access.alloc, sdsc.core_to_wk_slice[core])
-                where = ", ".join(f"{d} {c}" for d, c in origin.items())
-                expected = base + int(access.origins[position])
-                raise SuperDscRunError(
-                    f"{_where(access, source)} starts on core {core} at {int(at[position]):#x}, but the core's first "
-                    f"element ({where}) of {name} is at {base:#x} + {expected - base} = {expected:#x}"
-                )
+        name, base, _, _, _, nbytes = args[k]
+        if base <= lo and hi < base + nbytes and bool((at - access.origins == base).all()):
+            _check_layout(access, args[k], source)
+            continue
+        _check_each_core(sdsc, plan, access, at, args, source)
+
+
+def _check_layout(access: _Access, arg: tuple, source: str) -> None:
+    name, _, shape, dtype, device, _ = arg
+    layout = access.layout
+    if not _format_matches(access.fmt, dtype):
+        raise SuperDscRunError(
+            f"{access.name} of {source} holds {access.fmt.name} ({access.fmt.word_length}-byte) elements "
+            f"but {name} is a {shape} {dtype.name} tensor"
+        )
+    if host_shape(layout) != shape or layout.device_shape != device:
+        raise SuperDscRunError(
+            f"{access.name} of {source} is laid out as device size {layout.device_shape} "
+            f"(dims {', '.join(layout.dims)}) but {name} is a {shape} {dtype.name} tensor whose default "
+            f"layout is {device}: spyre launch places every tensor in its default layout"
+        )
+
+
+def _check_each_core(
+    sdsc: SuperDsc, plan: _DscPlan, access: _Access, at: np.ndarray, args: list[tuple], source: str
+) -> None:
+    """`_check_tensors` of one allocation core by core, the first problem (in core order) reported."""
+    owner = np.full(len(at), -1)  # per core: the first argument holding its start
+    for k in reversed(range(len(args))):
+        base, nbytes = args[k][1], args[k][5]
+        owner[(base <= at) & (at < base + nbytes)] = k
+    held = owner >= 0
+    if not held.any():
+        return
+    bases = np.array([a[1] for a in args], dtype=np.int64)[owner]
+    wrong = held & (at != bases + access.origins)
+    firsts = {int(np.argmax(owner == k)) for k in np.unique(owner[held])}
+    for position in sorted(firsts | ({int(np.argmax(wrong))} if wrong.any() else set())):
+        arg = args[owner[position]]
+        if position in firsts:
+            _check_layout(access, arg, source)
+        if wrong[position]:
+            name, base = arg[0], arg[1]
+            core = plan.cores[position]
+            origin = core_origin(access.alloc, sdsc.core_to_wk_slice[core])
+            where = ", ".join(f"{d} {c}" for d, c in origin.items())
+            expected = base + int(access.origins[position])
+            raise SuperDscRunError(
+                f"{_where(access, source)} starts on core {core} at {int(at[position]):#x}, but the core's first "
+                f"element ({where}) of {name} is at {base:#x} + {expected - base} = {expected:#x}"
+            )
 
 
 def _grid_views(
@@ -834,18 +948,18 @@ def _grid_views(
     then runs, and reports bad addresses)."""
     grid = plan.grid
     assert grid is not None
-    all_lx = getattr(lx, "all_cores_bytes", None)
+    lx_rows = getattr(lx, "rows", None)
     views: list[list[np.ndarray]] = [[], []]
     for a, write in [(a, False) for a in op.reads] + [(a, True) for a in op.writes]:
         at = starts[a.label]
         if a.alloc.component == "lx":
-            if all_lx is None:
+            if lx_rows is None:
                 return None
-            rows = all_lx()
-            lx_bytes = rows.shape[1]
-            if at.min() < 0 or at.max() + a.span > lx_bytes:
+            try:
+                rows = lx_rows(int(at.min()), int(at.max()) + a.span, write)
+            except MemoryRangeError:
                 return None
-            at = at + np.array(plan.cores, dtype=np.int64) * lx_bytes
+            at = at + np.array(plan.cores, dtype=np.int64) * rows.shape[1]
         found = grid.strides(at)
         if found is None:
             return None
