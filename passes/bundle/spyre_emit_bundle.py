@@ -679,12 +679,15 @@ class SuperDscEmitter(Emitter):
                 _keep_name(add.result, f"arg_{param}_core_{offset}")
                 block.add_ops([const, add])
                 starts[(param, offset)] = add.result
+        addresses = 0
         for call, dispatch in dispatches:
             at = block
             ivs: list[SSAValue] = []
             if dispatch.loops:
                 c0 = arith.ConstantOp(IntegerAttr(0, IndexType()))
                 c1 = arith.ConstantOp(IntegerAttr(1, IndexType()))
+                _keep_name(c0.result, "c0")
+                _keep_name(c1.result, "c1")
                 block.add_ops([c0, c1])
                 for k, count in enumerate(dispatch.loops):
                     bound = arith.ConstantOp(IntegerAttr(count, IndexType()))
@@ -705,6 +708,8 @@ class SuperDscEmitter(Emitter):
                             if stride:
                                 expr = expr + AffineDimExpr(k) * stride
                         apply = affine.ApplyOp([*ivs, value], AffineMapAttr(AffineMap(len(ivs), 1, (expr,))))
+                        _keep_name(apply.result, f"addr_{addresses}")
+                        addresses += 1
                         at.add_op(apply)
                         value = apply.result
                     args.append(value)
