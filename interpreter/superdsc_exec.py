@@ -116,9 +116,11 @@ class CoreLocalMemory:
     view (`rows`).
 
     The array is an anonymous mapping (pages materialize, zeroed, at first touch), taken over from a
-    CoreLocalMemory of the same size that is gone (its written bytes zeroed again) when there is one:
-    a run of a few files touches hundreds of fresh pages, and faulting them in costs more than the
-    run's arithmetic. Memory handed out untracked (`core_bytes`, `all_cores_bytes`) is not reused.
+    CoreLocalMemory of the same size that is done with it (its written bytes zeroed again) when there
+    is one: a run of a few files touches hundreds of fresh pages, and faulting them in costs more
+    than the run's arithmetic. One is done when `release`d, or when garbage collected (a finished
+    run's memory often sits in a reference cycle until the collector's next full pass). Memory
+    handed out untracked (`core_bytes`, `all_cores_bytes`) is not reused.
 
     >>> lx = CoreLocalMemory(2, 4096)
     >>> lx.rows(0, 64, write=True).shape, lx.core_bytes(1).shape
@@ -131,12 +133,24 @@ class CoreLocalMemory:
         self._bytes: np.ndarray | None = None
         self._written = [0, True]
         """[end of the bytes written so far (in any row), whether every write went through `buffer`/`rows`]."""
+        self._done: weakref.finalize | None = None
+        self._released = False
 
     def _rows(self) -> np.ndarray:
         if self._bytes is None:
+            if self._released:
+                raise MemoryRangeError("this LX was released: its run is over")
             self._bytes = _lx_mapping(self.cores, self.lx_bytes)
-            weakref.finalize(self, _recycle_lx, self._bytes, self._written)
+            self._done = weakref.finalize(self, _recycle_lx, self._bytes, self._written)
         return self._bytes
+
+    def release(self) -> None:
+        """The run using this LX is over: its memory goes to the next CoreLocalMemory of the same
+        size. Any later access is a `MemoryRangeError`."""
+        self._released = True
+        self._bytes = None
+        if self._done is not None:
+            self._done()
 
     def rows(self, lo: int, hi: int, write: bool) -> np.ndarray:
         """Every core's LX (row c is core c's), to access [lo, hi) of each."""
@@ -647,13 +661,27 @@ TEMP_SLOT = -2
 
 
 class _Decoded(threading.local):
-    """The last float16 arrays decoded, per thread, by content: (bit patterns, float32 values),
-    most recent last. Files of one kernel often read what the previous one read (softmax's max and
-    sub read the same LX tensor, its sum and div another): comparing the bits costs a third of
-    decoding them again. A match is by content, so it is right whoever wrote the memory since."""
+    """The last float16 arrays decoded in one run (the files run on one LX), per thread, by
+    content: (bit patterns, float32 values), most recent last. Files of one kernel often read what
+    the previous one read (softmax's max and sub read the same LX tensor, its sum and div another):
+    comparing the bits costs a third of decoding them again. A match is by content, so it is right
+    whoever wrote the memory since; a new run starts afresh (its arrays' buffers reused)."""
 
     def __init__(self):
         self.entries: list[tuple[np.ndarray, np.ndarray]] = []
+        self.spare: list[tuple[np.ndarray, np.ndarray]] = []
+        self.run: Callable[[], object] | None = None
+        """A weak reference to the run's LX memory."""
+
+    def begin(self, lx: LxMemory) -> None:
+        """Start (or go on with) the run on `lx`."""
+        if self.run is None or self.run() is not lx:
+            self.spare = self.entries + self.spare
+            self.entries = []
+            try:
+                self.run = weakref.ref(lx)
+            except TypeError:  # no weak references: every file is a run of its own
+                self.run = None
 
 
 _DECODED = _Decoded()
@@ -682,9 +710,15 @@ def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
         if kept.shape == bits.shape and np.array_equal(kept[first_row], bits[first_row]) and np.array_equal(kept, bits):
             entries.append(entries.pop(k))
             return values
-    kept, values = entries.pop(0) if len(entries) >= DECODED_KEPT else (None, None)
-    if kept is None or kept.shape != bits.shape:
+    spare = _DECODED.spare
+    if len(entries) >= DECODED_KEPT:
+        spare.insert(0, entries.pop(0))
+    reuse = next((k for k, (kept, _) in enumerate(spare) if kept.shape == bits.shape), None)
+    if reuse is None:
         kept, values = np.empty(bits.shape, np.uint16), np.empty(bits.shape, np.float32)
+    else:
+        kept, values = spare.pop(reuse)
+    del spare[DECODED_KEPT:]
     np.copyto(kept, bits)
     np.take(_FLOAT16_TO_FLOAT32, kept, out=values, mode="clip")
     entries.append((kept, values))
@@ -998,6 +1032,7 @@ def run_superdsc(
     anything that cannot run as written. The plan (`prepare_superdsc`) is made on the first run of
     `sdsc` and kept for the next."""
     stats = ExecStats()
+    _DECODED.begin(lx)
     for plan in _plans_of(sdsc, source):
         cores = plan.cores
         starts = {label: _starts(a, cores, symbols, source) for label, a in plan.accesses.items()}
