@@ -757,6 +757,10 @@ class GroupLowering:
                 return "batchmatmul", "pt", list(op.inputs)
             if isinstance(op, GenericOp):
                 raise error(op, "a linalg.generic has no SuperDSC counterpart unless it is a matmul")
+        if op.name in ("arith.extf", "arith.truncf"):
+            raise error(
+                op, "a format conversion has no SuperDSC form: an sfp op's tensors are all OUTPUT, of one stick size"
+            )
         name = SFP_ELEMENTWISE.get(op.name)
         if name is None:
             raise error(

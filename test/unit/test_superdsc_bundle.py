@@ -361,6 +361,15 @@ def variant(old: str, new: str, source: Path = KERNELS / "add.mlir") -> str:
             "has no SuperDSC counterpart",
             id="no-counterpart",
         ),
+        pytest.param(
+            variant(
+                "%y = arith.addf %ad, %bd : tensor<256x64xf16>",
+                "%w = arith.extf %ad : tensor<256x64xf16> to tensor<256x64xf32>\n"
+                "  %y = arith.truncf %w : tensor<256x64xf32> to tensor<256x64xf16>",
+            ),
+            "a format conversion has no SuperDSC form",
+            id="format-conversion",
+        ),
     ],
 )
 def test_what_a_superdsc_cannot_say_is_refused_at_the_op(text, message, tmp_path):
