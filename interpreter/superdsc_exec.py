@@ -8,7 +8,9 @@ and writes the outputs in their format (every replicated lane gets the value):
     for k, base in enumerate(bases):
         hbm.add_region(base, nbytes[k], f"argument {k}")
     lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)       # kept across the files of one run
+    prepare_superdsc(sdsc, source="add/sdsc_0.json")          # optional: plan now (else on first run)
     stats = run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source="add/sdsc_0.json")
+    lx.release()                                             # the run is over: its LX serves the next
 
 Addresses: an HBM allocation's start on a core is a symbol (a negative id bound by `symbols`, from
 the bundle's `sdsc_execute` or `default_symbols`) or a byte address; its elements are at
@@ -18,6 +20,13 @@ An LX allocation holds the core's piece at a constant offset in the core's LX.
 Reads and writes go through strided views of the memory's bytes (each fold an axis with its byte
 stride), reshaped into coordinate axes when a dim's folds are a mixed radix (every example), so the
 common path has no gathers; other fold patterns take an indexed path.
+
+Speed (docs/superdsc.md, "Running one"): a SuperDsc model is planned once (`prepare_superdsc`:
+views, ops, core grid, what a run moves); when each core's starts are the first core's plus a
+stride per work-slice index (every example), an op runs on all cores in one NumPy call, its views
+having the core grid as leading axes (LX too: `CoreLocalMemory` is one (cores, lx_bytes) array);
+float16 is decoded through a table into reused scratch arrays, and kept for the next file of the
+run when it reads the same bits.
 """
 
 from __future__ import annotations
@@ -68,9 +77,9 @@ class ByteMemory(Protocol):
 
 class LxMemory(Protocol):
     """Each core's LX, addressed from 0: like `ByteMemory.buffer`, per core. One that also has
-    `rows(lo, hi, write)` (a C-contiguous (cores, lx_bytes) uint8 array, row c core c's LX, for an
-    access to [lo, hi) of every core's; as `CoreLocalMemory`) lets an op run on every core's LX in
-    one NumPy call."""
+    `rows(cores, lo, hi, write)` (a C-contiguous (cores, lx_bytes) uint8 array, row c core c's LX,
+    for an access to [lo, hi) of the LX of each of `cores`; as `CoreLocalMemory`) lets an op run on
+    every core's LX in one NumPy call."""
 
     def buffer(self, core: int, lo: int, hi: int, write: bool) -> tuple[np.ndarray, int]: ...
 
@@ -123,7 +132,7 @@ class CoreLocalMemory:
     handed out untracked (`core_bytes`, `all_cores_bytes`) is not reused.
 
     >>> lx = CoreLocalMemory(2, 4096)
-    >>> lx.rows(0, 64, write=True).shape, lx.core_bytes(1).shape
+    >>> lx.rows([0, 1], 0, 64, write=True).shape, lx.core_bytes(1).shape
     ((2, 4096), (4096,))
     """
 
@@ -131,8 +140,10 @@ class CoreLocalMemory:
         self.cores = cores
         self.lx_bytes = lx_bytes
         self._bytes: np.ndarray | None = None
-        self._written = [0, True]
-        """[end of the bytes written so far (in any row), whether every write went through `buffer`/`rows`]."""
+        self._ends = np.zeros(cores, dtype=np.int64)
+        """Per core, the end of the bytes written so far through `buffer` and `rows`."""
+        self._tracked = [True]
+        """Whether every write went through them (no bytes handed out at will)."""
         self._done: weakref.finalize | None = None
         self._released = False
 
@@ -141,7 +152,7 @@ class CoreLocalMemory:
             if self._released:
                 raise MemoryRangeError("this LX was released: its run is over")
             self._bytes = _lx_mapping(self.cores, self.lx_bytes)
-            self._done = weakref.finalize(self, _recycle_lx, self._bytes, self._written)
+            self._done = weakref.finalize(self, _recycle_lx, self._bytes, self._ends, self._tracked)
         return self._bytes
 
     def release(self) -> None:
@@ -152,17 +163,17 @@ class CoreLocalMemory:
         if self._done is not None:
             self._done()
 
-    def rows(self, lo: int, hi: int, write: bool) -> np.ndarray:
-        """Every core's LX (row c is core c's), to access [lo, hi) of each."""
+    def rows(self, cores: Sequence[int], lo: int, hi: int, write: bool) -> np.ndarray:
+        """Every core's LX (row c is core c's), to access [lo, hi) of those of `cores`."""
         if not 0 <= lo <= hi <= self.lx_bytes:
             raise MemoryRangeError(f"[{lo:#x}, {hi:#x}) is outside the LX of {self.lx_bytes} bytes")
-        if write and hi > self._written[0]:
-            self._written[0] = hi
+        if write:
+            self._ends[cores] = np.maximum(self._ends[cores], hi)
         return self._rows()
 
     def all_cores_bytes(self) -> np.ndarray:
         """Every core's LX: row c is core c's bytes (to read or write at will)."""
-        self._written[1] = False
+        self._tracked[0] = False
         return self._rows()
 
     def core_bytes(self, core: int) -> np.ndarray:
@@ -176,7 +187,7 @@ class CoreLocalMemory:
             raise MemoryRangeError(f"[{lo:#x}, {hi:#x}) is outside core {core}'s LX of {self.lx_bytes} bytes")
         if not 0 <= core < self.cores:
             raise MemoryRangeError(f"core {core} does not exist ({self.cores} cores)")
-        return self.rows(lo, hi, write)[core], 0
+        return self.rows([core], lo, hi, write)[core], 0
 
 
 _LX_SPARE: dict[tuple[int, int], np.ndarray] = {}
@@ -194,11 +205,11 @@ def _lx_mapping(cores: int, lx_bytes: int) -> np.ndarray:
     return np.frombuffer(pages, dtype=np.uint8)[: cores * lx_bytes].reshape(cores, lx_bytes)
 
 
-def _recycle_lx(rows: np.ndarray, written: list) -> None:
-    end, tracked = written
-    if not tracked:
+def _recycle_lx(rows: np.ndarray, ends: np.ndarray, tracked: list[bool]) -> None:
+    if not tracked[0]:
         return
-    rows[:, :end] = 0
+    for core in np.flatnonzero(ends):
+        rows[core, : ends[core]] = 0  # only the written rows: the others' pages were never touched
     with _LX_SPARE_LOCK:
         _LX_SPARE.setdefault(rows.shape, rows)
 
@@ -525,7 +536,6 @@ class _DscPlan:
     """One DSC, planned: its tensors' accesses, its ops bound to them, its cores, and what one run
     moves and computes (the same every run)."""
 
-    path: str
     accesses: dict[str, _Access]
     ops: list[_Op]
     cores: list[int]
@@ -587,7 +597,7 @@ def _plan_dsc(sdsc: SuperDsc, k: int, dsc: Dsc, source: str) -> _DscPlan:
                 counts[a.alloc.component] = counts.get(a.alloc.component, 0) + a.nbytes * len(cores)
         elements[op.name] = elements.get(op.name, 0) + op.elements * len(cores)
     grid = _core_grid(sdsc, slices)
-    return _DscPlan(dsc_path, accesses, ops, cores, grid, bytes_read, bytes_written, elements)
+    return _DscPlan(accesses, ops, cores, grid, bytes_read, bytes_written, elements)
 
 
 # -- running ---------------------------------------------------------------------
@@ -990,7 +1000,7 @@ def _grid_views(
             if lx_rows is None:
                 return None
             try:
-                rows = lx_rows(int(at.min()), int(at.max()) + a.span, write)
+                rows = lx_rows(plan.cores, int(at.min()), int(at.max()) + a.span, write)
             except MemoryRangeError:
                 return None
             at = at + np.array(plan.cores, dtype=np.int64) * rows.shape[1]
