@@ -200,11 +200,6 @@ class _Buffer:
 
 
 @dataclass
-class _Tensor:
-    buffer: _Buffer
-
-
-@dataclass
 class _OpSpec:
     op: Operation
     name: str
@@ -230,7 +225,7 @@ class SymbolCounter:
         return s
 
 
-def _static(op: ConstructMemoryViewOp, what: str = "strides") -> list[int]:
+def _strides(op: ConstructMemoryViewOp) -> list[int]:
     if op.strides:
         raise error(op, "a view with runtime strides cannot go into a SuperDSC: its layout is fixed at compile time")
     return list(op.static_strides.get_values())
@@ -292,6 +287,7 @@ class GroupLowering:
         self.extent: dict = {}  # axis class root -> per-core extent
         self.host_ldims: list[list] = []  # per global view: its host dims' logical dims (nodes)
         self.stick_ldims: set = set()
+        self.pending_reshapes: list = []  # (op, fine axes, their sizes, coarse axis): roles given once known
 
     # -- the tile loops and the per-core evaluation ----------------------------------------
 
@@ -419,7 +415,7 @@ class GroupLowering:
         space = normalized_memory_space(view.memory_space)
         if space is not None and not space.is_global:
             return None
-        strides = _static(view, "strides")
+        strides = _strides(view)
         box = box_bounds(tile.access_tile_set.data)
         if box is None or any(lo != 0 for lo, _ in box) or [hi + 1 for _, hi in box] != list(shape):
             raise error(
@@ -627,7 +623,6 @@ class GroupLowering:
         coarse = op.result if collapsing else op.src
         shape = list(fine.type.get_shape())  # pyright: ignore[reportAttributeAccessIssue]
         groups = [[int(d.value.data) for d in g.data] for g in op.reassociation.data]  # pyright: ignore[reportAttributeAccessIssue]
-        self.pending_reshapes = getattr(self, "pending_reshapes", [])
         for j, g in enumerate(groups):
             kept = [d for d in g if shape[d] != 1]
             if len(g) == 1:
@@ -638,7 +633,7 @@ class GroupLowering:
                 self.pending_reshapes.append((op, [(fine, d) for d in g], [shape[d] for d in g], (coarse, j)))
 
     def _resolve_reshapes(self) -> None:
-        for op, parts, sizes, whole in getattr(self, "pending_reshapes", []):
+        for op, parts, sizes, whole in self.pending_reshapes:
             role = self.roles.get(self.uf.find(whole))
             if role is None:
                 raise error(op, "this reshape splits a dim the SuperDSC cannot follow to a kernel argument")
@@ -656,7 +651,7 @@ class GroupLowering:
         self._resolve_reshapes()
         for op, acc in accesses.items():
             value = op.result if isinstance(op, LoadOp) else op.data_tile  # pyright: ignore[reportAttributeAccessIssue]
-            strides = _static(acc.view, "strides")
+            strides = _strides(acc.view)
             for k, s in enumerate(strides):
                 if s == 1:
                     self.stick_ldims.add(self._ldim((value, k), op)[0])
@@ -820,7 +815,7 @@ class GroupLowering:
         specs: list[_OpSpec] = []
 
         def identity(src: _Buffer, dst: _Buffer, op: Operation) -> None:
-            specs.append(self._spec(op, "identity", "sfp", [src], dst, [], op))
+            specs.append(self._spec(op, "identity", "sfp", [src], dst, []))
 
         for op in body.ops:
             if isinstance(op, LoadOp) and op.result in loads:
@@ -877,30 +872,40 @@ class GroupLowering:
                     present = set(out.dims)
                     contracted = [d for b in ins for d in b.dims if d not in present]
                     contracted = list(dict.fromkeys(contracted))
-                specs.append(self._spec(op, name, unit, ins, out, contracted, op, reduction=bool(replicated)))
+                specs.append(self._spec(op, name, unit, ins, out, contracted, reduction=bool(replicated)))
         for k, spec in enumerate(specs):
             spec.order = k
         return specs
 
-    def _spec(self, op, name, unit, ins, out, contracted, at, reduction=False) -> _OpSpec:
+    def _spec(
+        self,
+        op: Operation,
+        name: str,
+        unit: str,
+        ins: list[_Buffer],
+        out: _Buffer,
+        contracted: list,
+        reduction: bool = False,
+    ) -> _OpSpec:
+        """One SuperDSC op: its dims (the output's, replicated ones included, then the contracted) and extents."""
         parallel = [*out.dims, *out.replicated]
         extents = dict(out.extents)
         for b in ins:
             for d, n in b.extents.items():
                 if extents.setdefault(d, n) != n:
                     raise error(
-                        at, "the tensors of this op have different extents along one dim: no SuperDSC op pairs them"
+                        op, "the tensors of this op have different extents along one dim: no SuperDSC op pairs them"
                     )
             if unit == "sfp":
                 held = set(b.dims) | set(b.replicated)
                 if held != set(parallel):
                     raise error(
-                        at,
+                        op,
                         "an operand of this op is broadcast along a dim it does not hold replicated: a SuperDSC sfp op reads tensors over all its dims",
                     )
         for d in out.replicated:
             if d not in extents:
-                raise error(at, "a replicated dim with no extent")
+                raise error(op, "a replicated dim with no extent")
         return _OpSpec(op, name, unit, ins, out, [*parallel, *contracted], contracted, extents, reduction)
 
     # -- LX ------------------------------------------------------------------------------------
@@ -944,7 +949,7 @@ class GroupLowering:
             assert b.access is not None
             acc = b.access
             value = acc.op.result if isinstance(acc.op, LoadOp) else acc.op.data_tile  # pyright: ignore[reportAttributeAccessIssue]
-            for k, s in enumerate(_static(acc.view, "strides")):
+            for k, s in enumerate(_strides(acc.view)):
                 if s == 1:
                     return self._ldim((value, k), at)[0]
             raise error(at, "this HBM tensor has no unit-stride axis: a SuperDSC tensor's sticks are contiguous")
@@ -983,7 +988,7 @@ class GroupLowering:
             at, "the dims of this op are not the dims of any tensor of the kernel: the SuperDSC cannot name them"
         )
 
-    def _layout(self, b: _Buffer, names: dict, at: Operation) -> tuple[list, object]:
+    def _layout(self, b: _Buffer, sizes: dict, at: Operation) -> tuple[list, object]:
         """(layoutDimOrder_ as logical dims, innermost first; the stick dim) of a buffer."""
         held = [*b.dims, *b.replicated]
         stick = self._stick_of(b, at)
@@ -994,7 +999,7 @@ class GroupLowering:
         assert b.access is not None
         acc = b.access
         value = acc.op.result if isinstance(acc.op, LoadOp) else acc.op.data_tile  # pyright: ignore[reportAttributeAccessIssue]
-        strides = _static(acc.view, "strides")
+        strides = _strides(acc.view)
         sticks = [stick]
         lanes = self._lanes(b)
         component_stride: dict = {}
@@ -1020,7 +1025,7 @@ class GroupLowering:
                     at,
                     f"this HBM tensor's layout (strides {strides}) is not a whole tensor's stick layout over the op's extents: a SuperDSC cannot address it",
                 )
-            whole = self.op_sizes[d]
+            whole = sizes[d]
             expected *= whole // lanes if d == sticks[0] else whole
         return order, sticks[0]
 
@@ -1067,7 +1072,6 @@ class GroupLowering:
                             spec.op,
                             f"this op reduces along {names[d]}, which the cores split: a SuperDSC reduces within a core",
                         )
-            self.op_sizes = {d: counts[d] * spec.extents[d] for d in ldims}
             out.append(self._superdsc(spec, ldims, names, slices, counts))
         return Dispatch([loop.static_count for loop in loops], out)  # pyright: ignore[reportArgumentType]
 
@@ -1079,7 +1083,7 @@ class GroupLowering:
         operands: list[Operand] = []
         layouts = []
         for i, b in enumerate(tensors):
-            order, stick = self._layout(b, names, spec.op)
+            order, stick = self._layout(b, {d: counts[d] * spec.extents[d] for d in ldims}, spec.op)
             layouts.append((order, stick))
             lanes = self._lanes(b)
             coordinates = {}
