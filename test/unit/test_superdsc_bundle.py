@@ -382,6 +382,25 @@ def test_what_a_superdsc_cannot_say_is_refused_at_the_op(text, message, tmp_path
     assert not (tmp_path / "out").exists()
 
 
+def test_row_major_softmax_relays_out_through_its_identity_copy(tmp_path):
+    """softmax.mlir without its markers: x and y are row-major ([512, 16, 64] sticks, ["out", "mb"]);
+    the identity copy to LX and the final realdiv write change the layout; equal to the source."""
+    kernel = tmp_path / "softmax.mlir"
+    kernel.write_text(
+        "\n".join(
+            line for line in (KERNELS / "softmax.mlir").read_text().splitlines() if "spyre.tensor_layout" not in line
+        )
+    )
+    out = tmp_path / "out"
+    emit(kernel, out)
+    first, last = read_superdsc(out / "sdsc_0.json"), read_superdsc(out / "sdsc_5.json")
+    assert [a.layout_dim_order for a in first.dscs[0].schedule] == [["out", "mb"], ["mb", "out"]]
+    assert last.dscs[0].schedule[-1].layout_dim_order == ["out", "mb"]
+    rng = np.random.default_rng(9)
+    arrays = {k: rng.standard_normal(512 * 1024).astype(np.float16) for k in ("x", "y")}
+    check_runs_as_source(kernel, out, "softmax", arrays, exact=False)
+
+
 def test_partial_sticks_are_refused(tmp_path):
     """A row-major [64, 32] f16 view: its rows are half sticks, which no SuperDSC layout has."""
     text = ROW_MAJOR.replace("64x256", "64x32").replace("[64, 256], strides: [256, 1]", "[64, 32], strides: [32, 1]")
