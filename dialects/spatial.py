@@ -495,33 +495,52 @@ class TensorOp(IRDLOperation):
 
 @irdl_op_definition
 class ScalarOp(IRDLOperation):
-    """`spatial.scalar @K : index = 2048`, `spatial.scalar @eps : f32 = 1.000000e-05`:
-    a scalar kernel argument the program is specialized for (its tiles, trips
-    and bodies were built for this value). The program is still called with
-    it, by name (`interpret(module, "prog", x=..., K=2048)`), and a call with
-    another value is refused before anything runs: the program would compute
-    something else than asked. `value` is an IntegerAttr (index and integer
-    types) or a FloatAttr (float types, finite) of the scalar's type."""
+    """A scalar kernel argument, a parameter of the program (named after it,
+    of its type: `interpret(module, "prog", x=..., alpha=2.0)`):
+
+        spatial.scalar @alpha : f32               // a runtime input
+        spatial.scalar @K : index = 2048          // specialized for this value
+
+    A runtime scalar is read by the compute stages that name it (`scalars(@alpha)`:
+    their bodies take its value) and by the trips that count from it
+    (`spatial.trip @t from @n ...`). A specialized scalar is one the program was
+    built for (its tiles, trips and bodies fold the value): a call with another
+    value is refused before anything runs, since the program would compute
+    something else than asked. `value` is an IntegerAttr (index and integer types)
+    or a FloatAttr (float types, finite) of the scalar's type."""
 
     name = "spatial.scalar"
 
     sym_name = prop_def(StringAttr)
     scalar_type = prop_def(Attribute, prop_name="type")
-    value = prop_def(IntegerAttr | FloatAttr)
+    value = opt_prop_def(IntegerAttr | FloatAttr)
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
 
-    def __init__(self, name: str, scalar_type: Attribute, value: int | float | IntegerAttr | FloatAttr):
-        if not isinstance(value, IntegerAttr | FloatAttr):
+    def __init__(
+        self, name: str, scalar_type: Attribute, value: int | float | IntegerAttr | FloatAttr | None = None
+    ):
+        if value is not None and not isinstance(value, IntegerAttr | FloatAttr):
             value = (
                 FloatAttr(float(value), scalar_type)  # pyright: ignore[reportArgumentType]
                 if isinstance(scalar_type, AnyFloat)
                 else IntegerAttr(int(value), scalar_type)  # pyright: ignore[reportArgumentType]
             )
-        super().__init__(properties={"sym_name": StringAttr(name), "type": scalar_type, "value": value})
+        props: dict[str, Attribute] = {"sym_name": StringAttr(name), "type": scalar_type}
+        if value is not None:
+            props["value"] = value
+        super().__init__(properties=props)
 
     @property
-    def number(self) -> int | float:
-        """The specialized value (an int for index and integer types, else a float)."""
+    def is_runtime(self) -> bool:
+        """A runtime input (no specialized value)."""
+        return self.value is None
+
+    @property
+    def number(self) -> int | float | None:
+        """The specialized value (an int for index and integer types, else a float);
+        None for a runtime scalar."""
+        if self.value is None:
+            return None
         data = self.value.value.data
         return float(data) if isinstance(self.value, FloatAttr) else int(data)
 
@@ -530,7 +549,13 @@ class ScalarOp(IRDLOperation):
         name = parser.parse_symbol_name()
         parser.parse_punctuation(":")
         scalar_type = parser.parse_type()
-        parser.parse_punctuation("=")
+        if parser.parse_optional_punctuation("=") is None:
+            if not isinstance(scalar_type, IndexType | IntegerType | AnyFloat):
+                parser.raise_error(f"a scalar has an index, integer or float type, got {scalar_type}")
+            attrs = parser.parse_optional_attr_dict_with_keyword()
+            op = cls.create(properties={"sym_name": name, "type": scalar_type})
+            _set_attrs(op, attrs)
+            return op
         pos = parser.pos
         number = parser.parse_optional_number()
         if number is None:
@@ -557,12 +582,13 @@ class ScalarOp(IRDLOperation):
         printer.print_symbol_name(self.sym_name.data)
         printer.print_string(" : ")
         printer.print_attribute(self.scalar_type)
-        printer.print_string(" = ")
         ty = self.scalar_type
-        if isinstance(self.value, FloatAttr) and isinstance(ty, AnyFloat):
-            printer.print_float(float(self.value.value.data), ty)
-        else:
-            printer.print_string(str(self.value.value.data))
+        if self.value is not None:
+            printer.print_string(" = ")
+            if isinstance(self.value, FloatAttr) and isinstance(ty, AnyFloat):
+                printer.print_float(float(self.value.value.data), ty)
+            else:
+                printer.print_string(str(self.value.value.data))
         _print_attrs(printer, self)
 
     def verify_(self) -> None:
@@ -570,6 +596,8 @@ class ScalarOp(IRDLOperation):
         ty, value = self.scalar_type, self.value
         if not isinstance(ty, IndexType | IntegerType | AnyFloat):
             raise VerifyException(f"{me}: a scalar has an index, integer or float type, got {ty}")
+        if value is None:
+            return
         if value.type != ty:
             raise VerifyException(f"{me} is of type {ty}, but its value {value} is not")
         if isinstance(value, FloatAttr) and not math.isfinite(float(value.value.data)):
@@ -830,9 +858,14 @@ class StageOp(IRDLOperation):
         }
 
     Only a compute stage has a body (optional: absent until it is filled in).
-    Its block takes one tile per input buffer, then any number of `index`
-    arguments: a `spatial.compute_step @cp0 [%k, ...]` passes its indices to
-    them (as many as there are).
+    Its block takes one tile per input buffer, then one value per scalar the
+    stage reads, then any number of `index` arguments: a `spatial.compute_step
+    @cp0 [%k, ...]` passes its indices to them (as many as there are). A
+    compute stage reads the program's scalar parameters it names, in order,
+    each of the `spatial.scalar`'s type:
+
+        spatial.stage @cp0 compute(@b0) -> @b1 on @s0 engine "compute" scalars(@alpha) {
+        ^bb0(%x: tensor<16x64xf32>, %alpha: f32, %k: index):
 
     A load or store stage may give the element origin of its tile in the
     tensor as an affine map of its step's indices:
@@ -852,6 +885,7 @@ class StageOp(IRDLOperation):
     site = prop_def(FlatSymbolRefAttrConstr)
     engine = prop_def(StringAttr)
     origin = opt_prop_def(AffineMapAttr)
+    scalars = opt_prop_def(ArrayAttr[SymbolRefAttr])
     body = opt_region_def("single_block")
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
 
@@ -868,6 +902,7 @@ class StageOp(IRDLOperation):
         body: Region | None = None,
         *,
         origin: AffineMap | AffineMapAttr | None = None,
+        scalars: Sequence[str | SymbolRefAttr] = (),
     ):
         props: dict[str, Attribute] = {
             "sym_name": StringAttr(name),
@@ -879,6 +914,8 @@ class StageOp(IRDLOperation):
         }
         if origin is not None:
             props["origin"] = origin if isinstance(origin, AffineMapAttr) else AffineMapAttr(origin)
+        if scalars:
+            props["scalars"] = ArrayAttr([_ref(r) for r in scalars])
         super().__init__(properties=props, regions=[[] if body is None else body])
 
     @property
@@ -899,12 +936,17 @@ class StageOp(IRDLOperation):
         return None if self.origin is None else self.origin.data
 
     @property
+    def scalar_names(self) -> tuple[str, ...]:
+        """The program scalars a compute stage's body reads, in order (after its tiles)."""
+        return () if self.scalars is None else tuple(_name(r) for r in self.scalars.data)
+
+    @property
     def index_args(self) -> int | None:
-        """How many index arguments a compute stage's body takes after its tiles
-        (None: no body yet, or not a compute stage)."""
+        """How many index arguments a compute stage's body takes after its tiles and
+        scalars (None: no body yet, or not a compute stage)."""
         if self.kind_name != "compute" or self.body is None or not self.body.blocks:
             return None
-        return max(0, len(self.body.block.args) - len(self.inputs.data))
+        return max(0, len(self.body.block.args) - len(self.inputs.data) - len(self.scalar_names))
 
     @classmethod
     def parse(cls, parser: Parser) -> StageOp:
@@ -929,11 +971,14 @@ class StageOp(IRDLOperation):
             origin = parser.parse_attribute()
             if not isinstance(origin, AffineMapAttr):
                 parser.raise_error(f"the origin of a tile is an affine map, got {origin}", pos, parser.pos)
+        scalars: list[SymbolRefAttr] = []
+        if parser.parse_optional_keyword("scalars") is not None:
+            scalars = _parse_symbols(parser, parser.Delimiter.PAREN)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         region = parser.parse_optional_region()
         op = cls(
             name.data, kind, inputs, outputs, site, engine, None if region is None else _single_block(region),
-            origin=origin,
+            origin=origin, scalars=scalars,
         )
         _set_attrs(op, attrs)
         return op
@@ -958,6 +1003,10 @@ class StageOp(IRDLOperation):
         if self.origin is not None:
             printer.print_string(" origin ")
             printer.print_attribute(self.origin)
+        if self.scalars is not None:
+            printer.print_string(" scalars(")
+            _print_symbols(printer, self.scalars.data)
+            printer.print_string(")")
         _print_attrs(printer, self)
         if self.body is not None:
             printer.print_string(" ")
@@ -985,6 +1034,10 @@ class StageOp(IRDLOperation):
             raise VerifyException(f"{me}: a compute stage writes at least one buffer")
         if self.origin is not None and kind not in ("load", "store"):
             raise VerifyException(f"{me}: only a load or store stage has a tile origin, this is a {kind} stage")
+        if self.scalars is not None and kind != "compute":
+            raise VerifyException(f"{me}: only a compute stage reads scalars, this is a {kind} stage")
+        for ref in self.scalars.data if self.scalars is not None else ():
+            _resolve(self, ref, ScalarOp, me, "scalar")
         in_kind: type[Operation] = {"load": TensorOp, "receive": MulticastOp}.get(kind, BufferOp)
         out_kind: type[Operation] = TensorOp if kind == "store" else BufferOp
         in_decls = [_resolve(self, r, in_kind, me, "input") for r in ins]
@@ -1058,11 +1111,17 @@ class StageOp(IRDLOperation):
             return
         block = self.body.block
         tiles = [b.tile.as_tensor() for b in in_decls if isinstance(b, BufferOp)]
+        scalars = [
+            _resolve(self, r, ScalarOp, me, "scalar").scalar_type  # pyright: ignore[reportAttributeAccessIssue]
+            for r in (self.scalars.data if self.scalars is not None else ())
+        ]
         got = [a.type for a in block.args]
-        if got[: len(tiles)] != tiles or not all(isinstance(t, IndexType) for t in got[len(tiles) :]):
+        head = len(tiles) + len(scalars)
+        if got[:head] != [*tiles, *scalars] or not all(isinstance(t, IndexType) for t in got[head:]):
+            scalars_text = f", then one value per scalar ({', '.join(map(str, scalars))})" if scalars else ""
             raise VerifyException(
-                f"{me}: the body takes one tile per input buffer ({', '.join(map(str, tiles)) or 'none'}), "
-                f"then index arguments only, got ({', '.join(map(str, got))})"
+                f"{me}: the body takes one tile per input buffer ({', '.join(map(str, tiles)) or 'none'})"
+                f"{scalars_text}, then index arguments only, got ({', '.join(map(str, got))})"
             )
         last = block.last_op
         if not isinstance(last, YieldOp):
@@ -1228,14 +1287,22 @@ class SemaphoreOp(IRDLOperation):
 
 @irdl_op_definition
 class TripOp(IRDLOperation):
-    """`spatial.trip @t from @x[ELEM] per P bias B admit [LO, HI]`: a loop count
-    the program reads from its own data (seed 004's `Trip`). Element ELEM (a
-    flat, row-major index) of the integer tensor @x, a program argument set
-    before the program runs, gives v; every `spatial.loop %k = 0 to trip(@t)`
-    runs n = ceil((v + B) / P) times (0 when v + B <= 0). The program admits
-    the values LO ..= HI only: a value outside is refused before anything
-    runs, never clamped or wrapped. Every static question takes the greatest
-    count, ceil((HI + B) / P) (`greatest_count`)."""
+    """A loop count the program reads from its own data (seed 004's `Trip`):
+
+        spatial.trip @t from @x[ELEM] per P bias B admit [LO, HI]
+        spatial.trip @t from @n_rows per P bias B admit [LO, HI] granularity G
+
+    v is element ELEM (a flat, row-major index) of the integer tensor @x, or
+    the value of the index or integer `spatial.scalar` @n (a runtime input);
+    either is a program argument, set before the program runs and never
+    written by it. Every `spatial.loop %k = 0 to trip(@t)` runs
+    n = ceil((v + B) / P) times (0 when v + B <= 0). The program admits the
+    values LO ..= HI that are multiples of G (default 1) only: any other is
+    refused before anything runs, never clamped or wrapped. Every static
+    question takes the greatest count, ceil((HI + B) / P) (`greatest_count`).
+
+    An `scf.for %i = %lb to %n step %s` of a kernel, with %lb and %s fixed per
+    site, is `from @n per s bias -lb` (spatial-tile)."""
 
     name = "spatial.trip"
 
@@ -1245,26 +1312,44 @@ class TripOp(IRDLOperation):
     per = prop_def(IntegerAttr[I64])
     bias = prop_def(IntegerAttr[I64])
     admit = prop_def(DenseArrayBase.constr(i64))
+    granularity = opt_prop_def(IntegerAttr[I64])
     traits = lazy_traits_def(lambda: (SymbolOpInterface(), HasParent(ProgramOp)))
-    assembly_format = (
-        "$sym_name `from` $tensor `[` $elem `]` `per` $per `bias` $bias `admit` $admit attr-dict-with-keyword"
-    )
 
-    def __init__(self, name: str, tensor: str | SymbolRefAttr, elem: int, per: int, bias: int, admit: Sequence[int]):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "tensor": _ref(tensor),
-                "elem": _i64(elem),
-                "per": _i64(per),
-                "bias": _i64(bias),
-                "admit": DenseArrayBase.from_list(i64, list(admit)),
-            }
-        )
+    def __init__(
+        self,
+        name: str,
+        tensor: str | SymbolRefAttr,
+        elem: int | None,
+        per: int,
+        bias: int,
+        admit: Sequence[int],
+        granularity: int | None = None,
+    ):
+        """`elem` None: the trip reads a scalar (`tensor` names a `spatial.scalar`)."""
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "tensor": _ref(tensor),
+            "elem": _i64(-1 if elem is None else elem),
+            "per": _i64(per),
+            "bias": _i64(bias),
+            "admit": DenseArrayBase.from_list(i64, list(admit)),
+        }
+        if granularity is not None:
+            props["granularity"] = _i64(granularity)
+        super().__init__(properties=props)
 
     @property
     def element(self) -> int:
+        """The flat element index read from a tensor (-1 when the trip reads a scalar)."""
         return int(self.elem.value.data)
+
+    @property
+    def reads_scalar(self) -> bool:
+        return self.element < 0
+
+    @property
+    def source_name(self) -> str:
+        return _name(self.tensor)
 
     @property
     def per_value(self) -> int:
@@ -1275,8 +1360,22 @@ class TripOp(IRDLOperation):
         return int(self.bias.value.data)
 
     @property
+    def granularity_value(self) -> int:
+        return 1 if self.granularity is None else int(self.granularity.value.data)
+
+    @property
     def admitted(self) -> tuple[int, ...]:
         return tuple(int(v) for v in self.admit.get_values())
+
+    def refusal(self, value: int) -> str | None:
+        """Why `value` is not admitted (None: it is)."""
+        lo, hi = self.admitted
+        if not lo <= value <= hi:
+            return f"outside the admitted range [{lo}, {hi}]"
+        g = self.granularity_value
+        if value % g:
+            return f"not a multiple of the admitted granularity {g}"
+        return None
 
     def count(self, value: int) -> int:
         """Iterations of a loop run to this trip when the tensor holds `value`:
@@ -1289,27 +1388,79 @@ class TripOp(IRDLOperation):
         """The count at the greatest admitted value, the bound every static question takes."""
         return self.count(self.admitted[-1])
 
+    @classmethod
+    def parse(cls, parser: Parser) -> TripOp:
+        name = parser.parse_symbol_name()
+        parser.parse_keyword("from")
+        source = _parse_symbol(parser)
+        elem = None
+        if parser.parse_optional_punctuation("[") is not None:
+            elem = parser.parse_integer(allow_boolean=False)
+            parser.parse_punctuation("]")
+        parser.parse_keyword("per")
+        per = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("bias")
+        bias = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("admit")
+        admit = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        granularity = None
+        if parser.parse_optional_keyword("granularity") is not None:
+            granularity = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name.data, source, elem, per, bias, admit, granularity)
+        _set_attrs(op, attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" from ")
+        printer.print_symbol_name(self.source_name)
+        if not self.reads_scalar:
+            printer.print_string(f"[{self.element}]")
+        admit = ", ".join(map(str, self.admitted))
+        printer.print_string(f" per {self.per_value} bias {self.bias_value} admit [{admit}]")
+        if self.granularity is not None:
+            printer.print_string(f" granularity {self.granularity_value}")
+        _print_attrs(printer, self)
+
     def verify_(self) -> None:
         me = f"trip @{self.sym_name.data}"
-        tensor = _resolve(self, self.tensor, TensorOp, me, "tensor")
-        assert isinstance(tensor, TensorOp)
-        ty = tensor.tensor_type
-        assert isinstance(ty, MemRefType)
-        if not isinstance(ty.get_element_type(), IntegerType):
-            raise VerifyException(
-                f"{me}: tensor @{_name(self.tensor)} must have integer elements (a count is read from it), got {ty}"
-            )
-        shape = tuple(ty.get_shape())
-        if any(d < 0 for d in shape):
-            raise VerifyException(f"{me}: tensor @{_name(self.tensor)} must have a static shape, got {ty}")
-        size = math.prod(shape)
-        if not 0 <= self.element < size:
-            raise VerifyException(
-                f"{me}: element {self.element} is outside tensor @{_name(self.tensor)} "
-                f"({size} element(s), flat indices 0 to {size - 1})"
-            )
+        program = program_of(self)
+        found = program.lookup(self.source_name) if program is not None else None
+        if isinstance(found, ScalarOp):
+            if not self.reads_scalar:
+                raise VerifyException(f"{me}: @{self.source_name} is a scalar: it has no element [{self.element}]")
+            if not isinstance(found.scalar_type, IndexType | IntegerType):
+                raise VerifyException(
+                    f"{me}: scalar @{self.source_name} must be an index or integer (a count is read from it), got "
+                    f"{found.scalar_type}"
+                )
+        else:
+            tensor = _resolve(self, self.tensor, TensorOp, me, "tensor")
+            assert isinstance(tensor, TensorOp)
+            ty = tensor.tensor_type
+            assert isinstance(ty, MemRefType)
+            if not isinstance(ty.get_element_type(), IntegerType):
+                raise VerifyException(
+                    f"{me}: tensor @{_name(self.tensor)} must have integer elements (a count is read from it), "
+                    f"got {ty}"
+                )
+            shape = tuple(ty.get_shape())
+            if any(d < 0 for d in shape):
+                raise VerifyException(f"{me}: tensor @{_name(self.tensor)} must have a static shape, got {ty}")
+            size = math.prod(shape)
+            if not 0 <= self.element < size:
+                raise VerifyException(
+                    f"{me}: element {self.element} is outside tensor @{_name(self.tensor)} "
+                    f"({size} element(s), flat indices 0 to {size - 1})"
+                )
         if self.per_value <= 0:
             raise VerifyException(f"{me}: per must be positive, got {self.per_value}")
+        if self.granularity_value <= 0:
+            raise VerifyException(f"{me}: granularity must be positive, got {self.granularity_value}")
         admitted = self.admitted
         if len(admitted) != 2:
             raise VerifyException(f"{me}: admit takes two values [LO, HI], got {list(admitted)}")

@@ -72,6 +72,10 @@ KERNEL_ATTR = "spyre.kernel"
 """On the emitted bundle's function (`spyre-emit-bundle`)."""
 SPECIALIZE_ATTR = "spyre.specialize"
 """Scalar values a kernel is specialized for (`spatial-tile{scalars=...}`)."""
+ADMIT_ATTR = "spyre.admit"
+"""On an index or integer kernel argument: the values it admits at run time,
+`{upperbound = U[, granularity = G]}` (0 ..= U, multiples of G), as
+`!ktdp.runtime_arg` states them; a loop it bounds becomes a trip (spatial-tile)."""
 HOST_LAYOUT_ATTR = "spyre.host_layout"
 """On a kernel argument: the layout the host hands it in (spyre_mlir.analysis.layout)."""
 TARGET_ATTR = "spyre.target"

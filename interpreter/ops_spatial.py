@@ -27,7 +27,10 @@ nothing wrote is a located error).
 
 Semantics (a deterministic discrete-event simulation, no threads):
 
-- Scalars. Before ANY engine runs (and before trips are read), each
+- Scalars. A runtime scalar (`spatial.scalar @alpha : f32`, no value) is
+  an input: each compute stage naming it (`scalars(@alpha)`) gets its value
+  as the body argument after its tiles, and a trip may count from it. Before
+  ANY engine runs (and before trips are read), each specialized
   `spatial.scalar @K : T = V` compares its argument with V, both converted
   to T (`np.float32(given) == np.float32(V)` for f32): another value is a
   located error at the `spatial.scalar` ("program @P is specialized for
@@ -81,7 +84,8 @@ Semantics (a deterministic discrete-event simulation, no threads):
   `spatial.compute_step @stage [idx]` reads a tile of each input buffer
   (all of them before writing any output: a stage may read and write the
   same local), runs the stage body (its block arguments are the tiles as
-  tensors, then the step's indices as `index` values) and writes each
+  tensors, then the values of the scalars the stage names, then the step's
+  indices as `index` values) and writes each
   yielded tile into the matching output buffer. The body runs through the
   interpreter's own handlers: it is decoded as a function
   (`@<program>::<stage>`, the `spatial.yield` becoming a `func.return`), so
@@ -92,11 +96,13 @@ Semantics (a deterministic discrete-event simulation, no threads):
   error.
 - Trips. Before ANY engine runs, each `spatial.trip @t from @x[E] per P
   bias B admit [LO, HI]` reads v, flat element E of its (integer) tensor
-  argument @x. A v outside LO ..= HI is a located error at the
-  `spatial.trip` ("trip @t reads v from @x[E], outside the admitted range
-  [LO, HI]"): nothing runs, the value is never clamped or wrapped. Else
-  every loop run to @t runs n = ceil((v + B) / P) times; v + B <= 0 gives
-  n = 0 (the loop body never runs).
+  argument @x (`from @n ...`: the runtime scalar argument n). A v outside
+  LO ..= HI, or not a multiple of the trip's `granularity G`, is a located
+  error at the `spatial.trip` ("trip @t reads v from @x[E], outside the
+  admitted range [LO, HI]"; "trip @t reads n_rows = 48, not a multiple of
+  the admitted granularity 32"): nothing runs, the value is never clamped
+  or wrapped. Else every loop run to @t runs n = ceil((v + B) / P) times;
+  v + B <= 0 gives n = 0 (the loop body never runs).
 - Scheduler. Round-robin over the engines in program order, each running
   until it blocks on a wait or finishes. The program ends when every engine
   has finished. When a whole round makes no progress while some engine is
@@ -536,10 +542,12 @@ class _Plan:
             )
         self.tensors: dict[str, _Tensor] = {}
         self.scalars: list[_Scalar] = []
+        self.scalar_of: dict[str, _Scalar] = {}
         for op, value in zip(_parameters(program), run.arguments):
             if isinstance(op, ScalarOp):
                 self.scalars.append(_Scalar(op, _format(op, op.scalar_type, f"scalar @{op.sym_name.data}"),
                                             fc.slot(value)))
+                self.scalar_of[op.sym_name.data] = self.scalars[-1]
                 continue
             ty = op.tensor_type
             assert isinstance(ty, MemRefType)
@@ -725,6 +733,8 @@ class _Run:
         program = self.plan.program.sym_name.data
         for scalar in self.plan.scalars:
             op, fmt = scalar.op, scalar.fmt
+            if op.number is None:
+                continue  # a runtime input
             given, wanted = self.frame[scalar.slot], fmt.scalar(op.number)
             if given != wanted:
                 name = op.sym_name.data
@@ -739,14 +749,19 @@ class _Run:
         outside the admitted range is a located error at the `spatial.trip` (nothing runs;
         never clamped or wrapped)."""
         for trip in self.plan.trips:
-            name, tensor, elem = trip.sym_name.data, _name(trip.tensor), trip.element
-            value = int(self.tensor(tensor, trip, write=False).reshape(-1)[elem])
-            lo, hi = trip.admitted
-            if not lo <= value <= hi:
+            name, source, elem = trip.sym_name.data, trip.source_name, trip.element
+            if trip.reads_scalar:
+                value = int(self.frame[self.plan.scalar_of[source].slot])
+                read = f"{source} = {value}"
+            else:
+                value = int(self.tensor(source, trip, write=False).reshape(-1)[elem])
+                read = f"{value} from @{source}[{elem}]"
+            refusal = trip.refusal(value)
+            if refusal is not None:
                 raise error(
                     trip,
-                    f"trip @{name} reads {value} from @{tensor}[{elem}], outside the admitted range [{lo}, {hi}] "
-                    "(refused before anything runs, never clamped or wrapped)",
+                    f"trip @{name} reads {read}, {refusal} (refused before anything runs, never clamped or "
+                    "wrapped)",
                 )
             self.trip_counts[name] = trip.count(value)
 
@@ -948,6 +963,7 @@ class _Run:
                 value = fmt.round(value)
             value.flags.writeable = False
             args.append(value)
+        args += [self.frame[plan.scalar_of[s].slot] for s in stage.scalar_names]
         args += indices
         ctx = self.frame[0]
         before = float(self.cost.totals(ctx.linear).sum()) if self.cost is not None else 0.0

@@ -87,12 +87,14 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     BFloat16Type,
+    DenseArrayBase,
     DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
     IndexType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -101,8 +103,9 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
     UnitAttr,
+    i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -124,10 +127,12 @@ from spyre_mlir.dialects.ktdp import (
     ConstructMemoryViewOp,
     GetComputeTileIdOp,
     LoadOp,
+    RuntimeArgExtractOp,
+    RuntimeArgType,
     StoreOp,
     normalized_memory_space,
 )
-from spyre_mlir.dialects.spyre import SPECIALIZE_ATTR
+from spyre_mlir.dialects.spyre import ADMIT_ATTR, SPECIALIZE_ATTR
 
 UNUSED_ARGS_ATTR = "spatial.unused_args"
 """Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
@@ -137,6 +142,13 @@ HBM_ORDER_ATTR = spatial.HBM_ORDER_ATTR
 MASKED_ATTR = spatial.MASKED_ATTR
 
 ENGINES = ("load", "compute", "store")
+
+PROVEN = "the views its tiles stay inside"
+"""Where the admitted range of a trip proven from its loop's tiles comes from."""
+
+PROBE_COUNT = 2**61 - 1
+"""The count a loop running to a runtime scalar gets while spatial-tile proves its admitted
+range from its body's tiles (`SiteLowering._proven_admission`): more than any real count."""
 
 MAX_BLOCKS = 4096
 """The most grid blocks spatial-tile lowers (one site each, before spatial-place folds
@@ -206,8 +218,9 @@ class If:
 class Partition:
     """The kernel body as a tree of runs and loops, with what each run uses."""
 
-    def __init__(self, kernel: func.FuncOp, static: set[SSAValue]):
+    def __init__(self, kernel: func.FuncOp, static: set[SSAValue], runtime: dict[SSAValue, SSAValue]):
         self.static = static
+        self.runtime = runtime
         self.runs: list[Run] = []
         self.loop_var: dict[SSAValue, SSAValue] = {}  # iter arg / loop result -> its loop variable (the iter arg)
         self.tree = self._block(kernel.body.block, top=True)
@@ -255,6 +268,10 @@ class Partition:
                     raise error(op, "spatial-tile: a kernel returns nothing (its results go to memory through ktdp.store)")
             elif op.results and all(r in self.static for r in op.results):
                 continue  # evaluated per site
+            elif op.results and all(r in self.runtime for r in op.results):
+                continue  # a runtime scalar: read by a trip, or rebuilt in each compute body that uses it
+            elif isinstance(op, RuntimeArgExtractOp):
+                continue  # a runtime_arg's granularity or upperbound: a constant, evaluated per site
             elif isinstance(op, arith.ConstantOp):
                 continue  # rebuilt in each compute body that uses it
             elif isinstance(op, ConstructMemoryViewOp | ConstructAccessTileOp | GetComputeTileIdOp):
@@ -289,8 +306,9 @@ class Site:
     """Affine values of one site: index SSA values -> AffineExpr over the loop numbers."""
 
     def __init__(self, coords: tuple[int, ...], scalars: dict[SSAValue, object], grid: Sequence[int] = (),
-                 grid_order: str = DEFAULT_GRID_ORDER):
+                 grid_order: str = DEFAULT_GRID_ORDER, runtime: dict[SSAValue, SSAValue] | None = None):
         self.coords = coords
+        self.runtime = runtime or {}
         self.grid = tuple(grid) or tuple(1 for _ in coords)
         self.grid_order = grid_order
         self.values: dict[SSAValue, AffineExpr] = {}
@@ -313,6 +331,17 @@ class Site:
                 result = AffineExpr.constant(self.coords[i])
         elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
             result = AffineExpr.constant(int(owner.value.value.data))
+        elif isinstance(owner, RuntimeArgExtractOp) and owner.kind.data != "value":
+            result = AffineExpr.constant(getattr(owner.input.type, owner.kind.data).data)
+        elif value in self.runtime:
+            name = self.runtime[value].name_hint
+            raise error(
+                where,
+                f"spatial-tile: this index is computed from %{name}, a runtime scalar: a spatial program fixes its "
+                "addresses, tile origins, conditions and loop bounds per site when it is built, and only a loop's "
+                f"upper bound may be read when it runs (a trip); specialize it (scalars=\"{name}=...\" or the "
+                f"kernel's {SPECIALIZE_ATTR})",
+            )
         elif isinstance(owner, _INDEX_OPS):
             result = self._op(owner, where)
         else:
@@ -420,7 +449,22 @@ def _static_values(kernel: func.FuncOp, scalars: dict[SSAValue, object]) -> set[
             static.add(op.result)
         elif isinstance(op, _INDEX_OPS) and all(v in static for v in op.operands) and all(_is_int(r.type) for r in op.results):
             static.update(op.results)
+        elif isinstance(op, RuntimeArgExtractOp) and op.kind.data != "value":
+            static.add(op.result)
     return static
+
+
+def _runtime_values(kernel: func.FuncOp, runtime_args: dict[SSAValue, str]) -> dict[SSAValue, SSAValue]:
+    """Values that are a runtime scalar argument, read when the program runs: the
+    argument itself, a `ktdp.runtime_arg_extract value` of it and an `arith.index_cast`
+    of either -> the argument."""
+    out: dict[SSAValue, SSAValue] = {a: a for a in runtime_args}
+    for op in kernel.walk():
+        if isinstance(op, RuntimeArgExtractOp) and op.kind.data == "value" and op.input in out:
+            out[op.result] = out[op.input]
+        elif isinstance(op, arith.IndexCastOp) and op.input in out:
+            out[op.result] = out[op.input]
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -462,9 +506,15 @@ class KernelLowering:
         self.grid = grid or list(grid_attr(kernel) or (1,))
         self.decls: list[Operation] = []
         self.tensors: dict[SSAValue, str] = {}  # pointer argument -> tensor symbol
+        self.runtime_args: dict[SSAValue, str] = {}  # runtime scalar argument -> its spatial.scalar
+        self.trips: dict[tuple, str] = {}  # (scalar, per, bias, admitted, granularity) -> trip symbol
+        self.trip_decls: list[Operation] = []
+        self.proven: set[str] = set()  # trips whose admitted range is proven from views
         self.scalars = self._scalars(given)
         self.static = _static_values(kernel, self.scalars)
-        self.partition = Partition(kernel, self.static)
+        self.runtime = _runtime_values(kernel, self.runtime_args)
+        self._refuse_unspecialized()
+        self.partition = Partition(kernel, self.static, self.runtime)
         self._tensors()
         self.hbm_orders = self._hbm_orders()
         self.used_outside = self._crossing()
@@ -472,10 +522,12 @@ class KernelLowering:
     # -- arguments ----------------------------------------------------------
 
     def _scalars(self, given: dict[str, str]) -> dict[SSAValue, object]:
+        """The specialized scalar arguments and their values (`scalars=`, `spyre.specialize`);
+        every other scalar argument a kernel uses is a runtime input of the program (a
+        `spatial.scalar` without a value, recorded in `runtime_args`)."""
         attr = self.kernel.attributes.get(SPECIALIZE_ATTR)
         from_attr: dict[str, Attribute] = dict(attr.data) if isinstance(attr, DictionaryAttr) else {}
         out: dict[SSAValue, object] = {}
-        missing: list[tuple[str, Attribute]] = []
         for i, arg in enumerate(self.kernel.body.block.args):
             name = arg.name_hint or f"arg{i}"
             if isinstance(arg.type, IndexType) and any(isinstance(u.operation, ConstructMemoryViewOp) and
@@ -483,41 +535,94 @@ class KernelLowering:
                 continue  # a pointer: a tensor
             if not arg.uses:
                 continue
-            if not (_is_int(arg.type) or _is_float_type(arg.type)):
-                raise error(self.kernel, f"spatial-tile: argument %{name} of type {arg.type} cannot be specialized "
+            ty = arg.type.underlying if isinstance(arg.type, RuntimeArgType) else arg.type
+            if not (_is_int(ty) or _is_float_type(ty)):
+                raise error(self.kernel, f"spatial-tile: argument %{name} of type {arg.type} cannot be lowered "
                             "(a spatial program takes tensors and integer or float scalars)")
             if name in given:
                 text = given[name]
                 try:
-                    value = int(text, 0) if _is_int(arg.type) else float(text)
+                    value = int(text, 0) if _is_int(ty) else float(text)
                 except ValueError:
                     raise error(self.kernel, f"spatial-tile: scalars: '{name}={text}' is not a number of type "
-                                f"{arg.type}") from None
+                                f"{ty}") from None
             elif name in from_attr and isinstance(from_attr[name], IntegerAttr | FloatAttr):
                 value = from_attr[name].value.data  # type: ignore[union-attr]
-                value = int(value) if _is_int(arg.type) else float(value)
+                value = int(value) if _is_int(ty) else float(value)
             else:
-                missing.append((name, arg.type))
+                self.runtime_args[arg] = name
+                self.decls.append(_at(spatial.ScalarOp(name, ty), self.kernel))
                 continue
-            if _is_int(arg.type) and not -(2**63) <= int(value) < 2**63:
+            if isinstance(arg.type, RuntimeArgType):
+                raise error(self.kernel, f"spatial-tile: scalars: %{name} is a !ktdp.runtime_arg, a launch-time "
+                            "value: it is read when the program runs, never specialized")
+            if _is_int(ty) and not -(2**63) <= int(value) < 2**63:
                 raise error(self.kernel, f"spatial-tile: scalars: {name} = {value} does not fit in 64 bits")
             out[arg] = value
-        if missing:
-            names = ", ".join(f"%{n} ({t})" for n, t in missing)
-            example = ",".join(f"{n}=..." for n, _ in missing)
-            raise error(
-                self.kernel,
-                f"spatial-tile: the spatial program of @{self.name} is specialized for its scalar arguments, "
-                f"and {len(missing)} of them {'has' if len(missing) == 1 else 'have'} no value: {names}; pass "
-                f"scalars=\"{example}\" or put {'it' if len(missing) == 1 else 'them'} in the kernel's "
-                f"{SPECIALIZE_ATTR} = {{{', '.join(f'{n} = ...' for n, _ in missing)}}}",
-            )
         for arg, value in out.items():
             try:
                 self.decls.append(_at(spatial.ScalarOp(arg.name_hint or "arg", arg.type, value), self.kernel))
             except VerifyException as exc:  # a value the type cannot hold
                 raise error(self.kernel, f"spatial-tile: scalars: %{arg.name_hint} = {value}: {exc}") from None
         return out
+
+    def _refuse_unspecialized(self) -> None:
+        """Every runtime scalar that an address, a tile origin, a condition or a loop's lower
+        bound or step is computed from, named in one located error: the program fixes those
+        per site when it is built. A loop's upper bound that is the scalar itself is a trip."""
+        needs: list[SSAValue] = []
+        for arg in self.runtime_args:
+            slice_ = {arg}
+            for op in self.kernel.walk():  # forward slice through index arithmetic, in program order
+                if isinstance(op, (*_INDEX_OPS, RuntimeArgExtractOp)) and any(v in slice_ for v in op.operands):
+                    slice_.update(op.results)
+            for v in slice_:
+                if any(self._fixes_structure(u.operation, u.index, v) for u in v.uses):
+                    needs.append(arg)
+                    break
+        if not needs:
+            return
+        names = [self.runtime_args[a] for a in needs]
+        listed = ", ".join(f"%{n} ({a.type})" for n, a in zip(names, needs))
+        one = len(needs) == 1
+        raise error(
+            self.kernel,
+            f"spatial-tile: the spatial program of @{self.name} is specialized for the scalar arguments its "
+            f"addresses, tile origins, conditions and loop steps are computed from, and {len(needs)} of them "
+            f"{'has' if one else 'have'} no value: {listed}; pass scalars=\"{','.join(n + '=...' for n in names)}\" "
+            f"or put {'it' if one else 'them'} in the kernel's {SPECIALIZE_ATTR} = "
+            f"{{{', '.join(n + ' = ...' for n in names)}}} (other scalars are runtime inputs: a compute op may read "
+            "one, and a loop may run to one, a trip)",
+        )
+
+    def _fixes_structure(self, user: Operation, index: int, value: SSAValue) -> bool:
+        """Whether operand `index` of `user`, `value`, is fixed per site when the program is built."""
+        if isinstance(user, ConstructAccessTileOp | ConstructMemoryViewOp | scf.IfOp | scf.WhileOp):
+            return True
+        if isinstance(user, scf.ForOp):
+            return index in (0, 2) or (index == 1 and value not in self.runtime)
+        return False
+
+    def admitted(self, arg: SSAValue) -> tuple[int, int, int, str] | None:
+        """(lo, hi, granularity, where it is stated) of a runtime index scalar: from its
+        `!ktdp.runtime_arg` type's upperbound and granularity or its `spyre.admit`
+        argument attribute; None when neither states an upper bound."""
+        if isinstance(arg.type, RuntimeArgType) and isinstance(arg.type.upperbound, IntAttr):
+            g = arg.type.granularity
+            return 0, arg.type.upperbound.data, g.data if isinstance(g, IntAttr) else 1, "its !ktdp.runtime_arg type"
+        assert isinstance(arg, BlockArgument)
+        attrs = self.kernel.arg_attrs.data[arg.index].data if self.kernel.arg_attrs is not None else {}
+        admit = attrs.get(ADMIT_ATTR)
+        if admit is None:
+            return None
+        fields = dict(admit.data) if isinstance(admit, DictionaryAttr) else None
+        if (fields is None or set(fields) - {"upperbound", "granularity"} or "upperbound" not in fields
+                or not all(isinstance(v, IntegerAttr) and v.value.data > 0 for v in fields.values())):
+            raise error(self.kernel, f"spatial-tile: %{self.runtime_args[arg]}'s {ADMIT_ATTR} must be "
+                        "{upperbound = U[, granularity = G]} of positive integers, got " + str(admit))
+        g = fields.get("granularity")
+        return (0, int(fields["upperbound"].value.data), int(g.value.data) if g is not None else 1,  # type: ignore
+                f"its {ADMIT_ATTR} attribute")
 
     def _tensors(self) -> None:
         shapes: dict[SSAValue, tuple[MemRefType, ConstructMemoryViewOp]] = {}
@@ -551,7 +656,7 @@ class KernelLowering:
                             f"{shapes[base][0]}; a spatial.tensor has one shape",
                             (shapes[base][1], "the other view"))
             shapes[base] = (mtype, op)
-        taken = {a.name_hint for a in self.scalars}
+        taken = {a.name_hint for a in self.scalars} | set(self.runtime_args.values())
         spans: list[tuple[int, int, ConstructMemoryViewOp]] = []
         for base, (mtype, view) in shapes.items():
             address = _constant_address(base)
@@ -595,6 +700,32 @@ class KernelLowering:
                         pairs.append((store, load))
         return pairs
 
+    def trip(self, runtime: SSAValue, per: int, bias: int, admitted: tuple[int, int, int, str],
+             where: Operation) -> str:
+        """The `spatial.trip` counting ceil((v + bias) / per) of runtime scalar `runtime`,
+        admitting `admitted` (one declaration per distinct trip)."""
+        name = self.runtime_args[runtime]
+        lo, hi, granularity, _ = admitted
+        key = (name, per, bias, lo, hi, granularity)
+        if key not in self.trips:
+            self.trips[key] = f"trip_{name}" + (f"_{len(self.trips)}" if self.trips else "")
+            self.trip_decls.append(_at(spatial.TripOp(self.trips[key], name, None, per, bias, (lo, hi),
+                                                      granularity if granularity != 1 else None), where))
+            if admitted[3] == PROVEN:
+                self.proven.add(self.trips[key])
+        return self.trips[key]
+
+    def _narrow_proven_trips(self) -> None:
+        """A scalar is one value for every site and loop: the trips proven from views
+        admit, each, the values every one of them admits (the least upper bound)."""
+        proven = [t for t in self.trip_decls if isinstance(t, spatial.TripOp) and t.sym_name.data in self.proven]
+        least: dict[str, int] = {}
+        for trip in proven:
+            least[trip.source_name] = min(least.get(trip.source_name, trip.admitted[1]), trip.admitted[1])
+        for trip in proven:
+            hi = least[trip.source_name]
+            trip.admit = DenseArrayBase.from_list(i64, [min(0, hi), hi])
+
     # -- which values cross runs --------------------------------------------
 
     def _run_of(self) -> dict[Operation, Run]:
@@ -607,7 +738,7 @@ class KernelLowering:
         for run in self.partition.runs:
             used = [v for op in run.ops for v in _used_values(op)] + [v for v, _ in run.writes]
             for v in used:
-                if v in self.static or v in self.scalars or _is_constant(v):
+                if v in self.static or v in self.scalars or v in self.runtime or _is_constant(v):
                     continue
                 d = v.owner
                 if isinstance(d, Operation) and owner.get(d) is run:
@@ -625,11 +756,13 @@ class KernelLowering:
             raise error(self.kernel, f"spatial-tile: the grid {self.grid} has {blocks} blocks, more than the "
                         f"{MAX_BLOCKS} a spatial program is built for (one site per block before spatial-place "
                         "folds them onto the cores)")
-        body = list(self.decls)
+        sites: list[Operation] = []
         for coords in itertools.product(*(range(g) for g in self.grid)):
-            body.extend(SiteLowering(self, coords).build())
+            sites.extend(SiteLowering(self, coords).build())
+        self._narrow_proven_trips()
+        body = [*self.decls, *self.trip_decls, *sites]
         attrs: dict[str, Attribute] = {"grid": ArrayAttr([IntegerAttr(g, 64) for g in self.grid])}
-        lowered = set(self.tensors) | set(self.scalars)
+        lowered = set(self.tensors) | set(self.scalars) | set(self.runtime_args)
         unused = [(a.name_hint or f"arg{i}", a.type) for i, a in enumerate(self.kernel.body.block.args)
                   if a not in lowered]
         if unused:  # the program takes them too, of their types (and ignores them): it runs with the kernel's arguments
@@ -754,7 +887,7 @@ class SiteLowering:
         self.k = k
         self.coords = coords
         self.site = "b" + "_".join(str(c) for c in coords)
-        self.values = Site(coords, k.scalars, k.grid, k.grid_order)
+        self.values = Site(coords, k.scalars, k.grid, k.grid_order, k.runtime)
         self.decls: list[Operation] = []
         self.buffers: list[Operation] = []
         self.stages: list[Operation] = []
@@ -766,6 +899,10 @@ class SiteLowering:
         self.semaphores: list[Operation] = []
         self.outer: dict[Block, Block] = {}  # an engine loop's body -> the block the loop goes into
         self.counts: list[int] = []  # the trip counts of the enclosing loops, outermost first (dim i runs 0 .. counts[i]-1)
+        # The load and store stages built inside each enclosing loop whose admitted count is
+        # being proven (`_proven_admission`), with their origins, tiles, views and counts.
+        self.probes: list[list] = []
+        self.probe: tuple = ()  # what the last `_origin` saw: (origin, tile, view shape, counts)
 
     def _dim_args(self, block: Block, nd: int) -> list[SSAValue]:
         """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last),
@@ -879,12 +1016,20 @@ class SiteLowering:
     def _loop(self, loop: Loop, engines: dict[str, Block], dims: list[int]) -> None:
         op = loop.op
         lb = self.values.const(op.lb, op, "the lower bound")
-        ub = self.values.const(op.ub, op, "the upper bound")
+        runtime = self.k.runtime.get(op.ub)
         step = self.values.const(op.step, op, "the step")
         if step <= 0:
             raise error(op, f"spatial-tile: this loop's step is {step} here; a spatial loop needs a positive step")
-        count = trip_count(lb, ub, step)
-        assert count is not None  # the bounds are constants here and the step is positive
+        admitted = self.k.admitted(runtime) if runtime is not None else None
+        if runtime is None:
+            ub = self.values.const(op.ub, op, "the upper bound")
+            count = trip_count(lb, ub, step)
+            assert count is not None  # the bounds are constants here and the step is positive
+        elif admitted is not None:  # a trip whose admitted range the kernel states
+            count = trip_count(lb, admitted[1], step)
+            assert count is not None
+        else:  # a trip admitted as far as the loop's accesses stay inside their views (below)
+            count = PROBE_COUNT
         if count >= 2**62:
             raise error(op, f"spatial-tile: this loop runs {count} times here, too many to simulate or run")
         depth = len(dims)
@@ -898,13 +1043,68 @@ class SiteLowering:
             self.outer[block] = engines[e]
             inner[e] = block
         self.counts.append(count)
+        if runtime is not None and admitted is None:
+            self.probes.append([])
         self._items(loop.body, inner, [*dims, depth])
+        if runtime is not None:
+            if admitted is None:
+                admitted = self._proven_admission(op, runtime, lb, step, depth, self.probes.pop())
+            trip = self.k.trip(runtime, step, -lb, admitted, op)
+            for e in ENGINES:
+                built[e].properties.pop("upper", None)
+                built[e].properties["trip"] = SymbolRefAttr(trip)
         self.counts.pop()
         # Attached after their bodies: xDSL's add_op walks from the target block to
         # the root (a cycle check), so attaching on the way down costs the depth at
         # every level; on the way up each block is still detached from its parent.
         for e in ENGINES:
             engines[e].add_op(built[e])
+
+    def _probed(self, stage: Operation) -> None:
+        for probes in self.probes:
+            probes.append((stage, *self.probe))
+
+    def _proven_admission(self, op: scf.ForOp, runtime: SSAValue, lb: int, step: int, depth: int,
+                          probes: list[tuple[spatial.StageOp, list[AffineExpr], list[int], list[int], list[int]]]
+                          ) -> tuple[int, int, int, str]:
+        """The admitted range of a loop running to a runtime scalar that states none: the
+        values for which every tile its body moves along the loop stays inside its view (the
+        greatest count K with each origin's bounds inside, so v <= lb + K * step). The
+        moves are re-marked `masked` for that count. A loop whose body moves no tile along
+        it has no such bound: refused, naming what to add."""
+        name = self.k.runtime_args[runtime]
+        greatest: int | None = None
+        for stage, origin, tile, shape, counts in probes:
+            if not any(depth in e.used_dims() for e in origin) or any(
+                    c == PROBE_COUNT for i, c in enumerate(counts) if i != depth):
+                continue
+
+            def inside(k: int) -> bool:
+                return not _may_run_outside(origin, tile, shape, [*counts[:depth], k, *counts[depth + 1:]])
+
+            lo, hi = 0, PROBE_COUNT  # inside(lo) holds (no step runs); find the greatest such count
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if inside(mid) else (lo, mid - 1)
+            greatest = lo if greatest is None else min(greatest, lo)
+        if greatest is None:
+            raise error(
+                op,
+                f"spatial-tile: this loop runs to %{name}, a runtime scalar, and nothing bounds it: a spatial "
+                "program admits a stated range of each loop count it reads at run time (a trip), and no tile this "
+                f"loop moves bounds it within a view; state the range: give %{name} the type "
+                f"!ktdp.runtime_arg<{runtime.type}, upperbound = U[, granularity = G]> or the argument attribute "
+                f"{{{ADMIT_ATTR} = {{upperbound = U[, granularity = G]}}}}, or specialize it "
+                f"(scalars=\"{name}=...\")",
+            )
+        for stage, origin, tile, shape, counts in probes:
+            bounded = [*counts[:depth], greatest, *counts[depth + 1:]]
+            if PROBE_COUNT in bounded:
+                continue
+            stage.attributes.pop(MASKED_ATTR, None)
+            _masked(stage, _may_run_outside(origin, tile, shape, bounded))
+        hi = lb + greatest * step
+        return min(0, hi), hi, 1, PROVEN
 
     def _origin(self, tile_value: SSAValue, where: Operation,
                 ndims: int) -> tuple[str, AffineMapAttr, spatial.TileType, bool]:
@@ -936,6 +1136,7 @@ class SiteLowering:
         if len(anchor) != len(sizes):
             raise error(where, "spatial-tile: this access tile's rank differs from its memory view's")
         masked = _may_run_outside(anchor, sizes, list(t.get_shape()), self.counts[:ndims])
+        self.probe = (anchor, sizes, list(t.get_shape()), list(self.counts[:ndims]))
         return (self.k.tensors[view.offset], AffineMapAttr(AffineMap(ndims, 0, tuple(anchor))),
                 _tile(sizes, t.get_element_type(), where, "this access"), masked)
 
@@ -985,6 +1186,7 @@ class SiteLowering:
             self.buffers.append(_at(spatial.BufferOp(buf, self.site, ttype, 1), op))
             self.stages.append(_masked(_at(spatial.StageOp(stage, "load", [tname], [buf], self.site, "load",
                                                            origin=origin), op), masked))
+            self._probed(self.stages[-1])
             self.step_of[op] = _at(spatial.LoadStepOp(stage, self._dim_args(engines["load"], nd)), op)
             engines["load"].add_op(self.step_of[op])
             in_buffers.append(buf)
@@ -1002,9 +1204,13 @@ class SiteLowering:
         if not outputs:
             raise self._no_outputs(run)
         cp = self._fresh("cp")
-        body = self._body(run, loads, needed, local_in, out_buffers, outs_local, nd)
+        used = [v for op in computes for v in _used_values(op)] + [op.data_tile for op in stores]
+        used += [v for v, _, _ in outs_local]
+        scalars = list(dict.fromkeys(k.runtime[v] for v in used if v in k.runtime))
+        body = self._body(run, loads, needed, local_in, out_buffers, outs_local, nd, scalars)
         first = run.ops[0] if run.ops else self.k.kernel
-        self.stages.append(_at(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body), first))
+        self.stages.append(_at(spatial.StageOp(cp, "compute", inputs, outputs, self.site, "compute", body=body,
+                                               scalars=[k.runtime_args[a] for a in scalars]), first))
         engines["compute"].add_op(_at(spatial.ComputeStepOp(cp, self._dim_args(engines["compute"], nd)), first))
         for (buf, op) in out_buffers:
             tname, origin, tile, masked = self._origin(op.access_tile, op, nd)
@@ -1014,23 +1220,29 @@ class SiteLowering:
             stage = self._fresh("st")
             self.stages.append(_masked(_at(spatial.StageOp(stage, "store", [buf], [tname], self.site, "store",
                                                            origin=origin), op), masked))
+            self._probed(self.stages[-1])
             self.step_of[op] = _at(spatial.StoreStepOp(stage, self._dim_args(engines["store"], nd)), op)
             engines["store"].add_op(self.step_of[op])
             self.edges.append(_at(spatial.EdgeOp(self._fresh("e"), cp, stage, buf, _buffer_tile(self.buffers, buf)), op))
         for buf, ld in zip(in_buffers, load_stages):
             self.edges.append(spatial.EdgeOp(self._fresh("e"), ld, cp, buf, _buffer_tile(self.buffers, buf)))
 
-    def _body(self, run, loads, needed, local_in, out_buffers, outs_local, nd) -> Region:
+    def _body(self, run, loads, needed, local_in, out_buffers, outs_local, nd, scalars) -> Region:
         """The compute stage's body: the run's ops on tiles, reading the loaded
-        tiles and the locals, yielding the stored tiles and the locals."""
+        tiles, the locals and the runtime scalars `scalars`, yielding the stored
+        tiles and the locals."""
         arg_types: list[Attribute] = [op.result.type for op in loads]
         for v, (_, wrapped) in zip(needed, local_in):
             arg_types.append(TensorType(v.type, [1]) if wrapped else v.type)
+        arg_types += [a.type.underlying if isinstance(a.type, RuntimeArgType) else a.type for a in scalars]
         arg_types += [IndexType()] * nd
         block = Block(arg_types=arg_types)
         mapping: dict[SSAValue, SSAValue] = {}
         for op, arg in zip(loads, block.args):
             mapping[op.result] = arg
+        first_scalar = len(loads) + len(needed)
+        for a, arg in zip(scalars, block.args[first_scalar:]):
+            mapping[a] = arg
         idx = [a for a in block.args[len(arg_types) - nd :]] if nd else []
         c0: list[SSAValue] = []
 
@@ -1052,6 +1264,16 @@ class SiteLowering:
         def value(v: SSAValue, where: Operation) -> SSAValue:
             if v in mapping:
                 return mapping[v]
+            owner = v.owner
+            if v in self.k.runtime and isinstance(owner, RuntimeArgExtractOp | arith.IndexCastOp):
+                # of a runtime scalar (a body argument): its value, or a cast of it
+                source = value(owner.operands[0], where)
+                if isinstance(owner, arith.IndexCastOp):
+                    cast = arith.IndexCastOp(source, v.type)
+                    block.add_op(cast)
+                    source = cast.result
+                mapping[v] = source
+                return source
             mapping[v] = self._materialize(v, where, block, idx)
             return mapping[v]
 

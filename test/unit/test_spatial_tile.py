@@ -154,9 +154,10 @@ def _line(text: str, exc: spyre_mlir.DiagnosticError) -> str:
 
 
 def test_bad_kernels_are_refused_with_located_errors():
-    exc = _refused(rowsum(), "spatial-tile")
+    stepped = rowsum().replace("step %c16", "step %K")  # a loop step is fixed per site: K needs a value
+    exc = _refused(stepped, "spatial-tile")
     assert "1 of them has no value: %K (index); pass scalars=\"K=...\"" in exc.diagnostic.message
-    assert "func.func @rowsum" in _line(rowsum(), exc)
+    assert "func.func @rowsum" in _line(stepped, exc)
     column_major = rowsum().replace("sizes: [2, 64], strides: [64, 1]", "sizes: [2, 64], strides: [1, 2]")
     exc = _refused(column_major, 'spatial-tile{scalars="K=64"}')
     assert "strides [1, 2], not the row-major" in exc.diagnostic.message

@@ -28,9 +28,12 @@
 // PLAIN: multicast groups: 0
 // PLAIN: hbm bytes: read 1024, written 512
 
-// Without the scalar's value: a located error naming the option.
-// RUN: not %spyre-opt %s --pipeline ktir-to-spatial 2>&1 | %FileCheck %s --check-prefix=NOVALUE
-// NOVALUE: ktir-to-spatial.mlir:[[# @LINE + 15]]:1: error: spatial-tile: the spatial program of @bias is specialized for its scalar arguments, and 1 of them has no value: %N (index); pass scalars="N=..."
+// Without the scalar's value: %N is a runtime input, the loop it bounds a trip,
+// admitted as far as its tiles stay inside their 64-column views.
+// RUN: %spyre-opt %s --pipeline ktir-to-spatial | %FileCheck %s --check-prefix=RUNTIME
+// RUNTIME: spatial.scalar @N : index{{$}}
+// RUNTIME: spatial.trip @trip_N from @N per 16 bias 0 admit [0, 64]
+// RUNTIME: spatial.loop %{{.*}} = 0 to trip(@trip_N) {
 
 // CHECK-LABEL: spatial.program @bias attributes {{[{]}}
 // CHECK-SAME:    spatial.certificate = {

@@ -8,8 +8,9 @@
 // UNKNOWN: error: spatial-tile: scalars: @missing_scalar has no argument named 'M'
 // BIG: spatial-tile-invalid.mlir:{{[0-9]+}}:1: error: spatial-tile: scalars: N = 99999999999999999999 does not fit in 64 bits
 
-// A scalar argument without a value: the program is specialized for its scalars.
-// expected-error@+1 {{the spatial program of @missing_scalar is specialized for its scalar arguments, and 1 of them has no value: %B (index); pass scalars="B=..."}}
+// A scalar argument a loop's step is computed from, without a value: the program
+// fixes its steps per site.
+// expected-error@+1 {{the spatial program of @missing_scalar is specialized for the scalar arguments its addresses, tile origins, conditions and loop steps are computed from, and 1 of them has no value: %B (index); pass scalars="B=..."}}
 func.func @missing_scalar(%x: index, %N: index, %B: index) attributes {grid = [1]} {
   %c0 = arith.constant 0 : index
   %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
