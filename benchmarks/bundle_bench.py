@@ -65,7 +65,8 @@ def measure(source, name: str, args: dict, hbm: dict, options: str, strip_hint: 
             op.attributes.pop("spyre.slices", None)
     out = Path(tempfile.mkdtemp(prefix="bundle_bench_"))
     start = time.perf_counter()
-    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={out}{options}}}").run(module)
+    # our format (format=ktir): it runs with the kernel's own arguments, whose traffic this compares
+    spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={out} format=ktir{options}}}").run(module)
     compile_s = time.perf_counter() - start
     bundle = out / "bundle.mlir"
     opts = InterpreterOptions(cost_model=HardwareConfig(stick_bytes=0), check_lx=False)

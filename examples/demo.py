@@ -74,7 +74,7 @@ def compile_with(pipeline: str, kernel: Path, func_name: str, scalars: dict[str,
     module = spyre_mlir.parse(kernel)
     if pipeline == "ktir-to-bundle":
         bundle_dir = out_dir / "bundle"
-        spec = f'ktir-to-bundle{{out-dir="{bundle_dir}" kernel={func_name}}}'
+        spec = f'ktir-to-bundle{{out-dir="{bundle_dir}" kernel={func_name} format=ktir}}'  # runs with the kernel's arguments
         spyre_mlir.PassManager.from_pipeline(spec).run(module)
         return spyre_mlir.parse(bundle_dir / "bundle.mlir"), "sdsc_bundle", bundle_dir / "bundle.mlir"
     spec = pipeline

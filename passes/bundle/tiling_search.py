@@ -285,7 +285,8 @@ def evaluate(job: _Job) -> dict:
     with tempfile.TemporaryDirectory(prefix="spyre_search_") as out:
         try:
             passes = f'spyre-distribute-work{{cores={job.cores}}},spyre-plan-scratchpad{{lx-bytes={job.lx_bytes}}},'
-            passes += f'spyre-emit-bundle{{out-dir="{out}"' + (f' kernel="{job.kernel}"' if job.kernel else "") + "}"
+            # our format: it runs with the kernel's own arguments, which the search evaluates it on
+            passes += f'spyre-emit-bundle{{out-dir="{out}" format=ktir' + (f' kernel="{job.kernel}"' if job.kernel else "") + "}"
             spyre_mlir.PassManager.parse(passes).run(module)
             args = {k: (v.copy() if hasattr(v, "copy") else v) for k, v in job.args.items()}
             options = InterpreterOptions(cost_model=HardwareConfig(stick_bytes=0), check_lx=False)

@@ -43,7 +43,7 @@ def test_search_finds_a_tiling_that_fits_and_computes_the_kernel(tmp_path):
     module = unhinted()
     report_path = tmp_path / "search.json"
     spyre_mlir.PassManager.from_pipeline(
-        f"ktir-to-bundle{{out-dir={tmp_path},auto-tile=true,lx-bytes={LX},max-evaluations=4,search-report={report_path}}}"
+        f"ktir-to-bundle{{out-dir={tmp_path},format=ktir,auto-tile=true,lx-bytes={LX},max-evaluations=4,search-report={report_path}}}"
     ).run(module)
     report = json.loads(report_path.read_text())
     untiled = next(c for c in report["candidates"] if c["label"] == "untiled")

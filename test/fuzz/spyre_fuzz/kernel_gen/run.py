@@ -20,6 +20,8 @@ CONFIGS = (
     "ktir-to-schedule",
     "ktir-to-bundle{out-dir=D}",
     "ktir-to-bundle{out-dir=D slices=2}",
+    "ktir-to-bundle{out-dir=D format=ktir}",
+    "ktir-to-bundle{out-dir=D slices=2 format=ktir}",
     "ktir-to-spatial",
     "ktir-to-spatial{multicast=false}",
 )
@@ -111,7 +113,15 @@ def run_config(k: Kernel, config: str, source_raw: dict, workdir: str) -> tuple[
         except Exception as exc:  # noqa: BLE001
             return classify(exc)
         try:
-            if config.startswith("ktir-to-bundle"):
+            if config.startswith("ktir-to-bundle") and "format=ktir" not in config:
+                # torch-spyre's bundle: argument k is the kernel's k-th array, by byte address
+                args = k.args()
+                arrays = [name for name, value in args.items() if isinstance(value, np.ndarray)]
+                ran = spyre_mlir.interpret(os.path.join(outdir, "bundle.mlir"), "sdsc_bundle",
+                                           options=k.options(bundle_dir=outdir),
+                                           **{f"arg_{i}_base_addr": args[name] for i, name in enumerate(arrays)})
+                res = {name: np.asarray(ran[f"arg_{i}_base_addr"]) for i, name in enumerate(arrays)}
+            elif config.startswith("ktir-to-bundle"):
                 res = spyre_mlir.interpret(os.path.join(outdir, "bundle.mlir"), "sdsc_bundle",
                                            options=k.options(bundle_dir=outdir),
                                            **k.args())
