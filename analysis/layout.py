@@ -17,8 +17,12 @@ A rank-2 `[M, N]` tensor stick-laid on N (64 elements a stick) is
 physical tensor stored contiguously (row-major over the physical shape)
 from the view's base: element (i, j) of a marked 128x128 f32 view is at
 `base + (j floordiv 64) * 8192 + i * 64 + j mod 64`. A partial stick (a
-split dim whose size is not a multiple of its stick) is refused: there is
-no padding, so nothing can read padding as data.
+split dim whose size is not a multiple of its stick) is refused by default;
+with `pad=True` the split dim is rounded up to whole sticks (`padded_shape`)
+and the padding is part of the physical tensor: a `[128, 48]` f32 tensor
+with sticks of 32 is physically `[2, 128, 32]`, its elements (i, j) for
+j >= 48 padding, which `to_device(..., pad=True)` fills with zeros and
+`from_device(..., pad=True)` drops (docs/layouts.md, "Partial sticks").
 
 `to_device(array, layout)` / `from_device(array, shape, layout)` convert a
 host (logical) array to the device (physical) one and back.
@@ -49,11 +53,12 @@ class Axis:
     part: str  # "whole" | "outer" | "inner"
     stick: int = 1  # the stick size of a split dim (1 for a whole one)
 
-    def extent(self, shape: Sequence[int]) -> int:
+    def extent(self, shape: Sequence[int], pad: bool = False) -> int:
+        """The axis's extent for logical `shape`; `pad`: a partial last stick counts whole."""
         if self.part == "whole":
             return int(shape[self.dim])
         if self.part == "outer":
-            return int(shape[self.dim]) // self.stick
+            return -(-int(shape[self.dim]) // self.stick) if pad else int(shape[self.dim]) // self.stick
         return self.stick
 
     def __str__(self) -> str:
@@ -156,25 +161,34 @@ class Layout:
 
     # -- shapes --------------------------------------------------------------
 
-    def check_shape(self, shape: Sequence[int]) -> None:
-        """LayoutError unless `shape` (logical) can be laid out: rank, and whole sticks."""
+    def check_shape(self, shape: Sequence[int], pad: bool = False) -> None:
+        """LayoutError unless `shape` (logical) can be laid out: rank, static split
+        dims, and whole sticks (unless `pad`: a partial last stick is padded)."""
         if len(shape) != self.rank:
             raise LayoutError(f"a rank-{self.rank} layout cannot lay out a rank-{len(shape)} shape {list(shape)}")
         for d, a in self.splits.items():
             if shape[d] < 0:
                 raise LayoutError(f"d{d} is split into sticks of {a} but its size is not static")
-            if shape[d] % a:
+            if shape[d] % a and not pad:
                 raise LayoutError(
                     f"d{d} of size {shape[d]} is not a multiple of its stick size {a} (partial sticks are not supported)"
                 )
 
-    def physical_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
-        self.check_shape(shape)
-        return tuple(a.extent(shape) for a in self.axes)
+    def padded_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        """`shape` with each split dim rounded up to whole sticks: `[128, 48]`
+        with sticks of 32 on d1 is `[128, 64]` (equal to `shape` when it has no partial stick)."""
+        self.check_shape(shape, pad=True)
+        splits = self.splits
+        return tuple(-(-int(s) // splits[d]) * splits[d] if d in splits else int(s) for d, s in enumerate(shape))
 
-    def physical_strides(self, shape: Sequence[int]) -> tuple[int, ...]:
+    def physical_shape(self, shape: Sequence[int], pad: bool = False) -> tuple[int, ...]:
+        """The physical shape of logical `shape`; `pad`: of its `padded_shape`."""
+        self.check_shape(shape, pad)
+        return tuple(a.extent(shape, pad) for a in self.axes)
+
+    def physical_strides(self, shape: Sequence[int], pad: bool = False) -> tuple[int, ...]:
         """Element strides of the physical tensor stored contiguously (row-major)."""
-        phys = self.physical_shape(shape)
+        phys = self.physical_shape(shape, pad)
         strides, step = [], 1
         for extent in reversed(phys):
             strides.append(step)
@@ -213,12 +227,13 @@ class Layout:
         x = array.transpose(tuple(range(lead)) + tuple(lead + k for k in inverse))
         return x.reshape(array.shape[:lead] + tuple(int(s) for s in shape))
 
-    def element_offsets(self, coords: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    def element_offsets(self, coords: np.ndarray, shape: Sequence[int], pad: bool = False) -> np.ndarray:
         """Offsets (in elements, from the base) of logical coordinates `coords`
-        (last axis: the r coordinates) in the contiguous physical tensor of logical `shape`."""
+        (last axis: the r coordinates) in the contiguous physical tensor of logical
+        `shape` (`pad`: of its `padded_shape`)."""
         import numpy as np  # here, not at the top: reading a layout (spyre-opt's verifiers) needs no NumPy
 
-        strides = self.physical_strides(shape)
+        strides = self.physical_strides(shape, pad)
         coords = np.asarray(coords, np.int64)
         total = np.zeros(coords.shape[:-1], np.int64)
         for axis, stride in zip(self.axes, strides):
@@ -264,17 +279,35 @@ class Layout:
         return self.project(kept)
 
 
-def to_device(array: np.ndarray, layout: Layout) -> np.ndarray:
-    """The device (physical, contiguous) array of a host (logical) one."""
+def to_device(array: np.ndarray, layout: Layout, pad: bool = False) -> np.ndarray:
+    """The device (physical, contiguous) array of a host (logical) one. With
+    `pad`, a partial last stick is zero-filled to a whole one:
+
+        >>> to_device(np.ones((1, 3)), Layout.stick_last(2, 4), pad=True).tolist()
+        [[[1.0, 1.0, 1.0, 0.0]]]
+    """
     import numpy as np
 
-    return np.ascontiguousarray(layout.to_physical(np.asarray(array)))
+    array = np.asarray(array)
+    if pad:
+        padded = layout.padded_shape(array.shape)
+        if padded != array.shape:
+            wide = np.zeros(padded, array.dtype)
+            wide[tuple(slice(0, s) for s in array.shape)] = array
+            array = wide
+    return np.ascontiguousarray(layout.to_physical(array))
 
 
-def from_device(array: np.ndarray, shape: Sequence[int], layout: Layout) -> np.ndarray:
+def from_device(array: np.ndarray, shape: Sequence[int], layout: Layout, pad: bool = False) -> np.ndarray:
     """The host (logical) array of shape `shape` whose device array is `array`
-    (any array of the right number of elements, e.g. raw bytes viewed as the dtype)."""
+    (any array of the right number of elements, e.g. raw bytes viewed as the dtype).
+    With `pad`, `array` is the physical tensor of `layout.padded_shape(shape)` and
+    its padding is dropped."""
     import numpy as np
 
+    if pad:
+        padded = layout.padded_shape(shape)
+        wide = layout.to_logical(np.asarray(array).reshape(layout.physical_shape(padded)), padded)
+        return np.ascontiguousarray(wide[tuple(slice(0, int(s)) for s in shape)])
     phys = layout.physical_shape(shape)
     return np.ascontiguousarray(layout.to_logical(np.asarray(array).reshape(phys), shape))

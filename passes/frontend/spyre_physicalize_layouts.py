@@ -28,7 +28,11 @@ inserted, on the operands that move the fewest bytes. What cannot be
 converted is a located error before anything is rewritten: an op on a
 physical chain with no rule (the strict catch-all; `report-unhandled=true`
 instead counts such ops, warns, and feeds them logical values), a runtime-shaped
-reshape, a non-splat dense constant, a partial stick, an unsupported tile.
+reshape, a non-splat dense constant, an unsupported tile. A tile covering
+part of a stick is read as whole sticks and sliced (a logical value) and
+written only where it covers (a box in one stick, or whole sticks masked
+by the tile set); a view whose stick dim is not a multiple of the stick is
+padded to whole sticks (docs/layouts.md, "Partial sticks").
 `check-agreement` (on by default) checks that every type the rewrite derives
 is the one the analysis recorded, in both directions, and that every op it
 keeps receives the operand types the analysis implies (an op no rule
@@ -64,8 +68,10 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     AffineSetAttr,
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -79,8 +85,18 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, ReduceOp, TransposeOp
+from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSet
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSet,
+    AffineSymExpr,
+)
 from xdsl.ir.affine.affine_set import AffineConstraintExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -163,6 +179,8 @@ class Physicalizer:
         self._materialized: dict[tuple[SSAValue, object], SSAValue] = {}
         self._reads_physical_memo: dict[Operation, bool] = {}
         self._new_view: dict[SSAValue, SSAValue] = {}
+        # A partial-stick tile: its load tile, its store tile, and each cut dim's offset in its stick.
+        self._cut_tiles: dict[SSAValue, tuple[SSAValue | None, SSAValue | None, dict[int, int | SSAValue]]] = {}
         self._dead: list[Operation] = []
         self._rule_table = self._rules()
 
@@ -174,7 +192,9 @@ class Physicalizer:
         try:
             size = self.target.element_bytes(ty.get_element_type())
         except TargetError as exc:
-            raise error(at, f"spyre-physicalize-layouts: cannot count the bytes a relayout of {ty} moves: {exc}") from None
+            raise error(
+                at, f"spyre-physicalize-layouts: cannot count the bytes a relayout of {ty} moves: {exc}"
+            ) from None
         return math.prod(max(d, 0) for d in ty.get_shape()) * size
 
     # ================================================================ analysis
@@ -214,7 +234,7 @@ class Physicalizer:
             src, ops, args = (a.get_values() for a in (op.phys_src, op.phys_op, op.phys_arg))
             try:
                 layout = Layout.from_arrays(src, ops, args, len(sizes))
-                layout.check_shape(sizes)
+                layout.check_shape(sizes, pad=True)
             except LayoutError as exc:
                 raise Refusal(op, f"cannot lay out {ty}: {exc}") from None
             expected = tuple(math.prod(sizes[k + 1 :]) for k in range(len(sizes)))
@@ -246,7 +266,11 @@ class Physicalizer:
 
     def _analyze_op(self, op: Operation) -> None:
         for kind, handler in self._rule_table:
-            if isinstance(kind, type) and isinstance(op, kind) or (callable(kind) and not isinstance(kind, type) and kind(op)):
+            if (
+                isinstance(kind, type)
+                and isinstance(op, kind)
+                or (callable(kind) and not isinstance(kind, type) and kind(op))
+            ):
                 handler(op)
                 return
         self._catch_all(op)
@@ -334,29 +358,43 @@ class Physicalizer:
         box = box_bounds(op.access_tile_set.data)
         if box is None:
             raise Refusal(
-                op, f"an access tile of a marked view must be a box, got affine_set<{format_set(op.access_tile_set.data)}>"
+                op,
+                f"an access tile of a marked view must be a box, got affine_set<{format_set(op.access_tile_set.data)}>",
             )
+        cuts = {}
         for d, a in layout.splits.items():
-            lo, hi = box[d]
-            if lo % a or (hi - lo + 1) % a:
-                raise Refusal(
-                    op,
-                    f"the tile covers [{lo}, {hi}] of d{d}, which is split into sticks of {a}: a tile must cover "
-                    "whole sticks (partial sticks are not supported)",
-                )
+            cut = _cut_of(op, d, a, box[d])
+            if cut is not None:
+                cuts[d] = cut
+        if cuts:
+            self.plan[op] = cuts
         self.layout[op.result] = layout
         self.rule[op] = "access-tile"
 
+    def _cuts(self, tile: SSAValue) -> dict[int, _Cut] | None:
+        """The partial-stick cuts of an access tile of a marked view (None: it covers whole sticks)."""
+        owner = tile.owner
+        return self.plan.get(owner) if isinstance(owner, ConstructAccessTileOp) else None  # pyright: ignore[reportReturnType]
+
     def _a_load(self, op: LoadOp) -> None:
         layout = self.lay(op.operands[0])
-        if isinstance(layout, Layout):
-            self.layout[op.result] = _norm(layout)
-            self.rule[op] = "load"
+        if not isinstance(layout, Layout):
+            return
+        if self._cuts(op.operands[0]):
+            self.layout[op.result] = None  # whole sticks are read, then sliced: the covered part, logical
+            self.rule[op] = "partial-load"
+            return
+        self.layout[op.result] = _norm(layout)
+        self.rule[op] = "load"
 
     def _a_store(self, op: StoreOp) -> None:
         target = self.lay(op.operands[1])
         target = target if isinstance(target, Layout) else None
         value = self.lay(op.operands[0])
+        if target is not None and self._cuts(op.operands[1]):
+            self.demand[(op, 0)] = None  # the logical value is laid into whole sticks, stored masked
+            self.rule[op] = "partial-store"
+            return
         self.demand[(op, 0)] = _norm(target)
         if target is not None or isinstance(value, Layout):
             self.rule[op] = "store"
@@ -406,7 +444,9 @@ class Physicalizer:
 
         possible = [t for t in candidates if self._fits(t, [v for v, _ in fixed])]
         if not possible:
-            raise Refusal(op, f"'{op.name}' receives layouts {', '.join(_show(c) for c in candidates)} with no common one")
+            raise Refusal(
+                op, f"'{op.name}' receives layouts {', '.join(_show(c) for c in candidates)} with no common one"
+            )
         return min(possible, key=cost)
 
     def _fits(self, target: Layout | None, values: Sequence[SSAValue]) -> bool:
@@ -562,7 +602,9 @@ class Physicalizer:
             return
         dm = dim_map(op)
         if dm is None or not dm.is_projected():
-            raise Refusal(op, f"'{op.name}' has indexing maps that are not projected permutations: cannot split its loops")
+            raise Refusal(
+                op, f"'{op.name}' has indexing maps that are not projected permutations: cannot split its loops"
+            )
         dims = [dm.operand_loops(i) for i in range(len(operands))]
         n_loops = dm.loops
         split: dict[int, int] = {}
@@ -646,9 +688,7 @@ class Physicalizer:
 
     def rewrite(self) -> None:
         # What each op received before the rewrite, for the operand check (`_check_operands`).
-        before = (
-            {op: [v.type for v in op.operands] for op in self.module.walk()} if self.check_agreement else {}
-        )
+        before = {op: [v.type for v in op.operands] for op in self.module.walk()} if self.check_agreement else {}
         for op in list(self.module.walk()):
             if op.parent is None and op is not self.module:
                 continue  # erased with a replaced parent
@@ -658,10 +698,8 @@ class Physicalizer:
             marker.erase()
         # Views replaced by physical ones, and layout-invariant values rebuilt at
         # every user's layout, are left without users.
-        flexible = [
-            op for op in self.module.walk() if any(self.layout.get(r) is FLEX for r in op.results)
-        ]
-        for old in [*reversed(flexible), *self._dead]:
+        flexible = [op for op in self.module.walk() if any(self.layout.get(r) is FLEX for r in op.results)]
+        for old in [*reversed(flexible), *reversed(self._dead)]:  # users (tiles) before their views
             if not any(r.uses for r in old.results) and old.parent is not None:
                 old.detach()
                 old.erase()
@@ -822,12 +860,13 @@ class Physicalizer:
         elif isinstance(producer, BroadcastOp):
             new = self._materialize_broadcast(producer, target, new_type, before)
         else:  # an elementwise op over layout-invariant operands
-            operands = [
-                self.flexible_at(v, target, before) if self.lay(v) is FLEX else v for v in producer.operands
-            ]
+            operands = [self.flexible_at(v, target, before) if self.lay(v) is FLEX else v for v in producer.operands]
             new = type(producer).create(
                 operands=operands,
-                result_types=[_physical_type(r.type, target) if isinstance(r.type, TensorType) else r.type for r in producer.results],  # pyright: ignore[reportArgumentType]
+                result_types=[
+                    _physical_type(r.type, target) if isinstance(r.type, TensorType) else r.type
+                    for r in producer.results
+                ],  # pyright: ignore[reportArgumentType]
                 properties=dict(producer.properties),
                 attributes=dict(producer.attributes),
                 regions=[r.clone() for r in producer.regions],
@@ -906,8 +945,8 @@ class Physicalizer:
         ty = op.result.type
         assert isinstance(ty, MemRefType)
         sizes = [int(s) for s in ty.get_shape()]
-        phys = layout.physical_shape(sizes)
-        strides = layout.physical_strides(sizes)
+        phys = layout.physical_shape(sizes, pad=True)
+        strides = layout.physical_strides(sizes, pad=True)
         cset = _physical_set(op.coordinate_set.data, layout, sizes)
         new = ConstructMemoryViewOp(
             op.offset, list(phys), list(strides), cset, op.memory_space, MemRefType(ty.get_element_type(), phys)
@@ -920,6 +959,9 @@ class Physicalizer:
         self.counts["view"] += 1
 
     def _r_access_tile(self, op: ConstructAccessTileOp) -> None:
+        if op in self.plan:
+            self._r_partial_tile(op)
+            return
         layout = self.view_layout[op.base]
         view = self._new_view[op.base]
         at = InsertPoint.before(op)
@@ -966,11 +1008,178 @@ class Physicalizer:
         self._retype(op, [TensorType(elem, tile.get_shape())])  # pyright: ignore[reportAttributeAccessIssue]
         self.counts["load"] += 1
 
+    # -- partial sticks ----------------------------------------------------
+
+    def _r_partial_tile(self, op: ConstructAccessTileOp) -> None:
+        """A tile covering part of a stick: the physical tile its loads read (the
+        whole sticks it touches) and the one its stores write (only the covered
+        elements), built for the users it has; the loads and stores use them."""
+        layout = self.view_layout[op.base]
+        cuts: dict[int, _Cut] = self.plan[op]  # pyright: ignore[reportAssignmentType]
+        at = InsertPoint.before(op)
+        anchor = _anchor(op, at)
+        box = box_bounds(op.access_tile_set.data)
+        assert box is not None
+        starts, residues = {}, {}
+        for d, cut in cuts.items():
+            starts[d] = anchor[d] if cut.lo == 0 else _add(anchor[d], cut.lo, at)
+            residues[d] = cut.residue if cut.residue is not None else _divmod(starts[d], cut.stick, arith.RemSIOp, at)
+        users = {type(use.operation) for use in op.result.uses}
+        read = self._cut_tile(op, layout, anchor, box, cuts, starts, residues, False) if LoadOp in users else None
+        write = self._cut_tile(op, layout, anchor, box, cuts, starts, residues, True) if StoreOp in users else None
+        self._cut_tiles[op.result] = (read, write, residues)
+        self._dead.append(op)
+        self.counts["partial-tile"] += 1
+
+    def _cut_tile(
+        self,
+        op: ConstructAccessTileOp,
+        layout: Layout,
+        anchor: Sequence[SSAValue],
+        box: Sequence[tuple[int, int]],
+        cuts: dict[int, _Cut],
+        starts: dict[int, SSAValue],
+        residues: dict[int, int | SSAValue],
+        store: bool,
+    ) -> SSAValue:
+        """The physical tile of `op` for loads (whole sticks from the stick holding
+        the first covered element) or for stores: a cut covering one stick is the
+        box of its elements in that stick; one spanning several sticks (its offset
+        is their whole sticks masked to the covered ones (its offset in the first stick
+        a symbol of the mask when known at run time only)."""
+        at = InsertPoint.before(op)
+        indices: list[SSAValue] = []
+        bounds: list[tuple[int, int]] = []
+        masks: list[AffineConstraintExpr] = []
+        symbols: list[SSAValue] = []  # run-time offsets in a stick, bound by the masks' symbols
+        for k, axis in enumerate(layout.axes):
+            lo, hi = box[axis.dim]
+            cut = cuts.get(axis.dim)
+            if axis.part == "whole":
+                indices.append(anchor[axis.dim])
+                bounds.append((lo, hi))
+            elif cut is None and axis.part == "outer":
+                indices.append(_divmod(anchor[axis.dim], axis.stick, arith.DivSIOp, at))
+                bounds.append((lo // axis.stick, (hi + 1) // axis.stick - 1))
+            elif cut is None:
+                indices.append(_divmod(anchor[axis.dim], axis.stick, arith.RemSIOp, at))
+                bounds.append((0, axis.stick - 1))
+            elif axis.part == "outer":
+                indices.append(_divmod(starts[axis.dim], axis.stick, arith.DivSIOp, at))
+                bounds.append((0, cut.sticks - 1))
+            elif store and cut.sticks == 1:
+                residue = residues[axis.dim]
+                indices.append(_index_const(at, residue) if isinstance(residue, int) else residue)
+                bounds.append((0, cut.size - 1))
+            else:
+                indices.append(_index_const(at, 0))
+                bounds.append((0, axis.stick - 1))
+                if store:  # covered: residue <= stick * s + t <= residue + size - 1
+                    outer = layout.axes_of(axis.dim)[0]
+                    position = AffineDimExpr(outer) * axis.stick + AffineDimExpr(k)
+                    residue = residues[axis.dim]
+                    if isinstance(residue, int):
+                        first: AffineExpr = AffineConstantExpr(residue)
+                    else:
+                        first = AffineSymExpr(len(symbols))
+                        symbols.append(residue)
+                    masks.append(nonnegative(position - first))
+                    masks.append(nonnegative(first + (cut.size - 1) - position))
+        rank = len(layout.axes)
+        tile_set = box_set(bounds)
+        if masks:
+            tile_set = AffineSetAttr(AffineSet(rank, len(symbols), (*tile_set.data.constraints, *masks)))
+        new = ConstructAccessTileOp(
+            self._new_view[op.base],
+            AffineMap.identity(rank),
+            indices,
+            tile_set,
+            AffineMap.identity(rank),
+            AccessTileType([hi - lo + 1 for lo, hi in bounds]),  # pyright: ignore[reportCallIssue]
+            symbols,
+        )
+        Rewriter.insert_op(new, at)
+        new.result.name_hint = op.result.name_hint
+        return new.result
+
+    def _r_partial_load(self, op: LoadOp) -> None:
+        """Read the whole sticks, take them to logical order and slice out the covered part."""
+        tile = op.operands[0]
+        cuts = self._cuts(tile)
+        assert cuts is not None
+        read, _, residues = self._cut_tiles[tile]
+        assert read is not None
+        layout = self.view_layout[tile.owner.base]  # pyright: ignore[reportAttributeAccessIssue]
+        ty = op.result.type
+        assert isinstance(ty, TensorType)
+        elem = ty.get_element_type()
+        load = LoadOp(read, TensorType(elem, read.type.get_shape()))  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(load, InsertPoint.before(op))
+        self.layout[load.result] = layout
+        whole = self.relayout(load.result, layout, None, op)
+        offsets = [residues.get(d, 0) for d in range(layout.rank)]
+        part = upstream_op(tensor.ExtractSliceOp)(whole, offsets, list(ty.get_shape()), [1] * layout.rank, ty)
+        Rewriter.insert_op(part, InsertPoint.before(op))
+        self._agree(op.result, part.results[0].type)
+        op.result.replace_all_uses_with(part.results[0])
+        op.detach()
+        op.erase()
+        self.counts["partial-load"] += 1
+
+    def _r_partial_store(self, op: StoreOp) -> None:
+        """Lay the logical value into the sticks the write tile covers and store
+        through it: only the covered elements are written."""
+        self._prepare(op)
+        value, tile = op.operands
+        cuts = self._cuts(tile)
+        assert cuts is not None
+        _, write, residues = self._cut_tiles[tile]
+        assert write is not None
+        layout = self.view_layout[tile.owner.base]  # pyright: ignore[reportAttributeAccessIssue]
+        ty = value.type
+        assert isinstance(ty, TensorType)
+        at = InsertPoint.before(op)
+        extents = list(ty.get_shape())
+        spanned = {d: c for d, c in cuts.items() if c.sticks > 1}
+        if spanned:
+            # The covered elements at their offsets in whole sticks; the rest is masked off by the tile.
+            wide_shape = [spanned[d].sticks * spanned[d].stick if d in spanned else e for d, e in enumerate(extents)]
+            wide_type = _tensor_type(ty.get_element_type(), tuple(wide_shape))
+            zero = 0.0 if isinstance(ty.get_element_type(), AnyFloat) else 0
+            fill = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(wide_type, [zero]))  # pyright: ignore[reportArgumentType]
+            static, dynamic = split_dynamic_index_list(
+                [residues[d] if d in spanned else 0 for d in range(len(extents))], DYNAMIC_INDEX
+            )
+            place = upstream_op(tensor.InsertSliceOp).get(  # pyright: ignore[reportAttributeAccessIssue]
+                value, fill.result, extents, static, offsets=dynamic, result_type=wide_type
+            )
+            Rewriter.insert_op([fill, place], at)
+            value = place.results[0]
+        # A cut within one stick is laid out as sticks of its own size: the physical box it stores.
+        within = Layout(
+            tuple(
+                Axis(a.dim, a.part, cuts[a.dim].size)
+                if a.part != "whole" and a.dim in cuts and a.dim not in spanned
+                else a
+                for a in layout.axes
+            ),
+            layout.rank,
+        )
+        self.layout[value] = None
+        physical = self.relayout(value, None, within, op)
+        assert physical.type.get_shape() == write.type.get_shape(), (physical.type, write.type)  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(StoreOp(physical, write), at)
+        op.detach()
+        op.erase()
+        self.counts["partial-store"] += 1
+
     def _r_elementwise(self, op: Operation) -> None:
         self._prepare(op)
         shaped = next(v.type for v in op.operands if isinstance(v.type, TensorType))
         types = [
-            _tensor_type(r.type.get_element_type(), tuple(shaped.get_shape())) if isinstance(r.type, TensorType) else r.type  # pyright: ignore[reportAttributeAccessIssue]
+            _tensor_type(r.type.get_element_type(), tuple(shaped.get_shape()))
+            if isinstance(r.type, TensorType)
+            else r.type  # pyright: ignore[reportAttributeAccessIssue]
             for r in op.results
         ]
         self._retype(op, types)
@@ -1028,7 +1237,9 @@ class Physicalizer:
         src_phys = op.src.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         if isinstance(op, tensor.CollapseShapeOp):
             shape = [math.prod(src_phys[k] for k in g) for g in groups]
-            new = upstream_op(tensor.CollapseShapeOp)(operands=[op.src], properties={"reassociation": reassociation}, result_types=[TensorType(elem, shape)])
+            new = upstream_op(tensor.CollapseShapeOp)(
+                operands=[op.src], properties={"reassociation": reassociation}, result_types=[TensorType(elem, shape)]
+            )
         else:
             shape = list(big.physical_shape(logical))
             new = upstream_op(tensor.ExpandShapeOp)(op.src, [], reassociation, shape, TensorType(elem, shape))
@@ -1152,7 +1363,9 @@ class Physicalizer:
             value: SSAValue = fresh
             if k in expanded_out:
                 ty, reassociation = expanded_out[k]
-                collapse = upstream_op(tensor.CollapseShapeOp)(operands=[fresh], properties={"reassociation": reassociation}, result_types=[ty])
+                collapse = upstream_op(tensor.CollapseShapeOp)(
+                    operands=[fresh], properties={"reassociation": reassociation}, result_types=[ty]
+                )
                 Rewriter.insert_op(collapse, after)
                 after = InsertPoint.after(collapse)
                 value = collapse.result
@@ -1162,6 +1375,103 @@ class Physicalizer:
         op.detach()
         op.erase()
         self.counts["contraction"] += 1
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """How an access tile covers split dim `dim` (sticks of `stick`) when it
+    covers part of a stick: `size` elements from `lo` past the anchor, starting
+    at offset `residue` in a stick (None: known at run time only), touching
+    `sticks` sticks (the same number from every offset it may start at)."""
+
+    dim: int
+    stick: int
+    lo: int
+    size: int
+    residue: int | None
+    sticks: int
+
+
+def _cut_of(op: ConstructAccessTileOp, dim: int, stick: int, bounds: tuple[int, int]) -> _Cut | None:
+    """The cut of tile `op` on split dim `dim`, or None when it covers whole
+    sticks (it starts at a stick boundary and covers a multiple of the stick);
+    a Refusal when where it starts in a stick is not known well enough to know
+    how many sticks it touches."""
+    lo, hi = bounds
+    size = hi - lo + 1
+    modulus, rest = _congruence_expr(op.base_map.data.results[dim], [_congruence(v) for v in op.indices])
+    known = math.gcd(modulus, stick)  # the start's offset in its stick is known modulo `known`
+    first = (rest + lo) % known
+    if first == 0 and size % stick == 0:
+        # Whole sticks. When the offset is known only modulo `known` < `stick` (an
+        # anchor stepped by a run-time block size), a start at a stick boundary is
+        # assumed, as for every whole-stick tile: docs/layouts.md, "Partial sticks".
+        return None
+    # The offsets it may start at, and how many sticks it touches from each.
+    touched = {-(-(offset + size) // stick) for offset in range(first, stick, known)}
+    if len(touched) == 1:
+        return _Cut(dim, stick, lo, size, first if known == stick else None, touched.pop())
+    raise Refusal(
+        op,
+        f"the tile covers {size} elements of d{dim} (sticks of {stick}) from an offset in a stick known only "
+        f"modulo {known}: it touches {min(touched)} or {max(touched)} sticks depending on the run; anchor it "
+        f"at a multiple of {stick}, or make {size} + its offset in a stick fit the same number of sticks "
+        f"from every multiple of {known}",
+    )
+
+
+def _congruence(value: SSAValue) -> tuple[int, int]:
+    """(m, c) such that `value` equals c modulo m on every run (m = 0: it equals c);
+    (1, 0) when nothing is known. From constants, `addi`/`subi`/`muli`,
+    `index_cast`, `affine.apply` and `scf.for` induction variables:
+    `%i * 16 + 32` is (16, 0)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return 0, owner.value.value.data
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        a, b = _congruence(owner.lhs), _congruence(owner.rhs)
+        if isinstance(owner, arith.MuliOp):
+            return _times(a, b)
+        return _plus(a, b if isinstance(owner, arith.AddiOp) else _times((0, -1), b))
+    if isinstance(owner, arith.IndexCastOp):
+        return _congruence(owner.input)
+    if isinstance(owner, affine.ApplyOp):
+        return _congruence_expr(owner.map.data.results[0], [_congruence(v) for v in owner.mapOperands])
+    if isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp) and value.index == 0:  # pyright: ignore[reportAttributeAccessIssue]
+        lb, step = _congruence(loop.lb), _congruence(loop.step)
+        return _normal(math.gcd(lb[0], step[0], step[1]), lb[1])
+    return 1, 0
+
+
+def _congruence_expr(expr: AffineExpr, operands: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The congruence of an affine expression over operands of known congruences (dims, then symbols)."""
+    if isinstance(expr, AffineConstantExpr):
+        return 0, expr.value
+    if isinstance(expr, AffineDimExpr):
+        return operands[expr.position]
+    if isinstance(expr, AffineBinaryOpExpr) and expr.kind in (AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul):
+        a, b = _congruence_expr(expr.lhs, operands), _congruence_expr(expr.rhs, operands)
+        return _plus(a, b) if expr.kind == AffineBinaryOpKind.Add else _times(a, b)
+    return 1, 0
+
+
+def _normal(modulus: int, rest: int) -> tuple[int, int]:
+    return (modulus, rest % modulus) if modulus else (0, rest)
+
+
+def _plus(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    return _normal(math.gcd(a[0], b[0]), a[1] + b[1])
+
+
+def _times(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    # (c + m x)(d + n y) = cd + c n y + d m x + m n x y
+    return _normal(math.gcd(a[0] * b[0], a[1] * b[0], b[1] * a[0]), a[1] * b[1])
+
+
+def _add(value: SSAValue, constant: int, at: InsertPoint) -> SSAValue:
+    op = arith.AddiOp(value, _index_const(at, constant))
+    Rewriter.insert_op(op, at)
+    return op.result
 
 
 def _runs(layout: Layout, shape: Sequence[int]) -> list[tuple[int, int]]:
@@ -1189,7 +1499,9 @@ def _reshape_through(value: SSAValue, middle: Sequence[int], target: TensorType,
     assert isinstance(source, TensorType)
     src, dst = list(source.get_shape()), list(target.get_shape())
     if (down := _reassociation(src, dst)) is not None:
-        op = upstream_op(tensor.CollapseShapeOp)(operands=[value], properties={"reassociation": down}, result_types=[target])
+        op = upstream_op(tensor.CollapseShapeOp)(
+            operands=[value], properties={"reassociation": down}, result_types=[target]
+        )
     elif (up := _reassociation(dst, src)) is not None:
         op = upstream_op(tensor.ExpandShapeOp)(value, [], up, dst, target)
     else:
@@ -1299,7 +1611,7 @@ def _anchor(op: ConstructAccessTileOp, at: InsertPoint) -> list[SSAValue]:
 def _physical_set(aset: AffineSet, layout: Layout, sizes: Sequence[int]) -> AffineSetAttr:
     """The coordinate set over physical axes holding exactly the images of `aset`'s points."""
     if box_bounds(aset) == [(0, s - 1) for s in sizes]:
-        return shape_set(layout.physical_shape(sizes))
+        return shape_set(layout.physical_shape(sizes, pad=True))  # the padding is part of the tensor
     logical: list[AffineExpr | None] = [None] * layout.rank
     for k, axis in enumerate(layout.axes):
         p = AffineDimExpr(k)
@@ -1310,7 +1622,9 @@ def _physical_set(aset: AffineSet, layout: Layout, sizes: Sequence[int]) -> Affi
         else:
             logical[axis.dim] = p if logical[axis.dim] is None else logical[axis.dim] + p  # pyright: ignore[reportOptionalOperand]
     constraints = [
-        AffineConstraintExpr(c.kind, c.lhs.replace_dims_and_symbols(logical, []), c.rhs.replace_dims_and_symbols(logical, []))  # pyright: ignore[reportArgumentType]
+        AffineConstraintExpr(
+            c.kind, c.lhs.replace_dims_and_symbols(logical, []), c.rhs.replace_dims_and_symbols(logical, [])
+        )  # pyright: ignore[reportArgumentType]
         for c in aset.constraints
     ]
     for k, axis in enumerate(layout.axes):
@@ -1332,7 +1646,10 @@ def _renumber_indices(body: Region, split: dict[int, int], new_loop: dict[tuple[
             Rewriter.insert_op(new, at)
             op.result.replace_all_uses_with(new.result)
         else:
-            outer, inner = upstream_op(IndexOp)(new_loop[(loop, "outer")]), upstream_op(IndexOp)(new_loop[(loop, "inner")])
+            outer, inner = (
+                upstream_op(IndexOp)(new_loop[(loop, "outer")]),
+                upstream_op(IndexOp)(new_loop[(loop, "inner")]),
+            )
             stick = arith.ConstantOp(IntegerAttr(split[loop], IndexType()))
             mul = arith.MuliOp(outer.result, stick.result)
             add = arith.AddiOp(mul.result, inner.result)
@@ -1386,7 +1703,8 @@ def _record_host_layouts(physicalizer: Physicalizer) -> None:
         if not isinstance(block, Block) or not isinstance(func_op := block.parent_op(), func.FuncOp):
             continue
         layout = physicalizer.view_layout[view.result]
-        shape = [int(s) for s in view.result.type.get_shape()]  # pyright: ignore[reportAttributeAccessIssue]
+        # A partial last stick is zero-padded: the parameter holds the padded tensor.
+        shape = layout.padded_shape([int(s) for s in view.result.type.get_shape()])  # pyright: ignore[reportAttributeAccessIssue]
         n = len(func_op.body.block.args)
         attrs = list(func_op.arg_attrs.data) if func_op.arg_attrs else [DictionaryAttr({}) for _ in range(n)]
         index = base.index  # pyright: ignore[reportAttributeAccessIssue]

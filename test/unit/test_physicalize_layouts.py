@@ -20,7 +20,7 @@ from conftest import CORPUS, kernel_arguments
 
 import spyre_mlir
 from spyre_mlir import ir
-from spyre_mlir.analysis.layout import Layout, from_device, to_device
+from spyre_mlir.analysis.layout import Layout, LayoutError, from_device, to_device
 from spyre_mlir.interpreter import InterpreterOptions
 from spyre_mlir.passes.frontend.spyre_physicalize_layouts import LAST_RUN, Physicalizer
 
@@ -94,8 +94,11 @@ CASES = {
         lambda a: {"out": a["x"] * a["w"][None, :]},
     ),
     "matmul_sticks_disagree": (
-        {"a": ((64, 128), S2), "b": ((128, 64), Layout.from_arrays([0, 1, 0], [1, 0, 2], [32, 0, 32], 2)),
-         "c": ((64, 64), S2)},
+        {
+            "a": ((64, 128), S2),
+            "b": ((128, 64), Layout.from_arrays([0, 1, 0], [1, 0, 2], [32, 0, 32], 2)),
+            "c": ((64, 64), S2),
+        },
         lambda a: {"c": a["a"] @ a["b"]},
     ),
     "pointwise_conflict": (
@@ -161,8 +164,21 @@ def test_host_layout_option_reads_through_the_recorded_layouts(modules, func):
 def test_the_rules_kernels_exercise_every_rule():
     physicalize(spyre_mlir.parse(RULES.read_text()))
     counts = LAST_RUN[-1].counts
-    for rule in ("view", "access-tile", "load", "elementwise", "splat", "broadcast", "reshape", "reduce",
-                 "transpose", "contraction", "extract", "loop", "if"):
+    for rule in (
+        "view",
+        "access-tile",
+        "load",
+        "elementwise",
+        "splat",
+        "broadcast",
+        "reshape",
+        "reduce",
+        "transpose",
+        "contraction",
+        "extract",
+        "loop",
+        "if",
+    ):
         assert counts[rule] > 0, f"no kernel exercises the {rule} rule"
     # Real conversions (the transposes, the pointwise and matmul conflicts) and
     # free ones (a logical row vector is already its one-dim stick layout).
@@ -250,7 +266,6 @@ def test_an_op_without_a_rule_is_reported_not_skipped():
     np.testing.assert_array_equal(out["return_0"], x[:, :32])
 
 
-
 # -- the corpus, with generated markers -------------------------------------------
 
 
@@ -323,8 +338,10 @@ def test_corpus_kernels_with_generated_markers(path):
     name, args, hbm = kernel_arguments(path, seed=0)
     # Small integers: exact whatever the reduction order.
     rng = np.random.default_rng(0)
-    args = {k: (rng.integers(-3, 4, v.shape).astype(v.dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
-            for k, v in args.items()}
+    args = {
+        k: (rng.integers(-3, 4, v.shape).astype(v.dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
+        for k, v in args.items()
+    }
     module = spyre_mlir.parse(text, verify=True)
     if path.stem in REFUSED:
         with pytest.raises(spyre_mlir.DiagnosticError) as info:
@@ -344,3 +361,167 @@ def test_corpus_kernels_with_generated_markers(path):
     through = spyre_mlir.interpret(physical, name, options=InterpreterOptions(host_layout=True), hbm=hbm, **args)
     for key in logical:
         np.testing.assert_array_equal(through[key], logical[key], err_msg=f"{path.name} {key} (host layout)")
+
+
+# -- partial sticks (issue 22) ------------------------------------------------------
+
+
+def test_padded_device_arrays():
+    """A partial last stick: zero-filled on the way to the device, dropped on the way back;
+    without `pad` it is refused, as before."""
+    layout = Layout.stick_last(2, 4)  # [M, N] -> [ceil(N/4), M, 4]
+    host = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], np.float32)
+    assert layout.padded_shape(host.shape) == (2, 8)
+    assert layout.physical_shape(host.shape, pad=True) == (2, 2, 4)
+    device = to_device(host, layout, pad=True)
+    expected = [[[1, 2, 3, 4], [6, 7, 8, 9]], [[5, 0, 0, 0], [10, 0, 0, 0]]]
+    np.testing.assert_array_equal(device, np.array(expected, np.float32))
+    np.testing.assert_array_equal(from_device(device.reshape(-1), host.shape, layout, pad=True), host)
+    # Element (1, 4) is in the second stick, row 1, lane 0: 1 * 8 + 1 * 4 + 0.
+    assert layout.element_offsets(np.array([1, 4]), host.shape, pad=True) == 12
+    with pytest.raises(LayoutError, match="partial sticks"):
+        to_device(host, layout)
+
+
+PARTIAL = Path(__file__).parent / "kernels" / "layout" / "partial_sticks.mlir"
+S32 = Layout.stick_last(2, 32)  # f32: 32 elements a 128-byte stick
+S64 = Layout.stick_last(2, 64)  # f16: 64
+R64 = Layout.from_arrays([0, 1, 0], [1, 0, 2], [64, 0, 64], 2)  # f16, sticks on the rows
+
+
+def _spanning(a):
+    out = a["out"].copy()
+    out[:, 20:44] = a["x"][:, 20:44] * 2
+    return {"out": out}
+
+
+# Per kernel: the host arrays' (shape, dtype, layout), the NumPy oracle, and whether the
+# marked kernel runs in the interpreter (a marker on a view with a partial last stick
+# does not: the interpreter places only whole sticks; its logical kernel stands in).
+PARTIAL_CASES = {
+    "matmul_f32_tiles16": (
+        {"a": ((64, 64), np.float32, S32), "b": ((64, 64), np.float32, S32), "c": ((64, 64), np.float32, S32)},
+        lambda a: {"c": a["a"] @ a["b"]},
+        True,
+    ),
+    "grid4x2_f16_rows32": (
+        {"x": ((128, 64), np.float16, R64), "y": ((128, 64), np.float16, S64), "out": ((128, 64), np.float16, S64)},
+        lambda a: {"out": np.exp(a["x"].astype(np.float32)) + a["y"]},
+        True,
+    ),
+    "store_spanning_two_sticks": (
+        {"x": ((8, 64), np.float32, S32), "out": ((8, 64), np.float32, S32)},
+        _spanning,
+        True,
+    ),
+    "tiles96_at_run_time_offsets": (
+        {"x": ((4, 384), np.float32, S64), "y": ((4, 384), np.float32, None), "out": ((4, 384), np.float32, S64)},
+        lambda a: {"out": a["x"] - a["y"]},
+        True,
+    ),
+    "padded_view_elementwise": (
+        {"x": ((8, 48), np.float32, S32), "out": ((8, 48), np.float32, S32)},
+        lambda a: {"out": a["x"] + 1},
+        False,
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def partial_modules():
+    text = PARTIAL.read_text()
+    return spyre_mlir.parse(text), physicalize(spyre_mlir.parse(text)), spyre_mlir.parse(strip_markers(text))
+
+
+@pytest.mark.parametrize("func", sorted(PARTIAL_CASES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_partial_sticks_compute_what_the_source_computes(partial_modules, func, seed):
+    """Loads of part of a stick read whole sticks and slice, stores write only
+    the covered elements, a partial last stick is padded: marked (where it runs)
+    = physicalized on the same bytes = the logical kernel = NumPy, on random inputs,
+    and the padding still holds zeros afterwards."""
+    marked, physical, logical = partial_modules
+    spec, oracle, marked_runs = PARTIAL_CASES[func]
+    rng = np.random.default_rng(seed)
+    host = {name: rng.standard_normal(shape).astype(dtype) for name, (shape, dtype, _) in spec.items()}
+    device = {
+        name: to_device(host[name], layout, pad=True) if layout else host[name] for name, (_, _, layout) in spec.items()
+    }
+    after = spyre_mlir.interpret(physical, func, **device)
+    if marked_runs:
+        before = spyre_mlir.interpret(marked, func, **device)
+        for name in spec:
+            np.testing.assert_array_equal(after[name], before[name], err_msg=f"@{func} {name}")
+    reference = spyre_mlir.interpret(logical, func, **host)
+    expected = oracle(host)
+    for name, (shape, dtype, layout) in spec.items():
+        got = from_device(after[name], shape, layout, pad=True) if layout else after[name]
+        np.testing.assert_array_equal(got, reference[name], err_msg=f"@{func} {name} vs the logical kernel")
+        if name in expected:
+            tol = 1e-2 if dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(got, expected[name], rtol=tol, atol=tol, err_msg=f"@{func} {name} vs NumPy")
+        padded = layout.padded_shape(shape) if layout else shape
+        if padded != shape:
+            wide = from_device(after[name], padded, layout)
+            outside = np.ones(padded, bool)
+            outside[tuple(slice(0, s) for s in shape)] = False
+            assert not wide[outside].any(), f"@{func} {name}: the padding was written"
+
+
+def test_partial_stick_tiles_read_whole_sticks_and_write_only_the_covered_elements(partial_modules):
+    _, physical, _ = partial_modules
+    text = ir.print_ir(physical)
+    # 16x16 f32 tiles: the loads read the 1x16x32 sticks, the store writes a 1x16x16 box.
+    matmul = text.split("func.func @matmul_f32_tiles16")[1].split("func.func")[0]
+    assert matmul.count("ktdp.load") == 2 and matmul.count("-> !ktdp.access_tile<1x16x32xindex>") == 2
+    assert matmul.count("tensor.extract_slice") == 2 and "-> !ktdp.access_tile<1x16x16xindex>" in matmul
+    # Columns 20..43 of sticks of 32: two sticks, the store masked to the covered elements.
+    mask = re.search(r"(#set\d+) = affine_set<[^\n]*d0 \* 32 \+ d2 - 20 >= 0, d0 \* -32 - d2 \+ 43 >= 0\)>", text)
+    assert mask is not None, "no tile set masked to columns 20..43"
+    spanning = text.split("func.func @store_spanning_two_sticks")[1].split("func.func")[0]
+    assert f"access_tile_set = {mask.group(1)}}}" in spanning
+
+
+def test_padded_host_layout_is_the_padded_shape(partial_modules):
+    """A parameter whose view has a partial last stick holds the padded tensor:
+    `spyre.host_layout` records the padded logical shape, so host arrays are given padded."""
+    _, physical, _ = partial_modules
+    rng = np.random.default_rng(5)
+    x = np.zeros((8, 64), np.float32)
+    x[:, :48] = rng.standard_normal((8, 48))
+    out = spyre_mlir.interpret(
+        physical, "padded_view_elementwise", options=InterpreterOptions(host_layout=True), x=x, out=np.zeros_like(x)
+    )
+    np.testing.assert_array_equal(out["out"][:, :48], x[:, :48] + 1)
+    assert not out["out"][:, 48:].any()
+
+
+STRADDLE = """
+#t = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 23 >= 0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @straddle(%x: index) attributes {grid = [2, 1]} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %p = ktdp.get_compute_tile_id : index
+  %col = arith.muli %p, %c16 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8x64xf32>
+  spyre.tensor_layout %v {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<8x64xf32>
+  %t = ktdp.construct_access_tile %v[%c0, %col] {access_tile_set = #t, access_tile_order = #id} : memref<8x64xf32> -> !ktdp.access_tile<8x24xindex>
+  %d = ktdp.load %t : !ktdp.access_tile<8x24xindex> -> tensor<8x24xf32>
+  ktdp.store %d, %t : tensor<8x24xf32>, !ktdp.access_tile<8x24xindex>
+  return
+}
+"""
+
+
+def test_a_tile_straddling_sticks_at_a_run_time_offset_is_refused():
+    """24 columns from a multiple of 16 cross a stick boundary or not depending on
+    the core: which sticks to read and which elements to mask is not static."""
+    with pytest.raises(spyre_mlir.DiagnosticError) as info:
+        physicalize(spyre_mlir.parse(STRADDLE))
+    d = info.value.diagnostic
+    assert (
+        "covers 24 elements of d1 (sticks of 32) from an offset in a stick known only modulo 16: it touches 1 or 2"
+        in d.message
+    )
+    assert d.location is not None and d.location.line == 11
