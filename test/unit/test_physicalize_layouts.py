@@ -395,6 +395,14 @@ def _spanning(a):
     return {"out": out}
 
 
+def _offset_box(a):
+    x, out = a["x"].copy(), a["out"].copy()
+    for j in (0, 8):
+        box = (slice(j + 2, j + 6), slice(j + 4, j + 8))
+        out[box] = x[box] = np.exp(a["x"][box])
+    return {"x": x, "out": out}
+
+
 # Per kernel: the host arrays' (shape, dtype, layout), the NumPy oracle, and whether the
 # marked kernel runs in the interpreter (a marker on a view with a partial last stick
 # does not: the interpreter places only whole sticks; its logical kernel stands in).
@@ -417,6 +425,11 @@ PARTIAL_CASES = {
     "tiles96_at_run_time_offsets": (
         {"x": ((4, 384), np.float32, S64), "y": ((4, 384), np.float32, None), "out": ((4, 384), np.float32, S64)},
         lambda a: {"out": a["x"] - a["y"]},
+        True,
+    ),
+    "offset_box": (
+        {"x": ((16, 64), np.float32, S32), "out": ((16, 64), np.float32, S32)},
+        _offset_box,
         True,
     ),
     "padded_view_elementwise": (

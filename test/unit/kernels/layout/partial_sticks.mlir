@@ -121,3 +121,23 @@ func.func @tiles96_at_run_time_offsets(%x: index, %y: index, %out: index) attrib
   ktdp.store %d, %ot : tensor<4x96xf32>, !ktdp.access_tile<4x96xindex>
   return
 }
+
+// x[r, c] = exp(x[r, c]) and out[r, c] = exp(x[r, c]) for the 4x4 box r in 8q+2..8q+5,
+// c in 8q+4..8q+7 on a 1x2 grid (f32, sticks of 32): the box starts past its anchor in
+// both dims, the tile is loaded and stored through.
+func.func @offset_box(%x: index, %out: index) attributes {grid = [1, 2]} {
+  %p, %q = ktdp.get_compute_tile_id : index, index
+  %c8 = arith.constant 8 : index
+  %j = arith.muli %q, %c8 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [16, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<16x64xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<16x64xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [16, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 15 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<16x64xf32>
+  spyre.tensor_layout %ov {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<16x64xf32>
+  %xt = ktdp.construct_access_tile %xv[%j, %j] {access_tile_set = affine_set<(d0, d1) : (d0 - 2 >= 0, -d0 + 5 >= 0, d1 - 4 >= 0, -d1 + 7 >= 0)>, access_tile_order = #id2} : memref<16x64xf32> -> !ktdp.access_tile<4x4xindex>
+  %xd = ktdp.load %xt : !ktdp.access_tile<4x4xindex> -> tensor<4x4xf32>
+  %e = math.exp %xd : tensor<4x4xf32>
+  ktdp.store %e, %xt : tensor<4x4xf32>, !ktdp.access_tile<4x4xindex>
+  %ot = ktdp.construct_access_tile %ov[%j, %j] {access_tile_set = affine_set<(d0, d1) : (d0 - 2 >= 0, -d0 + 5 >= 0, d1 - 4 >= 0, -d1 + 7 >= 0)>, access_tile_order = #id2} : memref<16x64xf32> -> !ktdp.access_tile<4x4xindex>
+  ktdp.store %e, %ot : tensor<4x4xf32>, !ktdp.access_tile<4x4xindex>
+  return
+}
