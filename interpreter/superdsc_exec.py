@@ -375,6 +375,9 @@ class _Access:
     """Per core of the DSC (`_DscPlan.cores` order): the start, a symbol id when the start is symbolic."""
     origins: np.ndarray | None = None
     """HBM: per core, the byte offset of the core's first element from the tensor's base."""
+    placed_strides: tuple[int, ...] | None = None
+    """HBM: the start's stride per core-grid axis when each core starts at its first element
+    (`origins`), None when those starts are no grid."""
 
     @property
     def nbytes(self) -> int:
@@ -590,6 +593,11 @@ def _plan_dsc(sdsc: SuperDsc, k: int, dsc: Dsc, source: str) -> _DscPlan:
         a.starts = tuple(a.alloc.start_address[c] for c in cores)
         if a.alloc.component == "hbm":
             a.origins = _origin_offsets(a, slices)
+    grid = _core_grid(sdsc, slices)
+    for a in accesses.values():
+        if grid is not None and a.origins is not None:
+            found = grid.strides(a.origins)
+            a.placed_strides = found[1] if found is not None else None
     bytes_read: dict[str, int] = {}
     bytes_written: dict[str, int] = {}
     elements: dict[str, int] = {}
@@ -598,7 +606,6 @@ def _plan_dsc(sdsc: SuperDsc, k: int, dsc: Dsc, source: str) -> _DscPlan:
             for a in accesses_of_op:
                 counts[a.alloc.component] = counts.get(a.alloc.component, 0) + a.nbytes * len(cores)
         elements[op.name] = elements.get(op.name, 0) + op.elements * len(cores)
-    grid = _core_grid(sdsc, slices)
     return _DscPlan(accesses, ops, cores, grid, bytes_read, bytes_written, elements)
 
 
@@ -951,9 +958,11 @@ def _check_tensors(
     starts: Mapping[str, np.ndarray],
     tensors: Sequence[tuple[str, int, Sequence[int], object]],
     source: str,
-) -> None:
+) -> set[str]:
     """Each HBM allocation starting inside a tensor argument is laid out as its default layout, and
-    each core starts at the tensor's base plus the offset of its first element."""
+    each core starts at the tensor's base plus the offset of its first element. Returns the labels
+    of the allocations whose every core starts so in one argument."""
+    placed = set()
     args = []
     for name, base, shape, dtype in tensors:
         dtype = np.dtype(dtype)
@@ -972,8 +981,10 @@ def _check_tensors(
         name, base, _, _, _, nbytes = args[k]
         if base <= lo and hi < base + nbytes and bool((at - access.origins == base).all()):
             _check_layout(access, args[k], source)
+            placed.add(access.label)
             continue
         _check_each_core(sdsc, plan, access, at, args, source)
+    return placed
 
 
 def _check_layout(access: _Access, arg: tuple, source: str) -> None:
@@ -1026,13 +1037,15 @@ def _grid_views(
     op: _Op,
     plan: _DscPlan,
     starts: Mapping[str, np.ndarray],
+    placed: set[str],
     hbm: ByteMemory,
     lx: LxMemory,
 ) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
     """The read and write views of `op` over every core at once (leading axes: the core grid; a
     tensor that is the same on every core along a grid axis has extent 1 there), when each core's
-    start is the first core's plus a stride per work-slice index; None when not (the per-core path
-    then runs, and reports bad addresses)."""
+    start is the first core's plus a stride per work-slice index (planned for the tensors in
+    `placed`, whose cores start at their first elements); None when not (the per-core path then
+    runs, and reports bad addresses)."""
     grid = plan.grid
     assert grid is not None
     lx_rows = getattr(lx, "rows", None)
@@ -1047,7 +1060,10 @@ def _grid_views(
             except MemoryRangeError:
                 return None
             at = at + np.array(plan.cores, dtype=np.int64) * rows.shape[1]
-        found = grid.strides(at)
+        if a.label in placed and a.placed_strides is not None:
+            found: tuple[int, tuple[int, ...]] | None = (int(at[grid.first]), a.placed_strides)
+        else:
+            found = grid.strides(at)
         if found is None:
             return None
         origin, strides = found
@@ -1089,19 +1105,24 @@ def run_superdsc(
     for plan in _plans_of(sdsc, source):
         cores = plan.cores
         starts = {label: _starts(a, cores, symbols, source) for label, a in plan.accesses.items()}
-        if tensors is not None:
-            _check_tensors(sdsc, plan, starts, tensors, source)
+        placed = _check_tensors(sdsc, plan, starts, tensors, source) if tensors is not None else set()
         with np.errstate(all="ignore"):
             for op in plan.ops:
-                _run_op(op, plan, starts, hbm, lx, source)
+                _run_op(op, plan, starts, placed, hbm, lx, source)
         stats.merge(ExecStats(plan.bytes_read, plan.bytes_written, plan.elements))
     return stats
 
 
 def _run_op(
-    op: _Op, plan: _DscPlan, starts: Mapping[str, np.ndarray], hbm: ByteMemory, lx: LxMemory, source: str
+    op: _Op,
+    plan: _DscPlan,
+    starts: Mapping[str, np.ndarray],
+    placed: set[str],
+    hbm: ByteMemory,
+    lx: LxMemory,
+    source: str,
 ) -> None:
-    batched = _grid_views(op, plan, starts, hbm, lx) if plan.grid is not None else None
+    batched = _grid_views(op, plan, starts, placed, hbm, lx) if plan.grid is not None else None
     if batched is not None:
         reads, writes = batched
         if op.direct is not None:
