@@ -114,3 +114,38 @@ func.func @huge_grid(%x: index, %N: index) attributes {grid = [65536, 2]} {
   ktdp.store %b, %w : tensor<8xf32>, !ktdp.access_tile<8xindex>
   func.return
 }
+
+// -----
+
+// A loop running to a runtime scalar (%n) that nothing bounds: no tile moves
+// along it, and %n states no admitted range. (%N, specialized, is unused.)
+func.func @unbounded_trip(%x: index, %N: index, %n: index) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  // expected-error@+1 {{this loop runs to %n, a runtime scalar, and nothing bounds it: a spatial program admits a stated range of each loop count it reads at run time (a trip), and no tile this loop moves bounds it within a view; state the range: give %n the type !ktdp.runtime_arg<index, upperbound = U[, granularity = G]> or the argument attribute {spyre.admit = {upperbound = U[, granularity = G]}}, or specialize it (scalars="n=...")}}
+  scf.for %i = %c0 to %n step %c1 {
+    %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+    %b = math.exp %a : tensor<8xf32>
+    ktdp.store %b, %t : tensor<8xf32>, !ktdp.access_tile<8xindex>
+  }
+  func.return
+}
+
+// -----
+
+// A malformed spyre.admit: a located error naming the form.
+// expected-error@+1 {{%n's spyre.admit must be {upperbound = U[, granularity = G]} of positive integers, got {upperbound = 0 : i64}}}
+func.func @bad_admit(%x: index, %N: index, %n: index {spyre.admit = {upperbound = 0 : i64}}) attributes {grid = [1]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = ktdp.construct_memory_view %x, sizes: [8], strides: [1] {coordinate_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<8xf32>
+  %t = ktdp.construct_access_tile %v[%c0] {access_tile_set = affine_set<(d0) : (d0 >= 0, -d0 + 7 >= 0)>, access_tile_order = affine_map<(d0) -> (d0)>} : memref<8xf32> -> !ktdp.access_tile<8xindex>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = ktdp.load %t : !ktdp.access_tile<8xindex> -> tensor<8xf32>
+    %b = math.exp %a : tensor<8xf32>
+    ktdp.store %b, %t : tensor<8xf32>, !ktdp.access_tile<8xindex>
+  }
+  func.return
+}
