@@ -432,6 +432,11 @@ PARTIAL_CASES = {
         _offset_box,
         True,
     ),
+    "anchor_arithmetic": (
+        {"x": ((4, 64), np.float32, S32), "out": ((4, 64), np.float32, S32)},
+        lambda a: {"out": 3 * a["x"]},
+        True,
+    ),
     "padded_view_elementwise": (
         {"x": ((8, 48), np.float32, S32), "out": ((8, 48), np.float32, S32)},
         lambda a: {"out": a["x"] + 1},

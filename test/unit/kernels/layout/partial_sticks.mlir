@@ -141,3 +141,30 @@ func.func @offset_box(%x: index, %out: index) attributes {grid = [1, 2]} {
   ktdp.store %e, %ot : tensor<4x4xf32>, !ktdp.access_tile<4x4xindex>
   return
 }
+
+// out = 3 * x on [4, 64] f32 (sticks of 32) in 16-column tiles at q*32 + 4 - 4 + k
+// (an affine.apply, a subi, a loop of step 16): the offset in a stick, 0 or 16, is
+// derived through each.
+func.func @anchor_arithmetic(%x: index, %out: index) attributes {grid = [1, 2]} {
+  %p, %q = ktdp.get_compute_tile_id : index, index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %three = arith.constant dense<3.0> : tensor<4x16xf32>
+  %xv = ktdp.construct_memory_view %x, sizes: [4, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4x64xf32>
+  spyre.tensor_layout %xv {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<4x64xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [4, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<4x64xf32>
+  spyre.tensor_layout %ov {phys_src = array<i64: 1, 0, 1>, phys_op = array<i64: 1, 0, 2>, phys_arg = array<i64: 32, 0, 32>} : memref<4x64xf32>
+  %a = affine.apply affine_map<(d0) -> (d0 * 32 + 4)>(%q)
+  %b = arith.subi %a, %c4 : index
+  scf.for %k = %c0 to %c32 step %c16 {
+    %col = arith.addi %b, %k : index
+    %xt = ktdp.construct_access_tile %xv[%c0, %col] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 15 >= 0)>, access_tile_order = #id2} : memref<4x64xf32> -> !ktdp.access_tile<4x16xindex>
+    %xd = ktdp.load %xt : !ktdp.access_tile<4x16xindex> -> tensor<4x16xf32>
+    %r = arith.mulf %xd, %three : tensor<4x16xf32>
+    %ot = ktdp.construct_access_tile %ov[%c0, %col] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 3 >= 0, d1 >= 0, -d1 + 15 >= 0)>, access_tile_order = #id2} : memref<4x64xf32> -> !ktdp.access_tile<4x16xindex>
+    ktdp.store %r, %ot : tensor<4x16xf32>, !ktdp.access_tile<4x16xindex>
+  }
+  return
+}
