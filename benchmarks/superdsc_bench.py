@@ -1,6 +1,7 @@
 """torch-spyre's compiled kernels on the CPU: the executor against the same op in plain NumPy.
 
     python benchmarks/superdsc_bench.py [--bundles DIR] [--repeat 5] [--json FILE]
+    python benchmarks/superdsc_bench.py --emitted [--corpus DIR] [--repeat 3]
 
 Not a test. For every example of ../shared/corpus/torch-spyre-bundles named
 in its README-upstream.md table (the op, the shapes and dtypes of `spyre
@@ -17,6 +18,14 @@ launch`): seeded random inputs (positive for division), then, best of
 
 and the ratios run/numpy and launch/numpy. Outputs are checked against the
 NumPy result (the benchmark stops on a mismatch).
+
+With --emitted: our own bundles against the kernels they come from. Each
+kernel of test/unit/kernels/superdsc (torch-spyre's examples written as
+KTIR) through `ktir-to-bundle` (torch-spyre's format), and each corpus
+kernel through `ktir-to-bundle{format=ktir}` (ours; the corpus kernels are
+refused in torch-spyre's format, docs/bundle.md): the source's run time and
+the bundle's (`RunReport.run_seconds`, best of --repeat, same arrays; outputs
+compared), and their ratio.
 """
 
 from __future__ import annotations
@@ -43,12 +52,116 @@ def _best(fn, repeat: int) -> tuple[float, object]:
     return best, value
 
 
+def _run_seconds(interpreter, func, args: dict, repeat: int, hbm=None, grid=None):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        fresh = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+        result = interpreter.run(func, fresh, {a: v.copy() for a, v in (hbm or {}).items()}, grid=grid)
+        best = min(best, result.report.run_seconds)
+    return best, result
+
+
+def emitted(args) -> list[dict]:
+    """Our bundles against their source kernels (see the module docstring)."""
+    import tempfile
+
+    from conftest import kernel_arguments
+
+    import spyre_mlir
+    from spyre_mlir.interpreter import Interpreter
+
+    jobs = []
+    for path in sorted((ROOT / "test" / "unit" / "kernels" / "superdsc").glob("*.mlir")):
+        jobs.append((path, "superdsc"))
+    for path in sorted(args.corpus.glob("*.mlir")):
+        jobs.append((path, "ktir"))
+    rows = []
+    header = f"{'kernel':<28} {'format':<9} {'source ms':>10} {'bundle ms':>10} {'bundle/src':>11}"
+    print(header)
+    print("-" * len(header))
+    rng = np.random.default_rng(0)
+    for path, fmt in jobs:
+        module = spyre_mlir.parse(path)
+        source = Interpreter(module)
+        func = source.kernel(None)
+        name = func.sym_name.data
+        hbm, grid = {}, None
+        if fmt == "ktir":
+            name, kernel_args, hbm = kernel_arguments(path)
+            grid = kernel_args.pop("grid", None)
+        else:
+            kernel_args = {}
+            for arg, ty in zip(func.body.blocks[0].args, func.function_type.inputs.data):
+                shape = _view_shape(module, arg)
+                kernel_args[arg.name_hint] = rng.standard_normal(shape).astype(_element_dtype(module, arg))
+        source_s, want = _run_seconds(source, name, kernel_args, args.repeat, hbm, grid)
+        out = Path(tempfile.mkdtemp(prefix="superdsc_bench_"))
+        spyre_mlir.PassManager.from_pipeline(f"ktir-to-bundle{{out-dir={out} format={fmt}}}").run(
+            spyre_mlir.parse(path)
+        )
+        bundle = Interpreter(out / "bundle.mlir")
+        if fmt == "ktir":
+            bundle_args = kernel_args
+        else:
+            arrays = [k for k, v in kernel_args.items() if isinstance(v, np.ndarray)]
+            bundle_args = {f"arg_{i}_base_addr": kernel_args[k] for i, k in enumerate(arrays)}
+        bundle_s, got = _run_seconds(bundle, "sdsc_bundle", bundle_args, args.repeat, hbm, grid)
+        for i, k in enumerate(k for k, v in kernel_args.items() if isinstance(v, np.ndarray)):
+            mine = got[k] if fmt == "ktir" else got[f"arg_{i}_base_addr"]
+            np.testing.assert_allclose(
+                np.asarray(mine, np.float32).reshape(-1),
+                np.asarray(want[k], np.float32).reshape(-1),
+                rtol=2e-3,
+                atol=1e-3,
+            )
+        row = {
+            "kernel": path.name,
+            "format": fmt,
+            "source_ms": source_s * 1e3,
+            "bundle_ms": bundle_s * 1e3,
+            "bundle_over_source": bundle_s / source_s,
+        }
+        rows.append(row)
+        print(
+            f"{path.name:<28} {fmt:<9} {row['source_ms']:>10.1f} {row['bundle_ms']:>10.1f} "
+            f"{row['bundle_over_source']:>11.2f}"
+        )
+    return rows
+
+
+def _view_shape(module, arg) -> tuple[int, ...]:
+    """The shape of the first memory view over a pointer argument."""
+    from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
+
+    for op in module.walk():
+        if isinstance(op, ConstructMemoryViewOp) and arg in op.operands:
+            return tuple(op.results[0].type.get_shape())
+    raise SystemExit(f"no memory view over %{arg.name_hint}")
+
+
+def _element_dtype(module, arg):
+    from spyre_mlir.dialects.ktdp import ConstructMemoryViewOp
+    from spyre_mlir.interpreter.dtypes import element_format
+
+    for op in module.walk():
+        if isinstance(op, ConstructMemoryViewOp) and arg in op.operands:
+            return element_format(op.results[0].type.get_element_type()).storage
+    raise SystemExit(f"no memory view over %{arg.name_hint}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bundles", type=Path, default=DEFAULT_BUNDLES)
+    parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "ktir")
+    parser.add_argument("--emitted", action="store_true", help="our emitted bundles against their source kernels")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()
+    if args.emitted:
+        rows = emitted(args)
+        if args.json:
+            args.json.write_text(json.dumps({"repeat": args.repeat, "rows": rows}, indent=1) + "\n")
+        return
 
     import test_launch  # the examples table and their NumPy oracles
 
@@ -59,7 +172,9 @@ def main() -> None:
     if not examples:
         sys.exit(f"no examples in {args.bundles}")
     rows = []
-    header = f"{'example':<14} {'shapes':<34} {'numpy ms':>9} {'run ms':>8} {'launch ms':>10} {'run/np':>7} {'launch/np':>9}"
+    header = (
+        f"{'example':<14} {'shapes':<34} {'numpy ms':>9} {'run ms':>8} {'launch ms':>10} {'run/np':>7} {'launch/np':>9}"
+    )
     print(header)
     print("-" * len(header))
     for name, inputs, outputs in examples:
