@@ -25,8 +25,10 @@
 A `spatial.program` is a symbol table holding declarations, one phase at a
 time (`spatial.phase`: tiled < placed < fused < sized < synthesized <
 verified). Declarations name each other by symbol: tensors (kernel
-arguments in HBM), scalars (kernel arguments the program is specialized
-for: `spatial.scalar @K : index = 2048`), sites (logical core coordinates
+arguments in HBM), scalars (kernel arguments: runtime inputs,
+`spatial.scalar @alpha : f32`, which compute stages read through
+`scalars(@alpha)`, or values the program is specialized for,
+`spatial.scalar @K : index = 2048`), sites (logical core coordinates
 and their engines), buffers (tile slots in a site's LX: FIFOs between
 engines, or `local`, one engine's variable), stages (load, store, receive,
 compute; a load or store stage may give its tile's `origin` as an affine
@@ -34,7 +36,7 @@ map of its step's indices, a compute body takes index arguments after its
 tiles),
 edges (a producer and a consumer of one buffer), multicast groups (one load
 read by several sites), semaphores, trips (a loop count read from an input
-tensor, with an admitted range: `spatial.trip`, run to by `spatial.loop %k
+tensor or a runtime scalar, with an admitted range and granularity: `spatial.trip`, run to by `spatial.loop %k
 = 0 to trip(@t)`), and the per-(site, engine)
 choreographies (`spatial.engine`: loops, waits, signals and steps).
 

@@ -30,15 +30,32 @@ per site into affine expressions of the loop numbers; it is never copied to
 an engine except as the `origin` of a step or, where a compute op uses an
 index, materialized in the compute body from its loop-number arguments.
 
-The program is specialized for the kernel's scalar arguments: their values
-come from the pass option `scalars="K=2048,BLOCK_SIZE=128"` or the kernel's
-`spyre.specialize = {K = 2048 : index}` attribute, and become
-`spatial.scalar` declarations, which the program checks when it is run (a
-different value is refused before anything runs). Pointer arguments (the
-bases of global memory views) become `spatial.tensor`s named after them.
+Scalar arguments are runtime inputs: each becomes a `spatial.scalar` without
+a value, a parameter of the program. A compute op reading one (a float
+`%alpha`, an integer, an index cast of one) reads it in its compute stage,
+which names it (`scalars(@alpha)`, one body argument after the tiles). A loop
+whose upper bound is an index scalar (or a `!ktdp.runtime_arg`'s value) runs
+to a `spatial.trip` from it, `per` its step, `bias` minus its lower bound,
+whose admitted range comes from the argument's `!ktdp.runtime_arg` upperbound
+and granularity, else its `spyre.admit = {upperbound = U[, granularity = G]}`
+argument attribute, else the views the loop's tiles stay inside (the greatest
+count for which every tile moved along the loop stays inside its view, the
+least over sites and loops of one scalar); a loop no tile moves along, with no
+stated range, is refused naming what to add. A scalar that an address, a tile
+origin, a condition or a loop's lower bound or step is computed from must be
+specialized: its value comes from the pass option
+`scalars="K=2048,BLOCK_SIZE=128"` or the kernel's
+`spyre.specialize = {K = 2048 : index}` attribute (one located error names
+every such scalar without a value), and becomes a `spatial.scalar` with that
+value, which the program checks when it is run (a different value is refused
+before anything runs). Any scalar may be specialized so, to fold it. Pointer
+arguments (the bases of global memory views) become `spatial.tensor`s named
+after them.
 
-Refused with a located error, before anything changes: a scalar argument
-whose value is not given, a loop whose bounds are not constant per site, a
+Refused with a located error, before anything changes: a scalar argument an
+address, origin, condition, loop step or lower bound is computed from whose
+value is not given, a loop to a runtime scalar with no admitted range, a loop
+whose bounds are otherwise not constant per site, a
 non-affine index, a memory view that is not row-major from its pointer or
 that disagrees with another view of the same pointer, a tile that is not a
 box in order, a dynamic or rank-0 tensor crossing runs, control flow other
