@@ -114,7 +114,9 @@ def not_executable(reasons: dict[type[Operation], str]) -> None:
                 f"{_describe(HANDLERS[op_type])}"
             )
         if op_type in NOT_EXECUTABLE:
-            raise ValueError(f"'{op_type.name}' is listed as not executable twice: {NOT_EXECUTABLE[op_type]!r} and {reason!r}")
+            raise ValueError(
+                f"'{op_type.name}' is listed as not executable twice: {NOT_EXECUTABLE[op_type]!r} and {reason!r}"
+            )
         NOT_EXECUTABLE[op_type] = reason
 
 
@@ -204,8 +206,11 @@ def internal_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
 def resource_error(op: Operation | None, exc: BaseException) -> DiagnosticError:
     """A located error for MemoryError / RecursionError met while decoding or running `op`."""
     if isinstance(exc, MemoryError):
-        return error(op, f"'{op.name if op else '?'}' ran out of memory (lower InterpreterOptions.memory_limit so "
-                         "that such allocations are refused before they are made)")
+        return error(
+            op,
+            f"'{op.name if op else '?'}' ran out of memory (lower InterpreterOptions.memory_limit so "
+            "that such allocations are refused before they are made)",
+        )
     return error(op, "the kernel nests regions or calls too deeply for the interpreter")
 
 
@@ -332,13 +337,26 @@ class Program:
         self.runtime = None
         self.functions: dict[str, func.FuncOp] = functions_of(module)
         self._compiled: dict[tuple[str, tuple[bool, ...]], CompiledFunction] = {}
+        self._decoding: set[tuple[str, tuple[bool, ...]]] = set()
         self._tile_id_users: dict[str, bool] = {}
 
     def function(self, name: str, arg_varying: tuple[bool, ...]) -> CompiledFunction:
+        """Function `name` decoded for these varying arguments (once per program).
+
+        Raises `NotBatchable` (while the program decodes, so the caller can fall
+        back to running per core) when it, or a function it calls, cannot batch."""
         key = (name, arg_varying)
         if key not in self._compiled:
-            self._compiled[key] = FunctionCompiler(self, self.functions[name], arg_varying).compile()
+            self._decoding.add(key)
+            try:
+                self._compiled[key] = FunctionCompiler(self, self.functions[name], arg_varying).compile()
+            finally:
+                self._decoding.discard(key)
         return self._compiled[key]
+
+    def is_decoding(self, name: str, arg_varying: tuple[bool, ...]) -> bool:
+        """Whether `function(name, arg_varying)` is being decoded: a call to it now is a recursive call."""
+        return (name, arg_varying) in self._decoding
 
     def may_vary(self, name: str) -> bool:
         """Whether a function (or one it calls) holds an op that varies by itself (`always_varying`: the tile id)."""

@@ -1,8 +1,11 @@
 """func: calls between the functions of a module.
 
 `func.func` bodies are decoded by `core.FunctionCompiler` (once per set of
-varying arguments) and `func.return` ends them; `func.call` runs its callee,
-decoded on first call so that recursion terminates.
+varying arguments) and `func.return` ends them; `func.call` runs its callee.
+The callee is decoded with its caller, so that a callee that cannot run
+batched (a tile whose shape varies by core) is found while the kernel decodes
+and the kernel falls back to running per core; only a recursive call (to a
+function still being decoded) looks its callee up when it first runs.
 """
 
 from __future__ import annotations
@@ -40,14 +43,18 @@ def _call(fc: FunctionCompiler, op: Operation) -> Step:
     formats = [fc.format(r).compute for r in op.res]
     program = fc.program
     state: dict[str, object] = {}
+    if not program.is_decoding(name, arg_varying):  # recursion: decoded once its outer decode ends
+        state["callee"] = program.function(name, arg_varying)
 
     def step(frame):
         compiled = state.get("callee")
-        if compiled is None:  # decoded on first call, so that recursion terminates
+        if compiled is None:
             compiled = state["callee"] = program.function(name, arg_varying)
         runtime = program.runtime
         if runtime.call_depth >= MAX_CALL_DEPTH:
-            raise InterpreterError(f"call depth exceeds {MAX_CALL_DEPTH} nested calls (unbounded recursion into @{name}?)")
+            raise InterpreterError(
+                f"call depth exceeds {MAX_CALL_DEPTH} nested calls (unbounded recursion into @{name}?)"
+            )
         runtime.call_depth += 1
         try:
             results = compiled.call(frame[0], [frame[s] for s in arg_slots])
@@ -57,9 +64,11 @@ def _call(fc: FunctionCompiler, op: Operation) -> Step:
             result_slots, results, caller_varying, compiled.result_varying, formats
         ):
             if wanted and not have:
-                value = np.broadcast_to(value, (frame[0].count, *np.shape(value))) if isinstance(
-                    value, np.ndarray
-                ) else np.full(frame[0].count, value, dtype)
+                value = (
+                    np.broadcast_to(value, (frame[0].count, *np.shape(value)))
+                    if isinstance(value, np.ndarray)
+                    else np.full(frame[0].count, value, dtype)
+                )
             frame[slot] = value
 
     return step
