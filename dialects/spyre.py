@@ -240,7 +240,9 @@ def host_layouts(func_op) -> dict[int, tuple[Layout, tuple[int, ...]]]:
     """By parameter index, the host layout and logical shape of each pointer
     parameter that has one: from its `spyre.host_layout` arg attribute, or, in
     a kernel still carrying markers, from the `spyre.tensor_layout` markers of
-    views whose base is that parameter itself (the entry block's argument).
+    views whose base is that parameter itself (the entry block's argument);
+    a marked view whose split dim ends in a partial stick gives its padded
+    shape (`Layout.padded_shape`: `[8, 48]` with sticks of 32 gives `[8, 64]`).
     LayoutError when a parameter's marked views disagree (naming them), when
     they disagree with its attribute, or when an attribute or marker is
     malformed."""
@@ -283,7 +285,9 @@ def host_layouts(func_op) -> dict[int, tuple[Layout, tuple[int, ...]]]:
             layout = Layout.from_arrays(
                 op.phys_src.get_values(), op.phys_op.get_values(), op.phys_arg.get_values(), len(sizes)
             )
-            layout.check_shape(sizes)
+            # A partial last stick is padded (the parameter holds the padded tensor, as
+            # `spyre-physicalize-layouts` records it): its host array has the padded shape.
+            sizes = layout.padded_shape(sizes)
         except LayoutError as exc:
             raise LayoutError(f"{param(base.index)}: the marker{at}: {exc}") from None
         marked.setdefault(base.index, []).append((layout, sizes, where))
@@ -295,7 +299,9 @@ def host_layouts(func_op) -> dict[int, tuple[Layout, tuple[int, ...]]]:
                 f"{layout} of {list(shape)} (marker at {where or 'an unknown location'})"
                 for layout, shape, where in entries
             )
-            raise LayoutError(f"{param(i)} has views marked with different layouts, so its host layout is ambiguous: {described}")
+            raise LayoutError(
+                f"{param(i)} has views marked with different layouts, so its host layout is ambiguous: {described}"
+            )
         if i in found and found[i] != distinct[0]:
             (la, sa), (lb, sb) = found[i], distinct[0]
             raise LayoutError(

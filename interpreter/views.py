@@ -21,8 +21,10 @@ Loads and stores take one of two paths:
 
 A view marked by `spyre.tensor_layout` carries a `Placement`: its logical
 element at local coordinates c sits at `base + layout.element_offsets(c,
-sizes)` (the physical tensor of its layout, contiguous from the base). The
-point path computes those offsets; the fast path takes a box that is also a
+sizes, pad=True)` (the physical tensor of its layout over the padded sizes,
+contiguous from the base: a split dim that ends in a partial stick is
+rounded up to whole sticks, and the padding is never addressed). The point
+path computes those offsets; the fast path takes a box that is also a
 strided box of the physical tensor (every split dim inside one stick, or
 whole sticks), and leaves any other box to the point path.
 
@@ -95,7 +97,9 @@ class TileGeometry:
         return in_tile_order
 
     @staticmethod
-    def of(aset: AffineSet, perm: tuple[int, ...], syms: tuple[int, ...] = (), limit: int | None = None) -> TileGeometry:
+    def of(
+        aset: AffineSet, perm: tuple[int, ...], syms: tuple[int, ...] = (), limit: int | None = None
+    ) -> TileGeometry:
         box = box_bounds(aset, syms)
         bbox = box if box is not None else bounding_box(aset, syms)
         if bbox is None:
@@ -157,7 +161,18 @@ class MemoryView:
     """A strided view of one memory space (`ktdp.construct_memory_view`)."""
 
     __slots__ = (
-        "fmt", "base", "sizes", "strides", "lo", "valid_hi", "exact", "cset", "cset_syms", "lx_core", "op", "placement"
+        "fmt",
+        "base",
+        "sizes",
+        "strides",
+        "lo",
+        "valid_hi",
+        "exact",
+        "cset",
+        "cset_syms",
+        "lx_core",
+        "op",
+        "placement",
     )
 
     def __init__(
@@ -235,15 +250,19 @@ class MemoryView:
 
 class Placement:
     """Where the elements of a view marked with a layout are: the physical
-    tensor of `layout` over the view's (static) `sizes`, stored contiguously
-    from the view's base (see `spyre_mlir.analysis.layout`)."""
+    tensor of `layout` over the view's (static) `sizes` padded to whole
+    sticks (`Layout.padded_shape`), stored contiguously from the view's base
+    (see `spyre_mlir.analysis.layout`). A `[8, 48]` f32 view with sticks of
+    32 on d1 is the physical `[2, 8, 32]` tensor of `[8, 64]`: element
+    `(i, j)` at `(j floordiv 32) * 256 + i * 32 + j mod 32`; the padding
+    (`j >= 48`) is outside the view, so no access reaches it."""
 
     __slots__ = ("layout", "sizes", "dims", "_expanded")
 
     def __init__(self, layout, sizes: tuple[int, ...]):
         self.layout = layout
         self.sizes = sizes
-        strides = layout.physical_strides(sizes)  # LayoutError for a partial stick
+        strides = layout.physical_strides(sizes, pad=True)
         dims = []
         for d in range(layout.rank):
             ks = layout.axes_of(d)
@@ -342,9 +361,7 @@ class DistributedView:
                 b = self.parts[j]
                 box_a, box_b = a.global_box(), b.global_box()
                 lo = [max(x, y) for x, y in zip(a.lo, b.lo)]
-                hi = [
-                    min(x + n, y + m) for x, n, y, m in zip(a.lo, a.valid_hi, b.lo, b.valid_hi)
-                ]
+                hi = [min(x + n, y + m) for x, n, y, m in zip(a.lo, a.valid_hi, b.lo, b.valid_hi)]
                 if any(l >= h for l, h in zip(lo, hi)):
                     continue
                 if box_a is not None and box_b is not None:
@@ -544,7 +561,9 @@ def _load_box_per_core(tile: BoxTile, ctx, access: Access) -> np.ndarray | None:
         if seg is None:
             return None
         _stay_home(space, seg, view.base, size, start + low, start + high + 1)
-        data[lane] = np.ndarray(box.extents, dtype, buffer=seg.data, offset=start * size - seg.start, strides=byte_strides)
+        data[lane] = np.ndarray(
+            box.extents, dtype, buffer=seg.data, offset=start * size - seg.start, strides=byte_strides
+        )
         if seg.init is not None:
             if init is None:
                 init = np.full((len(cores), *box.extents), np.iinfo(f"u{size}").max, f"u{size}")
@@ -572,8 +591,10 @@ def store(tile, data: np.ndarray, ctx, access: Access) -> None:
                 tile = part
                 view = tile.view
         if type(view) is MemoryView:
-            if _store_box(tile, data, ctx, access) if not _lanes(view.lx_core) else _store_box_per_core(
-                tile, data, ctx, access
+            if (
+                _store_box(tile, data, ctx, access)
+                if not _lanes(view.lx_core)
+                else _store_box_per_core(tile, data, ctx, access)
             ):
                 return
         access.check_points(tile, ctx)
@@ -834,7 +855,9 @@ def _store_box(tile: BoxTile, data: np.ndarray, ctx, access: Access) -> bool:
         return True
     starts = start.tolist()
     lanes = len(starts)
-    seg = space.locate((min(starts) + low) * size, (max(starts) + high + 1) * size, True, size, lanes * geom.size * size)
+    seg = space.locate(
+        (min(starts) + low) * size, (max(starts) + high + 1) * size, True, size, lanes * geom.size * size
+    )
     if seg is None:
         return False
     _stay_home(space, seg, view.base, size, min(starts) + low, max(starts) + high + 1)
@@ -904,7 +927,9 @@ def _outside(view, coords: np.ndarray, bad: np.ndarray, tile, ctx, lane) -> Inte
         what = "is in no partition of the distributed view"
     else:
         bounds = ", ".join(f"0 <= c{i} < {n}" for i, n in enumerate(view.valid_hi))
-        what = f"is outside the {view.describe()} (valid: {bounds}" + (")" if view.exact else ", in its coordinate_set)")
+        what = f"is outside the {view.describe()} (valid: {bounds}" + (
+            ")" if view.exact else ", in its coordinate_set)"
+        )
     where = f" on {ctx.describe(lane)}" if ctx is not None else ""
     return InterpreterError(f"access outside the view: coordinate {coord} {what}{where}", _tile_note(tile))
 

@@ -63,8 +63,9 @@ def marker(name: str, shape, elt: str, layout: Layout) -> str:
     )
 
 
-def view(name: str, base: str, shape, elt: str = "f32", layout: Layout | None = None, space: str = "global",
-         strides=None) -> str:
+def view(
+    name: str, base: str, shape, elt: str = "f32", layout: Layout | None = None, space: str = "global", strides=None
+) -> str:
     strides = contiguous(shape) if strides is None else strides
     text = (
         f"  %{name} = ktdp.construct_memory_view {base}, sizes: [{', '.join(map(str, shape))}], "
@@ -123,8 +124,22 @@ def anchor(spec):
     return ANCHORS[spec]
 
 
-def copy_kernel(src_layout, dst_layout, s_anchor, s_ext, d_anchor=None, d_ext=None, *, s_order=None, d_order=None,
-                extra="", shape=(128, 128), elt="f32", grid=4, double=False) -> str:
+def copy_kernel(
+    src_layout,
+    dst_layout,
+    s_anchor,
+    s_ext,
+    d_anchor=None,
+    d_ext=None,
+    *,
+    s_order=None,
+    d_order=None,
+    extra="",
+    shape=(128, 128),
+    elt="f32",
+    grid=4,
+    double=False,
+) -> str:
     """Core k loads the tile at `s_anchor` (set extents `s_ext`, order `s_order`)
     of `src` and stores it (doubled with `double`) through the tile at `d_anchor` of `dst`."""
     d_anchor = s_anchor if d_anchor is None else d_anchor
@@ -154,8 +169,19 @@ def box_mask(ext, extra):
     return j >= i
 
 
-def expected_copy(src_log, dst_log, s_anchor, s_ext, d_anchor=None, d_ext=None, s_order=None, d_order=None,
-                  extra="", grid=4, double=False):
+def expected_copy(
+    src_log,
+    dst_log,
+    s_anchor,
+    s_ext,
+    d_anchor=None,
+    d_ext=None,
+    s_order=None,
+    d_order=None,
+    extra="",
+    grid=4,
+    double=False,
+):
     d_anchor = s_anchor if d_anchor is None else d_anchor
     d_ext = s_ext if d_ext is None else d_ext
     s_order = tuple(range(len(s_ext))) if s_order is None else s_order
@@ -307,8 +333,12 @@ TILES = [
     ("holes", ("core*32", 0), (32, 128), {"extra": "d1 - d0 >= 0"}),
     ("holes_inside_stick", ("core*4", 8), (4, 32), {"extra": "d1 - d0 >= 0"}),
 ]
-LAYOUT_PAIRS = [("stick>plain", STICK, None), ("plain>stick", None, STICK), ("stick>rows32", STICK, ROWS32),
-                ("both>stick", BOTH, STICK)]
+LAYOUT_PAIRS = [
+    ("stick>plain", STICK, None),
+    ("plain>stick", None, STICK),
+    ("stick>rows32", STICK, ROWS32),
+    ("both>stick", BOTH, STICK),
+]
 
 
 @pytest.mark.parametrize("case", TILES, ids=[t[0] for t in TILES])
@@ -329,8 +359,18 @@ def test_marked_copy_reads_and_writes_device_addresses(case, pair):
     np.testing.assert_array_equal(results["batched"], results["per-core"])
 
 
-FAST = {"rows_whole_sticks", "inside_one_stick", "one_stick_exactly", "uniform_anchor", "uneven_lanes_small",
-        "uneven_lanes_large", "uneven_lanes_small_whole_sticks", "transposed_order", "holes", "holes_inside_stick"}
+FAST = {
+    "rows_whole_sticks",
+    "inside_one_stick",
+    "one_stick_exactly",
+    "uniform_anchor",
+    "uneven_lanes_small",
+    "uneven_lanes_large",
+    "uneven_lanes_small_whole_sticks",
+    "transposed_order",
+    "holes",
+    "holes_inside_stick",
+}
 
 
 @pytest.mark.parametrize("case", TILES, ids=[t[0] for t in TILES])
@@ -351,7 +391,8 @@ def test_stick_aligned_boxes_take_the_fast_path(case, monkeypatch):
 def test_a_marked_view_whose_base_varies_by_core():
     """Core k's 64x128 view starts at element 8192k of `src`: a lane array of bases."""
     text = (
-        "func.func @k(%src: index, %out: index) attributes {grid = [4]} {\n" + PRELUDE
+        "func.func @k(%src: index, %out: index) attributes {grid = [4]} {\n"
+        + PRELUDE
         + "  %off = arith.muli %core, %c16 : index\n"
         + "  %c512 = arith.constant 512 : index\n"
         + "  %step = arith.muli %off, %c512 : index\n"
@@ -521,7 +562,8 @@ def lx_kernel(layout, ct_id: int | None, grid: int, ext=(64, 128), at=("0", "0")
     space = "ct_local" if ct_id is None else f"ct_local, ct_id = {ct_id}"
     n = 64 * 128
     text = (
-        f"func.func @lx(%src: index, %out: index) attributes {{grid = [{grid}]}} {{\n" + PRELUDE
+        f"func.func @lx(%src: index, %out: index) attributes {{grid = [{grid}]}} {{\n"
+        + PRELUDE
         + "  %rows = arith.muli %core, %c16 : index\n"
         + view("vs", "%src", (64 * grid, 128))
         + view("vl", "%c0", (64, 128), "f32", layout, space)
@@ -657,14 +699,92 @@ def test_dynamic_sizes_of_a_marked_view_are_an_error():
     assert (d.location.line, d.location.col) == (5, 3)
 
 
-def test_partial_stick_is_an_error():
-    text = "func.func @k(%src: index) {\n" + view("v", "%src", (128, 96), "f32", STICK) + "  return\n}\n"
-    d = error_of(text, src=np.zeros((128, 96), np.float32))
-    assert d.message == (
-        "the layout [d1 floordiv 64, d0, d1 mod 64] cannot place the view's sizes [128, 96]: d1 of size 96 is "
-        "not a multiple of its stick size 64 (partial sticks are not supported)"
-    )
-    assert d.location.line == line_of(text, "spyre.tensor_layout")
+# ---------------------------------------------------------------------------
+# Partial sticks: a marked view whose split dim is not a multiple of its stick
+# ---------------------------------------------------------------------------
+
+S32 = Layout.stick_last(2, 32)  # f32: 32 elements a 128-byte stick
+S64 = Layout.stick_last(2, 64)  # f16: 64
+R64 = Layout.from_arrays([0, 1, 0], [1, 0, 2], [64, 0, 64], 2)  # f16, sticks on the rows
+
+# (element type, logical shape, layout, the tiles cores copy: (anchor, extents)), on a grid of 2.
+PARTIAL_COPIES = {
+    "f32_whole_rows": ("f32", (8, 48), S32, (("core*4", 0), (4, 48))),
+    "f32_the_partial_stick": ("f32", (8, 48), S32, (("core*4", 32), (4, 16))),
+    "f32_across_into_it": ("f32", (8, 48), S32, (("core*4", 16), (4, 32))),
+    "f32_inside_one_stick": ("f32", (8, 48), S32, ((0, "core*16"), (8, 16))),
+    "f16_whole_rows": ("f16", (8, 96), S64, (("core*4", 0), (4, 96))),
+    "f16_across_into_it": ("f16", (8, 96), S64, (("core*4", 48), (4, 48))),
+    "f16_sticks_on_rows": ("f16", (96, 8), R64, (("core*32", 0), (32, 8))),
+    "f16_sticks_on_rows_last": ("f16", (96, 8), R64, ((64, "core*4"), (32, 4))),
+}
+
+
+def padding_of(layout: Layout, shape) -> np.ndarray:
+    """Which elements of the padded device tensor of `shape` are padding."""
+    return to_device(np.ones(shape, np.float32), layout, pad=True) == 0
+
+
+@pytest.mark.parametrize("case", sorted(PARTIAL_COPIES))
+@pytest.mark.parametrize("mode", MODES)
+def test_a_partial_stick_view_is_placed_padded(case, mode):
+    """The marked view is the physical tensor of its padded shape from its base:
+    the marked kernel on padded device arrays (`to_device(..., pad=True)`)
+    leaves what the unmarked kernel leaves on the host arrays, and the padding
+    is neither read (it holds NaN here) nor written."""
+    elt, shape, layout, (at, ext) = PARTIAL_COPIES[case]
+    dtype = np.float32 if elt == "f32" else np.float16
+    rng = np.random.default_rng(3)
+    src, dst = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    marked = copy_kernel(layout, layout, at, ext, shape=shape, elt=elt, grid=2, double=True)
+    logical = copy_kernel(None, None, at, ext, shape=shape, elt=elt, grid=2, double=True)
+    reference = run(logical, mode, src=src, dst=dst)
+    np.testing.assert_array_equal(reference["dst"], expected_copy(src, dst, at, ext, grid=2, double=True))
+    pad = padding_of(layout, shape)
+    assert pad.any()
+    src_device, dst_device = to_device(src, layout, pad=True), to_device(dst, layout, pad=True)
+    src_device[pad] = np.nan
+    dst_device[pad] = 7
+    out = run(marked, mode, src=src_device, dst=dst_device)
+    np.testing.assert_array_equal(from_device(out["dst"], shape, layout, pad=True), reference["dst"])
+    assert (out["dst"][pad] == 7).all(), "the padding was written"
+
+
+def test_host_layouts_of_a_partial_stick_marker_are_the_padded_shape():
+    """As `spyre-physicalize-layouts` records it: the parameter holds the padded tensor."""
+    module = spyre_mlir.parse(copy_kernel(S32, None, (0, 0), (8, 48), shape=(8, 48), grid=1))
+    assert host_layouts(Interpreter(module).kernel(None)) == {0: (S32, (8, 64))}
+
+
+PARTIAL_STICKS = Path(__file__).parent / "kernels" / "layout" / "partial_sticks.mlir"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_partial_stick_kernel_runs_as_its_physicalized_form(mode):
+    """`out = x + 1` on `[8, 48]` f32 views with sticks of 32: the marked kernel
+    and the kernel `spyre-physicalize-layouts` makes of it leave the same HBM
+    bytes, on device arrays and on (padded) host arrays."""
+    text = PARTIAL_STICKS.read_text()
+    marked = spyre_mlir.parse(text)
+    physical = spyre_mlir.parse(text)
+    spyre_mlir.PassManager.parse("spyre-physicalize-layouts").run(physical)
+    name = "padded_view_elementwise"
+    x = np.random.default_rng(4).standard_normal((8, 48)).astype(np.float32)
+    device_args = {"x": to_device(x, S32, pad=True), "out": to_device(np.zeros_like(x), S32, pad=True)}
+    a = run_kernel(marked, name, mode, **device_args)
+    b = run_kernel(physical, name, mode, **device_args)
+    np.testing.assert_array_equal(a["out"], b["out"])
+    np.testing.assert_array_equal(from_device(a["out"], x.shape, S32, pad=True), x + 1)
+    wide = np.zeros((8, 64), np.float32)
+    wide[:, :48] = x
+    host_a = run_kernel(marked, name, mode, {"host_layout": True}, x=wide, out=np.zeros_like(wide))
+    host_b = run_kernel(physical, name, mode, {"host_layout": True}, x=wide, out=np.zeros_like(wide))
+    np.testing.assert_array_equal(host_a["out"], host_b["out"])
+    np.testing.assert_array_equal(host_a["out"][:, :48], x + 1)
+
+
+def run_kernel(module, name, mode, options=None, **args):
+    return spyre_mlir.interpret(module, name, options=InterpreterOptions(execution=mode, **(options or {})), **args)
 
 
 def test_a_marker_on_a_value_that_is_not_a_memory_view():
@@ -694,7 +814,9 @@ def test_two_markers_with_different_layouts():
         "[d1 floordiv 64, d0, d1 mod 64] by an earlier marker"
     )
     assert d.location.line == line_of(text, "spyre.tensor_layout", 2)
-    assert d.notes[0].message == "the earlier marker" and d.notes[0].location.line == line_of(text, "spyre.tensor_layout")
+    assert d.notes[0].message == "the earlier marker" and d.notes[0].location.line == line_of(
+        text, "spyre.tensor_layout"
+    )
 
 
 def test_strides_of_a_marked_view_must_be_contiguous():
@@ -740,7 +862,9 @@ def relayout(name, value, source, target, in_shape, out_shape, elt="f32") -> str
 
 
 @pytest.mark.parametrize(
-    "a, b", [(Layout.identity(2), STICK), (STICK, ROWS32), (ROWS32, BOTH)], ids=["identity-stick", "stick-rows32", "rows32-both"]
+    "a, b",
+    [(Layout.identity(2), STICK), (STICK, ROWS32), (ROWS32, BOTH)],
+    ids=["identity-stick", "stick-rows32", "rows32-both"],
 )
 def test_relayout_round_trip(a, b):
     shape = (64, 128)
@@ -766,7 +890,8 @@ def relayout_kernel(guarded: bool) -> str:
     ident = Layout.identity(2)
     body = relayout("y", "t", ident, STICK, shape, phys, "f16") + relayout("z", "y", STICK, ident, phys, shape, "f16")
     text = (
-        "func.func @k(%x: index, %out: index) attributes {grid = [4]} {\n" + PRELUDE
+        "func.func @k(%x: index, %out: index) attributes {grid = [4]} {\n"
+        + PRELUDE
         + view("vx", "%x", (128, 128), "f16")
         + view("vo", "%out", (128, 128), "f16")
         + tile("tx", "vx", ["%core * 32", "0"], shape, (128, 128), "f16")
@@ -889,9 +1014,7 @@ def test_host_layout_option_round_trip(mode):
     both = run(copy_kernel(STICK, ROWS32, ("core*4", 48), (4, 32)), mode, {"host_layout": True}, src=X, dst=Y0)
     np.testing.assert_array_equal(both["dst"], expected_copy(X, Y0, ("core*4", 48), (4, 32)))
     address = both.report.arguments["dst"].address
-    np.testing.assert_array_equal(
-        both.read_hbm(address, (4, 128, 32), np.float32), to_device(both["dst"], ROWS32)
-    )
+    np.testing.assert_array_equal(both.read_hbm(address, (4, 128, 32), np.float32), to_device(both["dst"], ROWS32))
     # the default: raw device memory
     raw = run(text, mode, src=to_device(X, STICK).reshape(128, 128), dst=Y0)
     np.testing.assert_array_equal(raw["dst"], 2 * X)
@@ -941,7 +1064,9 @@ def test_spyre_run_host_layout(tmp_path: Path):
     np.testing.assert_array_equal(np.load(tmp_path / "raw" / "dst.npy"), from_device(X, (128, 128), STICK))
     proc = subprocess.run(
         [sys.executable, "-m", "spyre_mlir.tools.spyre_run", *args, "--host-layout", "--print-summary"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "arg src: 128x128 float32 at element address" in proc.stdout
@@ -961,8 +1086,9 @@ def test_host_layout_attribute_parses_in_real_mlir():
 
     attr = host_layout_attr(STICK, (128, 256))
     text = f"func.func @k(%x: index {{{HOST_LAYOUT_ATTR} = {attr}}}, %n: index) {{\n  return\n}}\n"
-    proc = subprocess.run([IREE_OPT, "--allow-unregistered-dialect", "-"], input=text, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [IREE_OPT, "--allow-unregistered-dialect", "-"], input=text, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert "spyre.host_layout = {phys_arg = array<i64: 64, 0, 64>, phys_op = array<i64: 1, 0, 2>, " in proc.stdout
     # what MLIR prints back reads as the same host layout
@@ -971,7 +1097,8 @@ def test_host_layout_attribute_parses_in_real_mlir():
     # and the whole physical kernel, as we print it
     module = spyre_mlir.parse(PHYSICAL_COPY)
     printed = ir.print_ir(module, generic_dialects=("ktdp", "spyre"))
-    proc = subprocess.run([IREE_OPT, "--allow-unregistered-dialect", "-"], input=printed, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [IREE_OPT, "--allow-unregistered-dialect", "-"], input=printed, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("spyre.host_layout") == 2
