@@ -202,7 +202,7 @@ def _layout_of_marker(marker: TensorLayoutOp, rank: int) -> Layout:
 def _placement(fc: FunctionCompiler, op: ConstructMemoryViewOp, sizes: list, dynamic_sizes: bool):
     """(the `spyre.tensor_layout` marking the view, where its elements are) or (None, None).
     Located errors at the marker: a layout we cannot represent, two markers
-    that disagree, sizes that are not static or cut a stick."""
+    that disagree, sizes that are not static (a partial stick is padded: docs/interpreter.md)."""
     markers = [use.operation for use in op.result.uses if isinstance(use.operation, TensorLayoutOp)]
     if not markers:
         return None, None

@@ -403,44 +403,35 @@ def _offset_box(a):
     return {"x": x, "out": out}
 
 
-# Per kernel: the host arrays' (shape, dtype, layout), the NumPy oracle, and whether the
-# marked kernel runs in the interpreter (a marker on a view with a partial last stick
-# does not: the interpreter places only whole sticks; its logical kernel stands in).
+# Per kernel: the host arrays' (shape, dtype, layout) and the NumPy oracle.
 PARTIAL_CASES = {
     "matmul_f32_tiles16": (
         {"a": ((64, 64), np.float32, S32), "b": ((64, 64), np.float32, S32), "c": ((64, 64), np.float32, S32)},
         lambda a: {"c": a["a"] @ a["b"]},
-        True,
     ),
     "grid4x2_f16_rows32": (
         {"x": ((128, 64), np.float16, R64), "y": ((128, 64), np.float16, S64), "out": ((128, 64), np.float16, S64)},
         lambda a: {"out": np.exp(a["x"].astype(np.float32)) + a["y"]},
-        True,
     ),
     "store_spanning_two_sticks": (
         {"x": ((8, 64), np.float32, S32), "out": ((8, 64), np.float32, S32)},
         _spanning,
-        True,
     ),
     "tiles96_at_run_time_offsets": (
         {"x": ((4, 384), np.float32, S64), "y": ((4, 384), np.float32, None), "out": ((4, 384), np.float32, S64)},
         lambda a: {"out": a["x"] - a["y"]},
-        True,
     ),
     "offset_box": (
         {"x": ((16, 64), np.float32, S32), "out": ((16, 64), np.float32, S32)},
         _offset_box,
-        True,
     ),
     "anchor_arithmetic": (
         {"x": ((4, 64), np.float32, S32), "out": ((4, 64), np.float32, S32)},
         lambda a: {"out": 3 * a["x"]},
-        True,
     ),
     "padded_view_elementwise": (
         {"x": ((8, 48), np.float32, S32), "out": ((8, 48), np.float32, S32)},
         lambda a: {"out": a["x"] + 1},
-        False,
     ),
 }
 
@@ -455,21 +446,20 @@ def partial_modules():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_partial_sticks_compute_what_the_source_computes(partial_modules, func, seed):
     """Loads of part of a stick read whole sticks and slice, stores write only
-    the covered elements, a partial last stick is padded: marked (where it runs)
+    the covered elements, a partial last stick is padded: marked
     = physicalized on the same bytes = the logical kernel = NumPy, on random inputs,
     and the padding still holds zeros afterwards."""
     marked, physical, logical = partial_modules
-    spec, oracle, marked_runs = PARTIAL_CASES[func]
+    spec, oracle = PARTIAL_CASES[func]
     rng = np.random.default_rng(seed)
     host = {name: rng.standard_normal(shape).astype(dtype) for name, (shape, dtype, _) in spec.items()}
     device = {
         name: to_device(host[name], layout, pad=True) if layout else host[name] for name, (_, _, layout) in spec.items()
     }
     after = spyre_mlir.interpret(physical, func, **device)
-    if marked_runs:
-        before = spyre_mlir.interpret(marked, func, **device)
-        for name in spec:
-            np.testing.assert_array_equal(after[name], before[name], err_msg=f"@{func} {name}")
+    before = spyre_mlir.interpret(marked, func, **device)
+    for name in spec:
+        np.testing.assert_array_equal(after[name], before[name], err_msg=f"@{func} {name}")
     reference = spyre_mlir.interpret(logical, func, **host)
     expected = oracle(host)
     for name, (shape, dtype, layout) in spec.items():
