@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DictionaryAttr,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -72,10 +73,11 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap, AffineSymExpr
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from spyre_mlir.analysis.affine import Linear, linear_form
 from spyre_mlir.diagnostics import error
@@ -87,7 +89,14 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.dialects.sdscbundle import InputArgExtractOp, InputArgType, SdscExecuteOp
-from spyre_mlir.dialects.spyre import CORE_SPLIT_ATTR, KERNEL_ATTR, LX_OFFSET_ATTR, LX_SPILLED_ATTR, PEAK_LX_BYTES_ATTR
+from spyre_mlir.dialects.spyre import (
+    CORE_SPLIT_ATTR,
+    KERNEL_ATTR,
+    LX_OFFSET_ATTR,
+    LX_SPILLED_ATTR,
+    PEAK_LX_BYTES_ATTR,
+    SPECIALIZE_ATTR,
+)
 from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
 from spyre_mlir.passes.bundle import superdsc_lowering
@@ -612,133 +621,273 @@ def _keep_name(value: SSAValue, name: str) -> None:
     value._name = name  # pyright: ignore[reportPrivateUsage] - the setter strips a `_N` suffix
 
 
+@dataclass
+class KernelLoop:
+    """A kernel `scf.for` around group calls: the bundle runs it as an `scf.for` over its iterations
+    (`GroupLowering.outer`), around the dispatches of the calls in it."""
+
+    op: scf.ForOp
+    count: int
+    items: list = field(default_factory=list)  # KernelLoop | (func.CallOp, superdsc_lowering.Dispatch)
+
+
 class SuperDscEmitter(Emitter):
     """torch-spyre's bundle: `@sdsc_bundle` over `!sdscbundle.input_arg<index>` base addresses, per-core
     start addresses `%arg_K_core_N = %arg_K + N`, one `sdsc_execute` with `symbol_ids` per SuperDSC
-    (passes/bundle/superdsc_lowering.py makes them), tile loops as `scf.for`."""
+    (passes/bundle/superdsc_lowering.py makes them), the kernel's per-core loops and the groups'
+    tile loops as `scf.for`."""
 
     indent = 1
+
+    def __init__(self, module: ModuleOp, out_dir: str, kernel: str | None = None, scalars: str = ""):
+        super().__init__(module, out_dir, kernel)
+        self.scalars = scalars
 
     def run(self) -> ModuleOp:
         groups = {op.sym_name.data: op for op in require_groups(self.module, SpyreEmitBundlePass.name)}
         kernel = self.kernel()
+        self.specialized = self.specialize(kernel)
+        self.pointers = self.pointer_parameters(kernel, groups)
         for i, arg in enumerate(kernel.body.block.args):
-            if not isinstance(arg.type, IndexType):
+            if i in self.pointers or not arg.uses:
+                continue
+            name = arg.name_hint or f"arg{i}"
+            if isinstance(arg.type, IndexType):
                 raise error(
                     kernel,
-                    f"argument #{i} of @{kernel.sym_name.data} is a {arg.type} scalar: it would need constantInfo_, whose encoding is not known, so no SuperDSC bundle takes it",
+                    f'argument %{name} of @{kernel.sym_name.data} is an index known only at run time: a SuperDSC bundle fixes its addresses and trip counts when it is written; specialize it with scalars="{name}=..." (or the kernel\'s {SPECIALIZE_ATTR})',
                 )
-        symbols = superdsc_lowering.SymbolCounter()
-        dispatches: list[tuple[func.CallOp, superdsc_lowering.Dispatch]] = []
-        count = 0
-        for op in kernel.body.block.ops:
-            if isinstance(op, func.ReturnOp):
+            raise error(
+                kernel,
+                f"argument #{i} of @{kernel.sym_name.data} is a {arg.type} scalar: it would need constantInfo_, whose encoding is not known, so no SuperDSC bundle takes it",
+            )
+        self.symbols = superdsc_lowering.SymbolCounter()
+        self.groups = groups
+        self.count = 0
+        items = self.lower(kernel, kernel.body.block, [])
+        return self.bundle(kernel, items)
+
+    def specialize(self, kernel: func.FuncOp) -> dict[str, Attribute]:
+        """Replace the kernel's scalar arguments named in `scalars=` (or its `spyre.specialize`
+        attribute, which `scalars=` overrides) by constants: the values the bundle is written for."""
+        try:
+            given: dict[str, object] = dict(_parse_scalars(self.scalars))
+        except ValueError as exc:
+            raise error(kernel, f"spyre-emit-bundle: scalars: {exc}") from None
+        attr = kernel.attributes.get(SPECIALIZE_ATTR)
+        if isinstance(attr, DictionaryAttr):
+            given = {k: v for k, v in attr.data.items()} | given
+        args = {a.name_hint: a for a in kernel.body.block.args if a.name_hint}
+        unknown = sorted(set(given) - set(args))
+        if unknown:
+            raise error(
+                kernel, f"spyre-emit-bundle: scalars: @{kernel.sym_name.data} has no argument named '{unknown[0]}'"
+            )
+        values: dict[str, Attribute] = {}
+        for name, text in given.items():
+            arg = args[name]
+            ty = arg.type
+            try:
+                if isinstance(text, IntegerAttr | FloatAttr):
+                    text = str(text.value.data)
+                if isinstance(ty, IndexType | IntegerType):
+                    value: Attribute = IntegerAttr(int(str(text), 0), ty)
+                elif isinstance(ty, AnyFloat):
+                    value = FloatAttr(float(str(text)), ty)
+                else:
+                    raise error(kernel, f"spyre-emit-bundle: scalars: %{name} is a {ty}, not a scalar")
+            except (ValueError, VerifyException):
+                raise error(
+                    kernel, f"spyre-emit-bundle: scalars: '{name}={text}' is not a value of type {ty}"
+                ) from None
+            const = arith.ConstantOp(value)  # pyright: ignore[reportArgumentType]
+            const.result.name_hint = name
+            Rewriter.insert_op(const, InsertPoint.at_start(kernel.body.block))
+            arg.replace_all_uses_with(const.result)
+            values[name] = value
+        return values
+
+    def pointer_parameters(self, kernel: func.FuncOp, groups: dict[str, func.FuncOp]) -> list[int]:
+        """The kernel's parameters (indices) some global memory view is based on, directly or
+        through a group's parameter: the bundle's arguments, in order."""
+        bases: set[SSAValue] = set()
+        for group in groups.values():
+            for op in group.walk():
+                if isinstance(op, ConstructMemoryViewOp):
+                    space = normalized_memory_space(op.memory_space)
+                    if space is None or space.is_global:
+                        bases.add(op.offset)
+        found = []
+        for i, arg in enumerate(kernel.body.block.args):
+            seen, stack = set(), [arg]
+            while stack:
+                v = stack.pop()
+                if v in seen:
+                    continue
+                seen.add(v)
+                for use in v.uses:
+                    user = use.operation
+                    if isinstance(user, func.CallOp) and (group := groups.get(user.callee.root_reference.data)):
+                        stack.append(group.body.block.args[use.index])
+                    elif isinstance(user, ConstructMemoryViewOp) and use.index == 0:
+                        bases.add(v)
+                    else:
+                        stack.extend(user.results)
+            if isinstance(arg.type, IndexType) and seen & bases:
+                found.append(i)
+        return found
+
+    def lower(self, kernel: func.FuncOp, block: Block, outer: list[scf.ForOp]) -> list:
+        """The dispatches of the group calls in `block`, and the kernel loops holding more."""
+        items: list = []
+        for op in block.ops:
+            if isinstance(op, (func.ReturnOp, scf.YieldOp)):
+                continue
+            if isinstance(op, scf.ForOp):
+                loop = KernelLoop(op, 0)
+                loop.items = self.lower(kernel, op.body.block, [*outer, op])
+                if loop.items:
+                    loop.count = _first_dispatch(loop.items).outer[len(outer)]
+                    items.append(loop)
                 continue
             if op.regions:
                 raise error(
                     op,
-                    f"'{op.name}' in the kernel is per-core control flow: a SuperDSC bundle dispatches each op once for all cores, so its loops must be counted tile loops of a group",
+                    f"'{op.name}' in the kernel is per-core control flow: a SuperDSC bundle dispatches each op once for all cores, so its loops must be counted loops every core runs alike",
                 )
             if isinstance(op, func.CallOp):
                 name = op.callee.root_reference.data
-                group = groups.get(name)
+                group = self.groups.get(name)
                 if group is None:
                     raise error(op, f"the kernel calls @{name}, which is not an extracted compute group")
-                dispatch = superdsc_lowering.GroupLowering(kernel, op, group, self.target, symbols, count).run()
-                count += len(dispatch.ops)
-                dispatches.append((op, dispatch))
-        return self.bundle(kernel, dispatches)
+                dispatch = superdsc_lowering.GroupLowering(
+                    kernel, op, group, self.target, self.symbols, self.count, outer
+                ).run()
+                self.count += len(dispatch.ops)
+                items.append((op, dispatch))
+        return items
 
-    def bundle(self, kernel: func.FuncOp, dispatches: list[tuple[func.CallOp, superdsc_lowering.Dispatch]]) -> ModuleOp:
-        params = kernel.body.block.args
-        block = Block(arg_types=[InputArgType(IndexType())] * len(params))
-        bases: list[SSAValue] = []
-        for k, arg in enumerate(block.args):
+    def bundle(self, kernel: func.FuncOp, items: list) -> ModuleOp:
+        block = Block(arg_types=[InputArgType(IndexType())] * len(self.pointers))
+        bases: dict[int, SSAValue] = {}
+        for k, (param, arg) in enumerate(zip(self.pointers, block.args)):
             _keep_name(arg, f"arg_{k}_base_addr")
             extract = InputArgExtractOp(arg)
             _keep_name(extract.result, f"arg_{k}")
             block.add_op(extract)
-            bases.append(extract.result)
+            bases[param] = extract.result
         # Every core's start address, once, by parameter, in order of first use (as torch-spyre's bundles).
         offsets: dict[int, list[int]] = {}
-        for _, dispatch in dispatches:
+        for _, dispatch in _dispatches(items):
             for sdsc in dispatch.ops:
                 for operand in sdsc.operands:
                     seen = offsets.setdefault(operand.param, [])
                     if operand.offset not in seen:
                         seen.append(operand.offset)
-        starts: dict[tuple[int, int], SSAValue] = {}
+        self.starts: dict[tuple[int, int], SSAValue] = {}
         for param in sorted(offsets):
+            k = self.pointers.index(param)
             for offset in offsets[param]:
                 if offset == 0:
-                    starts[(param, 0)] = bases[param]
+                    self.starts[(param, 0)] = bases[param]
                     continue
                 const = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-                _keep_name(const.result, f"arg_{param}_core_offset_{offset}")
+                _keep_name(const.result, f"arg_{k}_core_offset_{offset}")
                 add = arith.AddiOp(bases[param], const.result)
-                _keep_name(add.result, f"arg_{param}_core_{offset}")
+                _keep_name(add.result, f"arg_{k}_core_{offset}")
                 block.add_ops([const, add])
-                starts[(param, offset)] = add.result
-        addresses = 0
-        for call, dispatch in dispatches:
-            at = block
-            ivs: list[SSAValue] = []
-            if dispatch.loops:
-                c0 = arith.ConstantOp(IntegerAttr(0, IndexType()))
-                c1 = arith.ConstantOp(IntegerAttr(1, IndexType()))
-                _keep_name(c0.result, "c0")
-                _keep_name(c1.result, "c1")
-                block.add_ops([c0, c1])
-                for k, count in enumerate(dispatch.loops):
-                    bound = arith.ConstantOp(IntegerAttr(count, IndexType()))
-                    _keep_name(bound.result, f"loop_bound_{k}")
-                    body = Block(arg_types=[IndexType()])
-                    _keep_name(body.args[0], f"i_{k}")
-                    loop = scf.ForOp(c0.result, bound.result, c1.result, [], Region(body))
-                    at.add_ops([bound, loop])
-                    ivs.append(body.args[0])
-                    at = body
+                self.starts[(param, offset)] = add.result
+        self.addresses = 0
+        self.top = block
+        self.steps: tuple[SSAValue, SSAValue] | None = None
+        self.emit(items, block, [])
+        block.add_op(func.ReturnOp())
+        bundle_fn = func.FuncOp("sdsc_bundle", ([a.type for a in block.args], []), Region(block))
+        bundle_fn.attributes[KERNEL_ATTR] = StringAttr(kernel.sym_name.data)
+        if self.specialized:
+            bundle_fn.attributes[SPECIALIZE_ATTR] = DictionaryAttr(self.specialized)
+        bundle_fn.location = kernel.location
+        return ModuleOp([bundle_fn])
+
+    def loop(self, at: Block, count: int, depth: int) -> Block:
+        """An `scf.for %i_<depth> = %c0 to <count> step %c1` at the end of `at`; its body."""
+        if self.steps is None:
+            c0 = arith.ConstantOp(IntegerAttr(0, IndexType()))
+            c1 = arith.ConstantOp(IntegerAttr(1, IndexType()))
+            _keep_name(c0.result, "c0")
+            _keep_name(c1.result, "c1")
+            self.top.add_ops([c0, c1])  # only loops use them; the first loop is at the top or in one
+            self.steps = (c0.result, c1.result)
+        bound = arith.ConstantOp(IntegerAttr(count, IndexType()))
+        _keep_name(bound.result, f"loop_bound_{depth}")
+        body = Block(arg_types=[IndexType()])
+        _keep_name(body.args[0], f"i_{depth}")
+        at.add_ops([bound, scf.ForOp(self.steps[0], bound.result, self.steps[1], [], Region(body))])
+        return body
+
+    def emit(self, items: list, at: Block, ivs: list[SSAValue]) -> None:
+        for item in items:
+            if isinstance(item, KernelLoop):
+                body = self.loop(at, item.count, len(ivs))
+                self.emit(item.items, body, [*ivs, body.args[0]])
+                body.add_op(scf.YieldOp())
+                continue
+            _, dispatch = item
+            inner = at
+            loop_ivs = list(ivs)
+            for count in dispatch.loops:
+                inner = self.loop(inner, count, len(loop_ivs))
+                loop_ivs.append(inner.args[0])
             for sdsc in dispatch.ops:
                 args: list[SSAValue] = []
                 for operand in sdsc.operands:
-                    value = starts[(operand.param, operand.offset)]
+                    value = self.starts[(operand.param, operand.offset)]
                     if any(operand.loop_strides):
                         expr = AffineSymExpr(0)
                         for k, stride in enumerate(operand.loop_strides):
                             if stride:
                                 expr = expr + AffineDimExpr(k) * stride
-                        apply = affine.ApplyOp([*ivs, value], AffineMapAttr(AffineMap(len(ivs), 1, (expr,))))
-                        _keep_name(apply.result, f"addr_{addresses}")
-                        addresses += 1
-                        at.add_op(apply)
+                        apply = affine.ApplyOp([*loop_ivs, value], AffineMapAttr(AffineMap(len(loop_ivs), 1, (expr,))))
+                        _keep_name(apply.result, f"addr_{self.addresses}")
+                        self.addresses += 1
+                        inner.add_op(apply)
                         value = apply.result
                     args.append(value)
                 filename = sdsc.superdsc.name.split("_", 1)[0]
                 execute = SdscExecuteOp(args, f"sdsc_{filename}.json", [o.symbol for o in sdsc.operands])
                 execute.location = sdsc.op.location
-                at.add_op(execute)
+                inner.add_op(execute)
                 sdsc.superdsc.debug_handle["emitter"] = EMITTER_MARK
                 self.files[f"sdsc_{filename}.json"] = sdsc.superdsc.to_json()
-            if ivs:
-                at.add_op(scf.YieldOp())
-                for loop_block in _enclosing_blocks(at, block):
-                    loop_block.add_op(scf.YieldOp())
-        block.add_op(func.ReturnOp())
-        bundle_fn = func.FuncOp("sdsc_bundle", ([a.type for a in block.args], []), Region(block))
-        bundle_fn.attributes[KERNEL_ATTR] = StringAttr(kernel.sym_name.data)
-        bundle_fn.location = kernel.location
-        return ModuleOp([bundle_fn])
+            while inner is not at:
+                inner.add_op(scf.YieldOp())
+                parent = inner.parent_op()
+                assert parent is not None and parent.parent_block() is not None
+                inner = parent.parent_block()  # pyright: ignore[reportAttributeAccessIssue]
 
 
-def _enclosing_blocks(inner: Block, top: Block) -> list[Block]:
-    """The blocks of the loops between `inner` (excluded) and `top` (excluded), innermost first."""
-    found = []
-    at = inner.parent_op().parent_block() if inner.parent_op() else None
-    while at is not None and at is not top:
-        found.append(at)
-        parent = at.parent_op()
-        at = parent.parent_block() if parent else None
-    return found
+def _parse_scalars(text: str) -> dict[str, str]:
+    """`"K=2048,BLOCK_SIZE=128"` -> {"K": "2048", "BLOCK_SIZE": "128"}: spatial-tile's `scalars=`
+    syntax (its `parse_scalars`, which a pass may not import from another pass)."""
+    out: dict[str, str] = {}
+    for item in filter(None, (s.strip() for s in re.split(r"[,\s]+", text))):
+        name, eq, value = item.partition("=")
+        if not eq or not name or not value:
+            raise ValueError(f"expected NAME=VALUE, got '{item}'")
+        out[name] = value
+    return out
+
+
+def _dispatches(items: list):
+    for item in items:
+        if isinstance(item, KernelLoop):
+            yield from _dispatches(item.items)
+        else:
+            yield item
+
+
+def _first_dispatch(items: list):
+    return next(_dispatches(items))[1]
 
 
 FORMATS = ("superdsc", "ktir")
@@ -755,12 +904,25 @@ class SpyreEmitBundlePass(ModulePass):
     format: str = "superdsc"
     """`superdsc`: torch-spyre's bundle and SuperDSC files; `ktir`: ours (an SDSC file runs KTIR text)."""
 
+    scalars: str = ""
+    """`format=superdsc`: values of the kernel's scalar arguments the bundle is written for,
+    "n_rows=4096,BLOCK_SIZE=128" (spatial-tile's syntax); recorded in `@sdsc_bundle`'s
+    `spyre.specialize`. Running the bundle for other values is wrong: they are fixed in it."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.out_dir:
             raise error(op, "spyre-emit-bundle needs out-dir=DIR: where to write bundle.mlir and its SDSC files")
         if self.format not in FORMATS:
             raise error(op, f"spyre-emit-bundle: unknown format '{self.format}' (formats: {', '.join(FORMATS)})")
-        emitter = (SuperDscEmitter if self.format == "superdsc" else Emitter)(op, self.out_dir, self.kernel)
+        if self.format == "superdsc":
+            emitter = SuperDscEmitter(op, self.out_dir, self.kernel, self.scalars)
+        elif self.scalars:
+            raise error(
+                op,
+                "spyre-emit-bundle: scalars= specializes a format=superdsc bundle; format=ktir passes scalars at run time",
+            )
+        else:
+            emitter = Emitter(op, self.out_dir, self.kernel)
         bundle = emitter.run()
         from spyre_mlir.ir import fill_locations
 

@@ -32,7 +32,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith, func, tensor
+from xdsl.dialects import affine, arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -42,17 +42,21 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     TensorType,
 )
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, MatmulOp, ReduceOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from spyre_mlir.analysis.affine import box_bounds
+from spyre_mlir.analysis.boxes import box_set
 from spyre_mlir.analysis.dim_maps import dim_map, loops_of
 from spyre_mlir.analysis.grid import linear_order
 from spyre_mlir.diagnostics import error, location_of
 from spyre_mlir.dialects.ktdp import (
+    AccessTileType,
     ConstructAccessTileOp,
     ConstructMemoryViewOp,
     GetComputeTileIdOp,
@@ -146,7 +150,8 @@ class Role:
 @dataclass
 class Operand:
     """One operand of the bundle's `sdsc_execute`: the byte address kernel parameter `param`
-    + `offset` + the tile-loop numbers times `loop_strides` (bytes)."""
+    + `offset` + the loop numbers times `loop_strides` (bytes; the enclosing kernel loops'
+    numbers first, then the group's tile loops')."""
 
     symbol: int
     param: int
@@ -165,10 +170,13 @@ class SdscOp:
 
 @dataclass
 class Dispatch:
-    """A group as the bundle runs it: its tile loops (counts, outermost first) around its SuperDSCs."""
+    """A group as the bundle runs it: its tile loops (counts, outermost first) around its SuperDSCs
+    (inside the kernel loops the call is in, `GroupLowering.outer`)."""
 
     loops: list[int]
     ops: list[SdscOp]
+    outer: list[int]
+    """The trip counts of the kernel loops around the call, outermost first."""
 
 
 @dataclass
@@ -184,9 +192,10 @@ class _Access:
     loop_strides: tuple[int, ...]
 
 
-@dataclass
+@dataclass(eq=False)
 class _Buffer:
-    """Where a tensor lives: HBM (an access) or LX (offset planned later); its logical dims."""
+    """Where a tensor lives: HBM (an access) or LX (offset planned later); its logical dims.
+    Buffers are compared by identity: two LX tensors of the same shape are two allocations."""
 
     component: str
     dims: list  # logical dims (roots), present
@@ -248,6 +257,19 @@ def _float_value(v: SSAValue) -> float | None:
     return None
 
 
+def _splat_of_one(value: SSAValue) -> SSAValue | None:
+    """The one-element tensor `value` broadcasts, when it is `tensor.splat` of a `tensor.extract` of
+    one (`%m = tensor.extract %max[%c0] : tensor<1xf16>; tensor.splat %m : tensor<1x64xf16>`, the
+    form Triton gives a row's reduced value spread over the row): a broadcast of that tensor."""
+    splat = value.owner
+    if not isinstance(splat, tensor.SplatOp) or not isinstance(splat.input.owner, tensor.ExtractOp):
+        return None
+    source = splat.input.owner.tensor
+    if not isinstance(source.type, TensorType) or math.prod(source.type.get_shape()) != 1:
+        return None
+    return source
+
+
 class GroupLowering:
     """One call of a compute group as SuperDSCs (see the module docstring)."""
 
@@ -259,6 +281,7 @@ class GroupLowering:
         target: Target,
         symbols: SymbolCounter,
         first_index: int,
+        outer: Sequence[scf.ForOp] = (),
     ):
         self.kernel = kernel
         self.call = call
@@ -288,8 +311,58 @@ class GroupLowering:
         self.host_ldims: list[list] = []  # per global view: its host dims' logical dims (nodes)
         self.stick_ldims: set = set()
         self.pending_reshapes: list = []  # (op, fine axes, their sizes, coarse axis): roles given once known
+        self.outer = list(outer)
+        """The kernel's `scf.for` loops around the call, outermost first: the bundle runs them as loops
+        around the group's SuperDSCs, iteration i of each on every core at once."""
+        self.outer_counts, self.outer_starts, self.outer_steps = self._outer_loops()
 
     # -- the tile loops and the per-core evaluation ----------------------------------------
+
+    def _outer_loops(self) -> tuple[list[int], list[list[int]], list[int]]:
+        """(trip counts, per core the lower bounds, steps) of the kernel loops around the call.
+
+        A per-core loop `scf.for %row = %core_id to 64 step 32` runs iteration i on every core at
+        once (core c at row 32 * i + c); its trip must be the same on every core, its step and
+        upper bound fixed at compile time (`scalars=` specializes a scalar argument)."""
+        counts: list[int] = []
+        steps: list[int] = []
+        starts: list[list[int]] = [[] for _ in self.cores]
+        for loop in self.outer:
+            if loop.results or loop.body.block.args[1:]:
+                raise error(
+                    loop,
+                    "a kernel loop carrying values is per-core control flow: a SuperDSC bundle's loops carry nothing between iterations",
+                )
+            trips = set()
+            step = None
+            for k, coords in enumerate(self.cores):
+                env = self._core_env(coords)
+                lb, ub, st = (self._evaluate(v, dict(env), {}, loop) for v in (loop.lb, loop.ub, loop.step))
+                if st <= 0:
+                    raise error(loop, f"this loop's step is {st}: a bundle loop counts up")
+                if step is not None and st != step:
+                    raise error(loop, "this loop's step differs between cores: per-core control flow")
+                step = st
+                trips.add(max(0, -(-(ub - lb) // st)))
+                starts[k].append(lb)
+            if len(trips) != 1:
+                raise error(
+                    loop,
+                    f"this per-core loop runs {min(trips)} to {max(trips)} iterations depending on the core: a SuperDSC bundle runs each op on all cores at once, so every core must run the same trip",
+                )
+            (trip,) = trips
+            if trip == 0:
+                raise error(loop, "this loop runs no iteration on any core: nothing to dispatch")
+            counts.append(trip)
+            steps.append(step)  # pyright: ignore[reportArgumentType]
+        return counts, starts, steps
+
+    def _outer_env(self, core: int, point: Sequence[int]) -> dict[SSAValue, int]:
+        """The kernel loops' numbers on core `core` at iteration `point` of each."""
+        return {
+            loop.body.block.args[0]: self.outer_starts[core][k] + p * self.outer_steps[k]
+            for k, (loop, p) in enumerate(zip(self.outer, point))
+        }
 
     def _nest(self) -> tuple[list[LoopOp], Block]:
         loops: list[LoopOp] = []
@@ -426,15 +499,17 @@ class GroupLowering:
             raise error(tile, "a SuperDSC tensor is read in its view's order: this access tile permutes it")
         width = self.target.element_bytes(view.result.type.get_element_type())  # pyright: ignore[reportAttributeAccessIssue]
         param = self._param_of(view.offset, view)
+        nouter = len(self.outer)
         ivs = [loop.iteration for loop in loops]
+        counts = [*self.outer_counts, *(loop.static_count for loop in loops)]
         offsets, anchors = [], []
         strides_seen: set[tuple[int, ...]] = set()
-        for coords in self.cores:
+        for core, coords in enumerate(self.cores):
             env = self._core_env(coords)
 
             def address(point: Sequence[int]) -> tuple[int, tuple[int, ...]]:
                 memo: dict[SSAValue, int] = {}
-                local = dict(env) | dict(zip(ivs, point))
+                local = dict(env) | self._outer_env(core, point[:nouter]) | dict(zip(ivs, point[nouter:]))
                 base = self._evaluate(view.offset, local, {}, view, pointers=True)
                 dims = [self._evaluate(x, local, memo, tile) for x in tile.indices]
                 syms = [self._evaluate(x, local, memo, tile) for x in tile.symbol_operands]
@@ -448,15 +523,15 @@ class GroupLowering:
                         )
                 return (base + sum(a * s for a, s in zip(anchor, strides))) * width, anchor
 
-            origin, anchor = address([0] * len(ivs))
+            origin, anchor = address([0] * len(counts))
             steps = []
-            for k, loop in enumerate(loops):
-                unit = [0] * len(ivs)
+            for k in range(len(counts)):
+                unit = [0] * len(counts)
                 unit[k] = 1
                 steps.append(address(unit)[0] - origin)
-            far = [loop.static_count - 1 for loop in loops]  # pyright: ignore[reportOperatorIssue]
-            if ivs and address(far)[0] != origin + sum(s * f for s, f in zip(steps, far)):
-                raise error(tile, "a tile address is not affine in the tile loops")
+            far = [n - 1 for n in counts]  # pyright: ignore[reportOperatorIssue]
+            if counts and address(far)[0] != origin + sum(s * f for s, f in zip(steps, far)):
+                raise error(tile, "a tile address is not affine in the loop numbers")
             offsets.append(origin)
             anchors.append(anchor)
             strides_seen.add(tuple(steps))
@@ -547,8 +622,10 @@ class GroupLowering:
 
     def run(self) -> Dispatch:
         loops, body = self._nest()
-        for op in body.ops:
-            if (
+        for op in list(body.ops):
+            if isinstance(op, scf.ForOp):
+                self._whole_contraction(op, loops)
+            elif (
                 op.regions
                 and not isinstance(op, (GenericOp, ReduceOp, MatmulOp, BroadcastOp))
                 and not op.name.startswith("linalg.")
@@ -598,6 +675,162 @@ class GroupLowering:
         origins = self._origins(accesses)
         specs = self._specs(body, accesses)
         return self._superdscs(specs, origins, loops)
+
+    def _whole_contraction(self, loop: scf.ForOp, loops: list[LoopOp]) -> None:
+        """Replace a loop that sums a matmul over tiles of its contraction dim by one matmul over
+        the whole dim (one `batchmatmul`):
+
+            %c = scf.for %k = 0 to 2048 step 128 iter_args(%acc = zeros) {
+              %a = load A[%m, %k] : 32x128;  %b = load B[%k, %n] : 128x512
+              yield %acc + matmul(%a, %b)
+            }
+
+        becomes `%c = matmul(load A[%m, 0] : 32x2048, load B[0, %n] : 2048x512) into zeros`. The sum
+        is the same; the source rounds each tile's product and the running sum to the element
+        type, batchmatmul rounds once. Anything else in a group's loop is refused."""
+
+        def refuse(why: str, at: Operation = loop):
+            raise error(
+                at,
+                f"'scf.for' is control flow inside a compute group, and not a matmul summed over tiles of its contraction dim ({why}): a SuperDSC runs straight-line ops",
+            )
+
+        body = loop.body.block
+        if len(loop.results) != 1 or len(body.args) != 2:
+            refuse("it carries no single tensor")
+        iterand = body.args[1]
+        local: dict[SSAValue, SSAValue] = {}  # an LX load: what its tile's store wrote
+        content: dict[SSAValue, SSAValue] = {}
+        for op in body.ops:
+            if isinstance(op, (StoreOp, LoadOp)):
+                tile = op.access_tile
+                view = tile.owner.base.owner if isinstance(tile.owner, ConstructAccessTileOp) else None
+                space = normalized_memory_space(view.memory_space) if isinstance(view, ConstructMemoryViewOp) else None
+                if space is None or space.is_global:
+                    if isinstance(op, StoreOp):
+                        refuse("it stores to HBM", op)
+                    continue
+                if isinstance(op, StoreOp):
+                    content[tile] = op.data_tile
+                elif tile in content:
+                    local[op.result] = content[tile]
+            elif not isinstance(
+                op,
+                (
+                    ConstructAccessTileOp,
+                    ConstructMemoryViewOp,
+                    MatmulOp,
+                    tensor.EmptyOp,
+                    arith.ConstantOp,
+                    arith.AddfOp,
+                    scf.YieldOp,
+                ),
+            ) and not (op.name == "linalg.add"):
+                refuse(f"it holds '{op.name}'", op)
+
+        def seen(v: SSAValue) -> SSAValue:
+            while v in local:
+                v = local[v]
+            return v
+
+        total = seen(body.last_op.operands[0])  # pyright: ignore[reportOptionalMemberAccess]
+        adder = total.owner
+        addends: list[SSAValue] = []
+        if isinstance(adder, arith.AddfOp):
+            addends = [seen(v) for v in adder.operands]
+        elif isinstance(adder, Operation) and adder.name == "linalg.add":
+            addends = [seen(v) for v in adder.inputs]  # pyright: ignore[reportAttributeAccessIssue]
+        if len(addends) != 2 or iterand not in addends:
+            refuse("it does not yield the carried tensor plus a product")
+        product = addends[1 - addends.index(iterand)]
+        matmul = product.owner
+        if not isinstance(matmul, MatmulOp) or matmul.parent_block() is not body:
+            refuse("what it adds is not a linalg.matmul")
+        init = _float_value(loop.iter_args[0])
+        if init != 0.0:
+            refuse("it does not start from zeros")
+        fresh = matmul.outputs[0].owner  # pyright: ignore[reportPossiblyUnbound]
+        if not isinstance(fresh, tensor.EmptyOp) and _float_value(matmul.outputs[0]) != 0.0:  # pyright: ignore[reportPossiblyUnbound]
+            refuse("its matmul accumulates into a tensor")
+        bounds = set()
+        for coords in self.cores:
+            env = self._core_env(coords)
+            bounds.add(tuple(self._evaluate(v, dict(env), {}, loop) for v in (loop.lb, loop.ub, loop.step)))
+        if len(bounds) != 1:
+            refuse("its bounds differ between cores")
+        ((lb, ub, step),) = bounds
+        trip = max(0, -(-(ub - lb) // step)) if step > 0 else 0
+        if trip < 1:
+            refuse("it runs no iteration")
+        whole: list[SSAValue] = []
+        for operand, axis in zip(matmul.inputs, (1, 0)):  # pyright: ignore[reportPossiblyUnbound]
+            load = operand.owner
+            tile = load.access_tile.owner if isinstance(load, LoadOp) else None
+            if not isinstance(tile, ConstructAccessTileOp) or load.parent_block() is not body:  # pyright: ignore[reportOptionalMemberAccess]
+                refuse("a matmul operand is not a tile the loop loads")
+            shape = list(load.result.type.get_shape())  # pyright: ignore[reportAttributeAccessIssue,reportOptionalMemberAccess]
+            if shape[axis] != step:
+                refuse(f"a tile spans {shape[axis]} of the contraction dim, the loop steps {step}")
+            for coords in self.cores:
+                env = self._core_env(coords)
+                first = self._anchor(tile, env | {body.args[0]: lb})  # pyright: ignore[reportArgumentType]
+                for j in (1, trip - 1):
+                    moved = self._anchor(tile, env | {body.args[0]: lb + j * step})  # pyright: ignore[reportArgumentType]
+                    want = list(first)
+                    want[axis] += j * step
+                    if list(moved) != want:
+                        refuse("a tile does not move along the contraction dim by the step", tile)  # pyright: ignore[reportArgumentType]
+            whole.append(self._whole_tile(tile, load, loop, lb, axis, trip * step))  # pyright: ignore[reportArgumentType]
+        at = InsertPoint.before(loop)
+        result = matmul.clone(  # pyright: ignore[reportOptionalMemberAccess]
+            value_mapper={matmul.inputs[0]: whole[0], matmul.inputs[1]: whole[1], matmul.outputs[0]: loop.iter_args[0]}  # pyright: ignore[reportOptionalMemberAccess]
+        )
+        Rewriter.insert_op(result, at)
+        loop.results[0].replace_all_uses_with(result.results[0])
+        loop.detach()
+        loop.erase()
+
+    def _anchor(self, tile: ConstructAccessTileOp, env: dict[SSAValue, int]) -> tuple[int, ...]:
+        memo: dict[SSAValue, int] = {}
+        dims = [self._evaluate(x, dict(env), memo, tile) for x in tile.indices]
+        syms = [self._evaluate(x, dict(env), memo, tile) for x in tile.symbol_operands]
+        return tuple(int(a) for a in tile.base_map.data.eval(dims, syms))
+
+    def _whole_tile(
+        self, tile: ConstructAccessTileOp, load: LoadOp, loop: scf.ForOp, lb: int, axis: int, extent: int
+    ) -> SSAValue:
+        """A load of `tile` at the loop's first iteration, `extent` long along `axis`, before the loop."""
+        at = InsertPoint.before(loop)
+        start = arith.ConstantOp(IntegerAttr(lb, IndexType()))
+        Rewriter.insert_op(start, at)
+        mapping: dict[SSAValue, SSAValue] = {loop.body.block.args[0]: start.result}
+        needed: list[Operation] = []
+        stack = [*tile.indices, *tile.symbol_operands]
+        while stack:  # index arithmetic of the tile's anchor computed inside the loop: before it
+            v = stack.pop()
+            if isinstance(v.owner, Operation) and v.owner.parent_block() is loop.body.block and v.owner not in needed:
+                needed.append(v.owner)
+                stack.extend(v.owner.operands)
+        for op in sorted(needed, key=lambda o: loop.body.block.get_operation_index(o)):
+            copy = op.clone(value_mapper=mapping)
+            Rewriter.insert_op(copy, at)
+        shape = list(load.result.type.get_shape())  # pyright: ignore[reportAttributeAccessIssue]
+        shape[axis] = extent
+        box = box_bounds(tile.access_tile_set.data)
+        if box is None or any(lo != 0 for lo, _ in box):
+            raise error(tile, "a SuperDSC tensor is a whole box from its anchor: this access tile's set is not one")
+        whole = ConstructAccessTileOp(
+            tile.base,
+            tile.base_map.data,
+            [mapping.get(v, v) for v in tile.indices],
+            box_set([(0, n - 1) for n in shape]),
+            tile.access_tile_order.data,
+            AccessTileType(shape),
+            [mapping.get(v, v) for v in tile.symbol_operands],
+        )
+        data = LoadOp(whole, TensorType(load.result.type.get_element_type(), shape))  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op([whole, data], at)
+        return data.result
 
     def _link(self, op: Operation) -> None:
         if isinstance(op, (tensor.ExpandShapeOp, tensor.CollapseShapeOp)):
@@ -703,6 +936,8 @@ class GroupLowering:
                 value = value.owner.input
             elif isinstance(value.owner, (tensor.ExpandShapeOp, tensor.CollapseShapeOp)):
                 value = value.owner.src
+            elif (one := _splat_of_one(value)) is not None:
+                value = one
             else:
                 return value
 
@@ -802,7 +1037,10 @@ class GroupLowering:
                 root = op.data_tile
                 while root in self.alias:
                     root = self.alias[root]
-                if isinstance(root.owner, (BroadcastOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp)):
+                if (
+                    isinstance(root.owner, (BroadcastOp, tensor.ExpandShapeOp, tensor.CollapseShapeOp))
+                    or _splat_of_one(root) is not None
+                ):
                     raise error(
                         op,
                         "a SuperDSC writes a tensor as its op computes it: this store writes a broadcast or reshape of one",
@@ -1017,9 +1255,14 @@ class GroupLowering:
                 if len(parts) != 1:
                     raise error(at, "this HBM tensor splits a dim that is not its stick dim: no SuperDSC layout has it")
                 component_stride[ldim] = strides[parts[0][0]]
-        order = sorted(component_stride, key=lambda d: component_stride[d])
+        # A dim of one component (one stick, one row) in the whole tensor has no stride that matters:
+        # it goes first among equal strides (a row-major [M, 1, 64] is ["out", "mb"]), unchecked.
+        single = {d for d in component_stride if (sizes[d] // lanes if d == sticks[0] else sizes[d]) == 1}
+        order = sorted(component_stride, key=lambda d: (component_stride[d], d not in single))
         expected = lanes
         for d in order:
+            if d in single:
+                continue
             if component_stride[d] != expected:
                 raise error(
                     at,
@@ -1073,7 +1316,7 @@ class GroupLowering:
                             f"this op reduces along {names[d]}, which the cores split: a SuperDSC reduces within a core",
                         )
             out.append(self._superdsc(spec, ldims, names, slices, counts))
-        return Dispatch([loop.static_count for loop in loops], out)  # pyright: ignore[reportArgumentType]
+        return Dispatch([loop.static_count for loop in loops], out, self.outer_counts)  # pyright: ignore[reportArgumentType]
 
     def _superdsc(self, spec: _OpSpec, ldims: list, names: dict, slices: dict, counts: dict) -> SdscOp:
         cores = len(self.cores)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, REPO, SHARED, kernel_arguments
+from conftest import CORPUS, CORPUS_SCALARS, REPO, SHARED, kernel_arguments
 
 import spyre_mlir
 from spyre_mlir.diagnostics import DiagnosticError
@@ -45,8 +45,15 @@ def run_bundle(out_dir: Path, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [np.asarray(result[f"arg_{k}_base_addr"]).reshape(a.shape) for k, a in enumerate(arrays)]
 
 
-def check_runs_as_source(path: Path, out_dir: Path, name: str, arrays: dict[str, np.ndarray], exact: bool) -> None:
-    source = spyre_mlir.interpret(path, name, **{k: v.copy() for k, v in arrays.items()})
+def check_runs_as_source(
+    path: Path, out_dir: Path, name: str, arrays: dict[str, np.ndarray], exact: bool, scalars: dict | None = None
+) -> None:
+    """The bundle computes what the kernel computes on the same arrays (`scalars`: all the kernel's
+    arguments, its scalars included, when it has any)."""
+    given = scalars or arrays
+    source = spyre_mlir.interpret(
+        path, name, **{k: v.copy() if isinstance(v, np.ndarray) else v for k, v in given.items()}
+    )
     ran = run_bundle(out_dir, [v for v in arrays.values()])
     for (key, _), got in zip(arrays.items(), ran):
         want = np.asarray(source[key]).reshape(got.shape)
@@ -291,16 +298,17 @@ def test_row_major_views_keep_their_layout(tmp_path):
 
 # -- the corpus: runs or is refused at the op ----------------------------------------------
 
-CORPUS_REFUSED = {
-    # kernel: what the refusal says (every one is located in the kernel's file)
-    "add-with-control-flow": "per-core control flow",
-    "layernorm_fwd_ktir": "would need constantInfo_",
-    "matmul_fwd_ktir": "control flow inside a compute group",
-    "reduce_generic": "which no SuperDSC op computes",
-    "scalar_broadcast": "writes a broadcast or reshape",
-    "softmax_fwd_ktir": "per-core control flow",
-    "softmax_small": "per-core control flow",
-    "vector_add_ktir": "known only at run time",
+CORPUS_STATUS = {
+    # kernel: None (runs equal to its source, specialized for its index scalars from conftest's
+    # CORPUS_SCALARS), or what its located refusal says, with the reason.
+    "add-with-control-flow": "must address one pointer argument",  # absolute HBM addresses, no arguments to bind
+    "layernorm_fwd_ktir": "would need constantInfo_",  # the f16 argument %eps
+    "matmul_fwd_ktir": None,  # its k loop summing tile products: one batchmatmul over K = 2048
+    "reduce_generic": "writes a broadcast or reshape",  # stores a splat of the reduced value
+    "scalar_broadcast": "writes a broadcast or reshape",  # stores a broadcast of a loaded scalar
+    "softmax_fwd_ktir": None,  # per-core row loop: a bundle loop of 128 iterations, core c at row 32 i + c
+    "softmax_small": None,  # the same over 64 rows: 2 iterations
+    "vector_add_ktir": None,  # BLOCK_SIZE = 128 fixes each core's 128 elements
 }
 
 
@@ -308,20 +316,174 @@ def corpus_kernels():
     return [pytest.param(p, id=p.stem) for p in sorted(CORPUS.glob("*.mlir"))] if CORPUS.is_dir() else []
 
 
+def index_scalars(path: Path) -> dict[str, int]:
+    """The kernel's index scalars in its test arguments (CORPUS_SCALARS): what `scalars=` fixes."""
+    return {k: v for k, v in CORPUS_SCALARS.get(path.stem, {}).items() if isinstance(v, int)}
+
+
+def scalars_option(values: dict) -> str:
+    return f' scalars="{",".join(f"{k}={v}" for k, v in values.items())}"' if values else ""
+
+
 @pytest.mark.parametrize("path", corpus_kernels())
 def test_corpus_kernel_runs_as_its_source_or_is_refused_at_an_op(path, tmp_path):
+    """Each corpus kernel keeps its status: runs equal to its source, or is refused, located in
+    its file, with the listed reason. Specialized scalars are recorded on @sdsc_bundle."""
+    assert path.stem in CORPUS_STATUS, "a corpus kernel with no expected status"
+    scalars = index_scalars(path)
     try:
-        emit(path, tmp_path)
+        emit(path, tmp_path, scalars_option(scalars))
     except DiagnosticError as exc:
         text = str(exc)
-        assert path.stem in CORPUS_REFUSED, f"refused, but not listed: {text}"
-        assert CORPUS_REFUSED[path.stem] in text
+        assert CORPUS_STATUS[path.stem] is not None, f"refused, but expected to run: {text}"
+        assert CORPUS_STATUS[path.stem] in text
         assert exc.diagnostic.location is not None and exc.diagnostic.location.file == str(path)
         return
-    assert path.stem not in CORPUS_REFUSED, "emitted, but listed as refused"
+    assert CORPUS_STATUS[path.stem] is None, "emitted, but listed as refused"
+    bundle = spyre_mlir.parse(tmp_path / "bundle.mlir")
+    (fn,) = [op for op in bundle.walk() if op.name == "func.func"]
+    recorded = fn.attributes.get("spyre.specialize")
+    assert ({k: v.value.data for k, v in recorded.data.items()} if recorded else {}) == scalars
     name, args, _ = kernel_arguments(path)
     arrays = {k: v for k, v in args.items() if isinstance(v, np.ndarray)}
-    check_runs_as_source(path, tmp_path, name, arrays, exact=False)
+    if path.stem == "matmul_fwd_ktir":
+        check_matmul_runs_as_source(path, tmp_path, name, args, arrays)
+    else:
+        exact = path.stem == "vector_add_ktir"  # softmax: sums in another order (per stick, then across sticks)
+        check_runs_as_source(path, tmp_path, name, arrays, exact=exact, scalars=args)
+
+
+def check_matmul_runs_as_source(path: Path, out_dir: Path, name: str, args: dict, arrays: dict) -> None:
+    """C equals the source's within its rounding: the source rounds each of its K / BLOCK_SIZE_K
+    tile products and running sums to f16 (each by at most half an ulp of the largest value),
+    batchmatmul rounds once; a tile left out or counted twice is off by far more."""
+    source = spyre_mlir.interpret(
+        path, name, **{k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    )
+    ran = run_bundle(out_dir, list(arrays.values()))
+    trips = args["K"] // args["BLOCK_SIZE_K"]
+    for (key, _), got in zip(arrays.items(), ran):
+        want = np.asarray(source[key]).reshape(got.shape).astype(np.float32)
+        bound = trips * float(np.spacing(np.float16(np.abs(want).max())))  # half an ulp for each product and sum
+        np.testing.assert_allclose(got.astype(np.float32), want, rtol=0, atol=bound, err_msg=key)
+
+
+def test_layernorm_with_eps_given_is_refused_for_its_uneven_row_loop(tmp_path):
+    """1151 rows over 32 cores: 36 iterations on some cores, 35 on others; every core of a SuperDSC
+    bundle's loop runs the same trip."""
+    path = CORPUS / "layernorm_fwd_ktir.mlir"
+    if not path.is_file():
+        pytest.skip("corpus absent")
+    with pytest.raises(DiagnosticError) as info:
+        emit(path, tmp_path, scalars_option(CORPUS_SCALARS["layernorm_fwd_ktir"]))
+    assert "runs 35 to 36 iterations depending on the core" in str(info.value)
+    assert info.value.diagnostic.location.file == str(path)
+
+
+def test_an_index_scalar_not_specialized_is_refused_naming_the_option(tmp_path):
+    path = CORPUS / "vector_add_ktir.mlir"
+    if not path.is_file():
+        pytest.skip("corpus absent")
+    with pytest.raises(DiagnosticError) as info:
+        emit(path, tmp_path)
+    assert 'specialize it with scalars="BLOCK_SIZE=..."' in str(info.value)
+    assert info.value.diagnostic.location.file == str(path)
+
+
+def test_the_bundle_of_a_per_core_row_loop_is_one_bundle_loop(tmp_path):
+    """softmax_small (64 rows, 32 cores, `scf.for %row = %core_id to %n_rows step 32`): one scf.for of
+    2 iterations around the six SuperDSCs; each HBM start moves by 32 rows x 64 x 2 bytes; the
+    kernel's %n_rows is not an argument of the bundle but its recorded value."""
+    path = CORPUS / "softmax_small.mlir"
+    if not path.is_file():
+        pytest.skip("corpus absent")
+    emit(path, tmp_path, scalars_option({"n_rows": 64}))
+    bundle = spyre_mlir.parse(tmp_path / "bundle.mlir")
+    (fn,) = [op for op in bundle.walk() if op.name == "func.func"]
+    assert len(fn.body.block.args) == 2
+    assert fn.attributes["spyre.specialize"].data["n_rows"].value.data == 64
+    (loop,) = [op for op in bundle.walk() if op.name == "scf.for"]
+    assert loop.ub.owner.value.value.data == 2
+    assert len([op for op in loop.walk() if op.name == "sdscbundle.sdsc_execute"]) == 6
+    assert {str(op.map.data) for op in loop.walk() if op.name == "affine.apply"} == {"(d0)[s0] -> ((s0 + (d0 * 4096)))"}
+    first = read_superdsc(tmp_path / "sdsc_0.json")
+    assert first.num_wk_slices == {"mb": 32, "out": 1}
+
+
+def test_a_per_core_row_loop_runs_as_its_source(tmp_path):
+    """row_loop.mlir for the 16 rows of its spyre.specialize: one bundle loop of 4 iterations (core c
+    at row 4 i + c) around identity, exp and mul; two LX tensors of one shape are two allocations;
+    equal to the kernel."""
+    path = KERNELS / "row_loop.mlir"
+    emit(path, tmp_path)
+    bundle = spyre_mlir.parse(tmp_path / "bundle.mlir")
+    (fn,) = [op for op in bundle.walk() if op.name == "func.func"]
+    assert fn.attributes["spyre.specialize"].data["n_rows"].value.data == 16
+    (loop,) = [op for op in bundle.walk() if op.name == "scf.for"]
+    assert loop.ub.owner.value.value.data == 4
+    exp = read_superdsc(tmp_path / "sdsc_1.json")
+    assert [a.component for a in exp.dscs[0].schedule] == ["lx", "lx"]
+    assert len({a.start_address[0] for a in exp.dscs[0].schedule}) == 2
+    rng = np.random.default_rng(2)
+    arrays = {"x": rng.standard_normal(16 * 64).astype(np.float16), "y": np.zeros(16 * 64, np.float16)}
+    check_runs_as_source(path, tmp_path, "row_loop", arrays, exact=True, scalars={**arrays, "n_rows": 16})
+
+
+def test_a_per_core_loop_whose_trip_differs_by_core_is_refused(tmp_path):
+    with pytest.raises(DiagnosticError) as info:
+        emit(KERNELS / "row_loop.mlir", tmp_path / "out", ' scalars="n_rows=14"')
+    assert "runs 3 to 4 iterations depending on the core" in str(info.value)
+    assert info.value.diagnostic.location.file == str(KERNELS / "row_loop.mlir")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "%accum_next = arith.addf %accum_itr, %a_dot_b",
+            "%accum_next = arith.mulf %accum_itr, %a_dot_b",
+            "holds 'arith.mulf'",
+        ),
+        (
+            "%b_acc = ktdp.construct_access_tile %b_view[%off_k, %offs_bn]",
+            "%b_acc = ktdp.construct_access_tile %b_view[%c0, %offs_bn]",
+            "does not move along the contraction dim",
+        ),
+        ("iter_args(%accum_itr = %accum_zero)", "iter_args(%accum_itr = %c_one)", "does not start from zeros"),
+    ],
+)
+def test_a_group_loop_that_is_not_a_tiled_contraction_is_refused(old, new, message, tmp_path):
+    """matmul_fwd_ktir's k loop is one batchmatmul only as a sum of products of tiles stepping
+    along K from zeros: a product, a tile that stays, a nonzero start are refused at the loop."""
+    source = CORPUS / "matmul_fwd_ktir.mlir"
+    if not source.is_file():
+        pytest.skip("corpus absent")
+    text = variant(old, new, source).replace(
+        "%accum_zero = arith.constant",
+        "%c_one = arith.constant dense<1.0> : tensor<32x512xf16>\n    %accum_zero = arith.constant",
+    )
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text(text)
+    with pytest.raises(DiagnosticError) as info:
+        emit(kernel, tmp_path / "out", scalars_option(index_scalars(source)))
+    assert message in str(info.value) and "not a matmul summed over tiles of its contraction dim" in str(info.value)
+    assert info.value.diagnostic.location.file == str(kernel)
+
+
+def test_a_wrong_scalars_option_is_a_located_error(tmp_path):
+    path = CORPUS / "softmax_small.mlir"
+    if not path.is_file():
+        pytest.skip("corpus absent")
+    for option, message in [
+        (' scalars="rows=64"', "has no argument named 'rows'"),
+        (' scalars="n_rows=x"', "'n_rows=x' is not a value of type index"),
+        (' scalars="n_rows"', "expected NAME=VALUE"),
+    ]:
+        with pytest.raises(DiagnosticError) as info:
+            emit(path, tmp_path / "out", option)
+        assert message in str(info.value)
+        assert info.value.diagnostic.location.file == str(path)
 
 
 # -- refusals -------------------------------------------------------------------------------
