@@ -678,6 +678,7 @@ RESULT_SLOT = -1
 TEMP_SLOT = -2
 """The scratch slot of a temporary inside an op's computation."""
 SECOND_TEMP_SLOT = -3
+"""The scratch slot of a second such temporary."""
 ROUNDED_SLOT = -4
 """The scratch slot of a result rounded to float16 before it is stored."""
 
@@ -707,14 +708,16 @@ class _Decoded(threading.local):
 
 
 _DECODED = _Decoded()
-DECODED_KEPT = 2
-"""How many decoded float16 arrays `_DECODED` keeps."""
+DECODED_KEPT = 8
+"""How many decoded float16 arrays (parts of tensors: `_chunks`) `_DECODED` keeps."""
 DECODED_MIN_ELEMENTS = 1 << 16
-"""Smaller arrays decode faster than they compare: they are not kept."""
+"""Smaller arrays decode faster than they compare: they are not kept (nor are HBM tensors: a
+kernel's files pass their intermediates through LX)."""
 
 
-def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
-    """The elements of `view` as float32, in scratch slot `slot` or kept in `_DECODED` (read only)."""
+def _decode(view: np.ndarray, fmt: DataFormat, slot: int, keep: bool) -> np.ndarray:
+    """The elements of `view` as float32, in scratch slot `slot`, or (float16, `keep`) kept in
+    `_DECODED` (read only)."""
     if fmt.is_bf16:
         return decode(view, fmt)
     if fmt.storage != np.float16:
@@ -722,7 +725,7 @@ def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
         np.copyto(out, view)
         return out
     bits = view.view(np.uint16)
-    if bits.size < DECODED_MIN_ELEMENTS:
+    if not keep or bits.size < DECODED_MIN_ELEMENTS:
         out = _SCRATCH.array(slot, view.shape, np.dtype(np.float32))
         # mode "clip": no bounds checks to buffer `out` for (every uint16 is an index of the table)
         return np.take(_FLOAT16_TO_FLOAT32, bits, out=out, mode="clip")
@@ -749,7 +752,8 @@ def _decode(view: np.ndarray, fmt: DataFormat, slot: int) -> np.ndarray:
 
 def _read(access: _Access, view: np.ndarray, in_format: bool, batch: int, slot: int) -> np.ndarray:
     """The op-dim array of a view whose first `batch` axes are cores (decoded in scratch `slot`)."""
-    values = view if in_format else _decode(view, access.fmt, slot)
+    # what one file leaves in LX for the next is what the next files read again
+    values = view if in_format else _decode(view, access.fmt, slot, keep=access.alloc.component == "lx")
     lead = values.shape[:batch]
     if access.read_coords is None:
         return values.reshape(lead + access.extents)
@@ -1113,6 +1117,31 @@ def run_superdsc(
     return stats
 
 
+CHUNK_ELEMENTS = 1 << 17
+"""About how many elements of its largest tensor an op computes at a time on the float32 path: the
+decoded inputs, the result and the rounding's temporaries then stay in the core's 1 MiB L2 (25%
+faster than whole tensors at once; a part per core would cost more in NumPy calls)."""
+
+
+def _chunks(
+    grid: tuple[int, ...], reads: Sequence[np.ndarray], writes: Sequence[np.ndarray]
+) -> list[Callable[[np.ndarray], np.ndarray]]:
+    """Parts of views whose leading axes are the core `grid`: slices of the longest grid axis (a
+    view of extent 1 there, the same for every core along it, is whole in every part). One part
+    when a large input is such a view: each part would decode it again."""
+    axis = max(range(len(grid)), key=lambda k: grid[k])
+    n = grid[axis]
+    if any(v.shape[axis] == 1 and v.size > CHUNK_ELEMENTS // 8 for v in reads):
+        return [lambda v: v]
+    elements = max(v.size for v in (*reads, *writes) if v.shape[axis] == n)
+    step = -(-n // min(n, max(1, round(elements / CHUNK_ELEMENTS))))
+    parts = []
+    for lo in range(0, n, step):
+        index = (slice(None),) * axis + (slice(lo, lo + step),)
+        parts.append(lambda v, index=index: v[index] if v.shape[axis] > 1 else v)
+    return parts
+
+
 def _run_op(
     op: _Op,
     plan: _DscPlan,
@@ -1129,11 +1158,13 @@ def _run_op(
             op.direct(*reads, out=writes[0])
             return
         batch = len(plan.grid.shape)
-        result = op.compute(
-            [_read(a, v, op.in_format, batch, i) for i, (a, v) in enumerate(zip(op.reads, reads))], batch
-        )
-        for a, view in zip(op.writes, writes):
-            _write(a, view, result, batch)
+        parts = _chunks(plan.grid.shape, reads, writes) if op.name not in MATMULS else [lambda v: v]
+        for part in parts:
+            result = op.compute(
+                [_read(a, part(v), op.in_format, batch, i) for i, (a, v) in enumerate(zip(op.reads, reads))], batch
+            )
+            for a, view in zip(op.writes, writes):
+                _write(a, part(view), result, batch)
         return
     for k, core in enumerate(plan.cores):
         reads = [_view(a, core, int(starts[a.label][k]), hbm, lx, source, write=False) for a in op.reads]
