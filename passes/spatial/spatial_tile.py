@@ -38,8 +38,8 @@ whose upper bound is an index scalar (or a `!ktdp.runtime_arg`'s value) runs
 to a `spatial.trip` from it, `per` its step, `bias` minus its lower bound,
 whose admitted range comes from the argument's `!ktdp.runtime_arg` upperbound
 and granularity, else its `spyre.admit = {upperbound = U[, granularity = G]}`
-argument attribute, else the views the loop's tiles stay inside (the greatest
-count for which every tile moved along the loop stays inside its view, the
+argument attribute, else the views the loop's tiles overlap (the greatest
+count for which every tile moved along the loop overlaps its view, the
 least over sites and loops of one scalar); a loop no tile moves along, with no
 stated range, is refused naming what to add. A scalar that an address, a tile
 origin, a condition or a loop's lower bound or step is computed from must be
@@ -160,7 +160,7 @@ MASKED_ATTR = spatial.MASKED_ATTR
 
 ENGINES = ("load", "compute", "store")
 
-PROVEN = "the views its tiles stay inside"
+PROVEN = "the views its tiles overlap"
 """Where the admitted range of a trip proven from its loop's tiles comes from."""
 
 PROBE_COUNT = 2**61 - 1
@@ -841,6 +841,21 @@ def _may_run_outside(origin: Sequence[AffineExpr], tile: Sequence[int], shape: S
     return False
 
 
+def _overlaps(origin: Sequence[AffineExpr], tile: Sequence[int], shape: Sequence[int],
+              counts: Sequence[int]) -> bool:
+    """Whether every step's tile of `tile` at `origin` (affine in the loop numbers, dim i
+    running 0 .. counts[i]-1) overlaps [0, shape) in every dim: it starts before the end
+    and ends after the start (from the bounds of each origin coordinate; no when they are
+    not derived). A step inside a loop that never runs moves nothing."""
+    if any(c <= 0 for c in counts):
+        return True
+    for e, size, dim in zip(origin, tile, shape):
+        bounds = _interval(e, counts)
+        if bounds is None or bounds[0] + size <= 0 or bounds[1] >= dim:
+            return False
+    return True
+
+
 def _is_float_type(t: Attribute) -> bool:
     return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
 
@@ -1045,7 +1060,7 @@ class SiteLowering:
         elif admitted is not None:  # a trip whose admitted range the kernel states
             count = trip_count(lb, admitted[1], step)
             assert count is not None
-        else:  # a trip admitted as far as the loop's accesses stay inside their views (below)
+        else:  # a trip admitted as far as the loop's tiles overlap their views (below)
             count = PROBE_COUNT
         if count >= 2**62:
             raise error(op, f"spatial-tile: this loop runs {count} times here, too many to simulate or run")
@@ -1085,8 +1100,9 @@ class SiteLowering:
                           probes: list[tuple[spatial.StageOp, list[AffineExpr], list[int], list[int], list[int]]]
                           ) -> tuple[int, int, int, str]:
         """The admitted range of a loop running to a runtime scalar that states none: the
-        values for which every tile its body moves along the loop stays inside its view (the
-        greatest count K with each origin's bounds inside, so v <= lb + K * step). The
+        values for which every tile its body moves along the loop overlaps its view (the
+        greatest count K with each tile's origin bounds inside, so v <= lb + K * step; a
+        tail tile reaching past the view's end is masked, as the source's access is). The
         moves are re-marked `masked` for that count. A loop whose body moves no tile along
         it has no such bound: refused, naming what to add."""
         name = self.k.runtime_args[runtime]
@@ -1097,7 +1113,7 @@ class SiteLowering:
                 continue
 
             def inside(k: int) -> bool:
-                return not _may_run_outside(origin, tile, shape, [*counts[:depth], k, *counts[depth + 1:]])
+                return _overlaps(origin, tile, shape, [*counts[:depth], k, *counts[depth + 1:]])
 
             lo, hi = 0, PROBE_COUNT  # inside(lo) holds (no step runs); find the greatest such count
             while lo < hi:

@@ -5,7 +5,7 @@ A float or integer scalar argument is a runtime input of the spatial program
 `scalars(@alpha)`), never a reason to specialize; `scalars=` still folds it.
 An index scalar that bounds a loop is a trip (`spatial.trip @t from @n_rows
 ...`) whose admitted range comes from `!ktdp.runtime_arg`, `spyre.admit` or the
-views the loop's tiles stay inside; without one, a located refusal naming what
+views the loop's tiles overlap; without one, a located refusal naming what
 to add. A value outside the admitted range (or off its granularity) is refused
 before anything runs.
 
@@ -63,8 +63,8 @@ AXPY = (
 )
 
 
-def rows_kernel(n_param: str = "%n_rows: index", extract: str = "") -> str:
-    """exp of the 8-row blocks of a 128x16 view that start below %n_rows; block i on
+def rows_kernel(n_param: str = "%n_rows: index", extract: str = "", rows: int = 128) -> str:
+    """exp of the 8-row blocks of a `rows`x16 view that start below %n_rows; block i on
     core i mod 2 (`scf.for %i = core * 8 to %n_rows step 16`)."""
     return (
         f"func.func @rows(%x: index, %z: index, {n_param}) attributes {{grid = [2]}} {{\n"
@@ -72,11 +72,11 @@ def rows_kernel(n_param: str = "%n_rows: index", extract: str = "") -> str:
         "  %c16 = arith.constant 16 : index\n  %c0 = arith.constant 0 : index\n"
         "  %lb = arith.muli %c, %c8 : index\n"
         + extract
-        + _view("x", 128, 16)
-        + _view("z", 128, 16)
+        + _view("x", rows, 16)
+        + _view("z", rows, 16)
         + "  scf.for %i = %lb to %n_rows step %c16 {\n"
-        + _tile("xt", "x", "%i", 8, 16, 128)
-        + _tile("zt", "z", "%i", 8, 16, 128)
+        + _tile("xt", "x", "%i", 8, 16, rows)
+        + _tile("zt", "z", "%i", 8, 16, rows)
         + "  %a = ktdp.load %xt : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>\n"
         "  %e = math.exp %a : tensor<8x16xf32>\n"
         "  ktdp.store %e, %zt : tensor<8x16xf32>, !ktdp.access_tile<8x16xindex>\n  }\n  return\n}\n"
@@ -197,6 +197,26 @@ def test_a_value_above_the_proven_bound_is_refused_before_running():
         assert f"reads n_rows = {n}, outside the admitted range [0, 128]" in message
         assert "never clamped or wrapped" in message
         assert info.value.diagnostic.location is not None
+
+
+def test_a_tail_tile_is_admitted_and_masked_as_in_the_source():
+    """100 rows: the last 8-row block starting below n (rows 96..103) reaches past the
+    view; it is admitted (it overlaps the view) and masked, as the source's access is."""
+    text = rows_kernel(rows=100)
+    module = lower(text)
+    assert {t.admitted for t in of(module, spatial.TripOp)} == {(0, 104)}  # site 1: 8 + 16 * 6
+    assert any(spatial.MASKED_ATTR in s.attributes for s in of(module, spatial.StageOp))
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((100, 16)).astype(f32)
+    for n in (96, 97, 100, 104):
+        z = rng.standard_normal((100, 16)).astype(f32)
+        source, got = run_both(text, module, "rows", grid=(2,), x=x, z=z, n_rows=n)
+        np.testing.assert_array_equal(got["z"], source["z"])
+        want = z.copy()
+        want[: min(100, 8 * -(-n // 8))] = np.exp(x[: min(100, 8 * -(-n // 8))])
+        np.testing.assert_allclose(got["z"], want, rtol=1e-6)
+    with pytest.raises(DiagnosticError, match=r"reads n_rows = 105, outside the admitted range \[0, 104\]"):
+        spyre_mlir.interpret(module, "rows", x=x, z=np.zeros_like(x), n_rows=105)
 
 
 def test_spyre_admit_states_the_range_and_granularity():

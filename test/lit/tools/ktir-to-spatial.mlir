@@ -29,7 +29,7 @@
 // PLAIN: hbm bytes: read 1024, written 512
 
 // Without the scalar's value: %N is a runtime input, the loop it bounds a trip,
-// admitted as far as its tiles stay inside their 64-column views.
+// admitted as far as its tiles overlap their 64-column views.
 // RUN: %spyre-opt %s --pipeline ktir-to-spatial | %FileCheck %s --check-prefix=RUNTIME
 // RUNTIME: spatial.scalar @N : index{{$}}
 // RUNTIME: spatial.trip @trip_N from @N per 16 bias 0 admit [0, 64]

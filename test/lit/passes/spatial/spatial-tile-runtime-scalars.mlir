@@ -43,7 +43,7 @@ func.func @axpy(%x: index, %y: index, %alpha: f32) attributes {grid = [2]} {
 // -----
 
 // An index scalar bounding a loop is a trip: per site, ceil((n_rows - lb) / 16)
-// iterations (bias -lb), admitted while the loop's 8-row tiles stay inside their
+// iterations (bias -lb), admitted while the loop's 8-row tiles overlap their
 // 128-row views (n_rows <= 128 on every site).
 
 // CHECK-LABEL: spatial.program @rows
