@@ -53,7 +53,8 @@ PIPELINES: dict[str, tuple[str, str]] = {
         "lower a kernel to the runtime's bundle: compute groups tiled into counted loops whose tiles fit "
         "LX, the split across cores recorded, intermediates placed in LX, DIR/bundle.mlir and DIR/sdsc_N.json "
         "written (out-dir=DIR is required; format=superdsc, the default: torch-spyre's SuperDSC files, refusing what "
-        "they cannot express; format=ktir: ours, for every kernel)",
+        'they cannot express, with scalars="n_rows=4096,..." fixing the index scalars its trips and addresses need; '
+        "format=ktir: ours, for every kernel)",
     ),
     "ktir-to-spatial": (
         "spyre-raise-counted-loops,spyre-physicalize-layouts,spyre-fold-reshapes,cse,canonicalize,"
