@@ -591,12 +591,18 @@ class KernelLowering:
         for arg in self.runtime_args:
             slice_ = {arg}
             for op in self.kernel.walk():  # forward slice through index arithmetic, in program order
-                if isinstance(op, (*_INDEX_OPS, RuntimeArgExtractOp)) and any(v in slice_ for v in op.operands):
+                reads_value = isinstance(op, RuntimeArgExtractOp) and op.kind.data == "value"
+                if (reads_value or isinstance(op, _INDEX_OPS)) and any(v in slice_ for v in op.operands):
                     slice_.update(op.results)
-            for v in slice_:
-                if any(self._fixes_structure(u.operation, u.index, v) for u in v.uses):
-                    needs.append(arg)
-                    break
+            user = next((u.operation for v in slice_ for u in v.uses
+                         if self._fixes_structure(u.operation, u.index, v)), None)
+            if user is not None and isinstance(arg.type, RuntimeArgType):
+                raise error(user, f"spatial-tile: this op is computed from %{self.runtime_args[arg]}, a "
+                            "!ktdp.runtime_arg (a launch-time value): a spatial program fixes its addresses, tile "
+                            "origins, conditions and loop lower bounds and steps when it is built, so it reads a "
+                            "runtime_arg only as a loop's upper bound (a trip) or in compute ops")
+            if user is not None:
+                needs.append(arg)
         if not needs:
             return
         names = [self.runtime_args[a] for a in needs]

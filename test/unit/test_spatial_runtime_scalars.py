@@ -348,3 +348,16 @@ def test_corpus_softmax_lowers_without_scalars_and_equals_its_source(stem):
     np.testing.assert_array_equal(got["output_ptr"], source["output_ptr"])
     with pytest.raises(DiagnosticError, match=f"reads n_rows = {rows + 1}, outside the admitted range"):
         spyre_mlir.interpret(module, name, **{**args, "n_rows": rows + 1})
+
+
+def test_a_runtime_arg_in_an_address_is_refused_at_its_use():
+    """A launch-time value cannot be specialized: computing a view's size from it is
+    refused at the view, naming what a program may do with it."""
+    text = ROWS_RUNTIME_ARG.replace("sizes: [128, 16]", "sizes: [%n_rows, 16]", 1)
+    with pytest.raises(DiagnosticError) as info:
+        lower(text)
+    diagnostic = info.value.diagnostic
+    assert "this op is computed from %M, a !ktdp.runtime_arg (a launch-time value)" in diagnostic.message
+    assert "only as a loop's upper bound (a trip) or in compute ops" in diagnostic.message
+    assert diagnostic.location is not None
+    assert "%xv = ktdp.construct_memory_view" in text.splitlines()[diagnostic.location.line - 1]
