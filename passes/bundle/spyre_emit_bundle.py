@@ -4,7 +4,9 @@ Two formats (docs/bundle.md). `format=superdsc` (the default) writes torch-spyre
 `sdsc_N.json` per compute op (passes/bundle/superdsc_lowering.py decides which ops, slices and
 addresses), and a `bundle.mlir` whose `@sdsc_bundle(%arg_0_base_addr: !sdscbundle.input_arg<index>,
 ...)` computes each core's start address once (`%arg_0_core_2048 = arith.addi %arg_0, ...`) and runs
-each SuperDSC once for all cores (`sdsc_execute` with `symbol_ids`); what a SuperDSC cannot say is a
+each SuperDSC once for all cores (`sdsc_execute` with `symbol_ids`), inside `scf.for`s for the
+kernel's per-core loops and the groups' tile loops; `scalars="n_rows=4096"` fixes the index scalars
+those need (recorded in `@sdsc_bundle`'s `spyre.specialize`); what a SuperDSC cannot say is a
 located error. `format=ktir` writes ours, described below: one SDSC file per compute group, holding
 the group's KTIR, for the kernels torch-spyre's format cannot express.
 

@@ -8,7 +8,11 @@ per-core start address, bound at run time to an operand of the bundle's `sdsc_ex
 core's LX at a fixed offset) and how its elements are laid out there. The lowering:
 
 - evaluates every access tile's anchor and every view's base per core (the kernel's grid gives
-  the cores; `ktdp.get_compute_tile_id` their coordinates) and per tile-loop iteration;
+  the cores; `ktdp.get_compute_tile_id` their coordinates) and per iteration of the tile loops
+  and of the kernel's per-core loops around the call (`scf.for %row = %core_id to 4096 step 32`:
+  iteration i on every core at once, the same trip on each);
+- replaces a group loop that sums a matmul over tiles of its contraction dim by one matmul
+  over the whole dim (`_whole_contraction`);
 - follows each physical axis of every tensor of the group through its ops (a union-find over
   (value, axis), by `analysis.dim_maps`) to a *logical* dim of the kernel's host tensors: a
   stick-laid view's axes `[N/64, M, 64]` are parts of the host dims M and N (its parameter's
@@ -22,7 +26,7 @@ core's LX at a fixed offset) and how its elements are laid out there. The loweri
   run time, per-core work that is not a regular split, masked tiles, layouts without whole
   sticks, scalar constants (they would need `constantInfo_`), ops without a SuperDSC counterpart.
 
-    lowering = GroupLowering(kernel, call, group, target, symbols, first_index=0)
+    lowering = GroupLowering(kernel, call, group, target, symbols, first_index=0, outer=[row_loop])
     dispatch = lowering.run()        # Dispatch: tile loops + SdscOps (SuperDsc + operands)
 """
 
