@@ -940,7 +940,9 @@ class SiteLowering:
         # The load and store stages built inside each enclosing loop whose admitted count is
         # being proven (`_proven_admission`), with their origins, tiles, views and counts.
         self.probes: list[list] = []
-        self.probe: tuple = ()  # what the last `_origin` saw: (origin, tile, view shape, counts)
+        self.probe: tuple = ()  # what the last `_origin` saw: (origin, tile, view shape, enclosing loops)
+        self.loops: list[scf.ForOp] = []  # the enclosing loops, outermost first (dim i is loops[i])
+        self.count_of: dict[scf.ForOp, int] = {}  # each loop's count here (PROBE_COUNT while being proven)
 
     def _dim_args(self, block: Block, nd: int) -> list[SSAValue]:
         """The loop numbers of the `nd` spatial loops enclosing `block` (innermost last),
@@ -1081,6 +1083,8 @@ class SiteLowering:
             self.outer[block] = engines[e]
             inner[e] = block
         self.counts.append(count)
+        self.loops.append(op)
+        self.count_of[op] = count
         if runtime is not None and admitted is None:
             self.probes.append([])
         self._items(loop.body, inner, [*dims, depth])
@@ -1092,6 +1096,7 @@ class SiteLowering:
                 built[e].properties.pop("upper", None)
                 built[e].properties["trip"] = SymbolRefAttr(trip)
         self.counts.pop()
+        self.loops.pop()
         # Attached after their bodies: xDSL's add_op walks from the target block to
         # the root (a cycle check), so attaching on the way down costs the depth at
         # every level; on the way up each block is still detached from its parent.
@@ -1103,25 +1108,31 @@ class SiteLowering:
             probes.append((stage, *self.probe))
 
     def _proven_admission(self, op: scf.ForOp, runtime: SSAValue, lb: int, step: int, depth: int,
-                          probes: list[tuple[spatial.StageOp, list[AffineExpr], list[int], list[int], list[int]]]
+                          probes: list[tuple[spatial.StageOp, list[AffineExpr], list[int], list[int], list]]
                           ) -> tuple[int, int, int, str]:
         """The admitted range of a loop running to a runtime scalar that states none: the
         values for which every tile its body moves along the loop overlaps its view (the
         greatest count K with each tile's origin bounds inside, so v <= lb + K * step; a
         tail tile reaching past the view's end is masked, as the source's access is). The
         moves are re-marked `masked` for that count. A loop whose body moves no tile along
-        it has no such bound: refused, naming what to add."""
+        it has no such bound: refused, naming what to add. Only the coordinates that move
+        along the loop bound it (the others bound the loops they move along); a coordinate
+        that also moves along an enclosing loop still being proven, or a tile in a loop
+        that runs no time here, bounds nothing."""
         name = self.k.runtime_args[runtime]
         greatest: int | None = None
-        for stage, origin, tile, shape, counts in probes:
-            if not any(depth in e.used_dims() for e in origin) or any(
-                    c == PROBE_COUNT for i, c in enumerate(counts) if i != depth):
+        for stage, origin, tile, shape, loops in probes:
+            counts = [self.count_of[lp] for lp in loops]
+            along = [(e, t, d) for e, t, d in zip(origin, tile, shape) if depth in e.used_dims()]
+            if (not along or any(c <= 0 for i, c in enumerate(counts) if i != depth)
+                    or any(counts[i] == PROBE_COUNT for e, _, _ in along for i in e.used_dims() if i != depth)):
                 continue
+            es, ts, ds = zip(*along)
 
             def inside(k: int) -> bool:
-                return _overlaps(origin, tile, shape, [*counts[:depth], k, *counts[depth + 1:]])
+                return _overlaps(es, ts, ds, [*counts[:depth], k, *counts[depth + 1:]])
 
-            lo, hi = 0, PROBE_COUNT  # inside(lo) holds (no step runs); find the greatest such count
+            lo, hi = 0, PROBE_COUNT - 1  # inside(lo) holds (no step runs); find the greatest such count
             while lo < hi:
                 mid = (lo + hi + 1) // 2
                 lo, hi = (mid, hi) if inside(mid) else (lo, mid - 1)
@@ -1136,10 +1147,11 @@ class SiteLowering:
                 f"{{{ADMIT_ATTR} = {{upperbound = U[, granularity = G]}}}}, or specialize it "
                 f"(scalars=\"{name}=...\")",
             )
-        for stage, origin, tile, shape, counts in probes:
-            bounded = [*counts[:depth], greatest, *counts[depth + 1:]]
+        self.count_of[op] = greatest
+        for stage, origin, tile, shape, loops in probes:
+            bounded = [self.count_of[lp] for lp in loops]
             if PROBE_COUNT in bounded:
-                continue
+                continue  # re-marked when the enclosing loop being proven is
             stage.attributes.pop(MASKED_ATTR, None)
             _masked(stage, _may_run_outside(origin, tile, shape, bounded))
         hi = lb + greatest * step
@@ -1175,7 +1187,7 @@ class SiteLowering:
         if len(anchor) != len(sizes):
             raise error(where, "spatial-tile: this access tile's rank differs from its memory view's")
         masked = _may_run_outside(anchor, sizes, list(t.get_shape()), self.counts[:ndims])
-        self.probe = (anchor, sizes, list(t.get_shape()), list(self.counts[:ndims]))
+        self.probe = (anchor, sizes, list(t.get_shape()), list(self.loops[:ndims]))
         return (self.k.tensors[view.offset], AffineMapAttr(AffineMap(ndims, 0, tuple(anchor))),
                 _tile(sizes, t.get_element_type(), where, "this access"), masked)
 

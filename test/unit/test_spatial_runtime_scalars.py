@@ -361,3 +361,33 @@ def test_a_runtime_arg_in_an_address_is_refused_at_its_use():
     assert "only as a loop's upper bound (a trip) or in compute ops" in diagnostic.message
     assert diagnostic.location is not None
     assert "%xv = ktdp.construct_memory_view" in text.splitlines()[diagnostic.location.line - 1]
+
+
+def test_nested_loops_to_two_runtime_scalars_are_two_trips():
+    """`for r to %n_rows step 8 { for c to %n_cols step 16 }` over 8x16 tiles of a 64x64
+    view: each count is proven from the coordinate that moves along its loop."""
+    tiles = (_tile("xt", "x", "%r", 8, 16, 64) + _tile("zt", "z", "%r", 8, 16, 64)).replace("%c0]", "%c]")
+    text = (
+        "func.func @g(%x: index, %z: index, %n_rows: index, %n_cols: index) {\n"
+        "  %c0 = arith.constant 0 : index\n  %c8 = arith.constant 8 : index\n  %c16 = arith.constant 16 : index\n"
+        + _view("x", 64, 64)
+        + _view("z", 64, 64)
+        + "  scf.for %r = %c0 to %n_rows step %c8 {\n  scf.for %c = %c0 to %n_cols step %c16 {\n"
+        + tiles.replace("memref<64x16xf32>", "memref<64x64xf32>")
+        + "  %a = ktdp.load %xt : !ktdp.access_tile<8x16xindex> -> tensor<8x16xf32>\n"
+        "  %e = math.exp %a : tensor<8x16xf32>\n"
+        "  ktdp.store %e, %zt : tensor<8x16xf32>, !ktdp.access_tile<8x16xindex>\n  }\n  }\n  return\n}\n"
+    )
+    module = lower(text)
+    trips = {t.source_name: (t.per_value, t.admitted) for t in of(module, spatial.TripOp)}
+    assert trips == {"n_rows": (8, (0, 64)), "n_cols": (16, (0, 64))}
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((64, 64)).astype(f32)
+    for n_rows, n_cols in ((20, 40), (64, 64), (0, 10), (63, 1)):
+        z = rng.standard_normal((64, 64)).astype(f32)
+        source, got = run_both(text, module, "g", x=x, z=z, n_rows=n_rows, n_cols=n_cols)
+        np.testing.assert_array_equal(got["z"], source["z"])
+        want = z.copy()
+        r, c = min(64, 8 * -(-n_rows // 8)), min(64, 16 * -(-n_cols // 16))
+        want[:r, :c] = np.exp(x[:r, :c])
+        np.testing.assert_allclose(got["z"], want, rtol=1e-6)
