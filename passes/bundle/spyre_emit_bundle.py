@@ -103,6 +103,7 @@ from spyre_mlir.dialects.spyre_loop import LoopOp
 from spyre_mlir.ir import print_ir, replace_module_body
 from spyre_mlir.passes.bundle import superdsc_lowering
 from spyre_mlir.passes.contracts import is_group, require_groups
+from spyre_mlir.passes.options import parse_scalars
 from spyre_mlir.target import Target, TargetError, target_of
 
 SDSC_FORMAT = "spyre-mlir.sdsc/1"
@@ -673,7 +674,7 @@ class SuperDscEmitter(Emitter):
         """Replace the kernel's scalar arguments named in `scalars=` (or its `spyre.specialize`
         attribute, which `scalars=` overrides) by constants: the values the bundle is written for."""
         try:
-            given: dict[str, object] = dict(_parse_scalars(self.scalars))
+            given: dict[str, object] = dict(parse_scalars(self.scalars))
         except ValueError as exc:
             raise error(kernel, f"spyre-emit-bundle: scalars: {exc}") from None
         attr = kernel.attributes.get(SPECIALIZE_ATTR)
@@ -866,18 +867,6 @@ class SuperDscEmitter(Emitter):
                 parent = inner.parent_op()
                 assert parent is not None and parent.parent_block() is not None
                 inner = parent.parent_block()  # pyright: ignore[reportAttributeAccessIssue]
-
-
-def _parse_scalars(text: str) -> dict[str, str]:
-    """`"K=2048,BLOCK_SIZE=128"` -> {"K": "2048", "BLOCK_SIZE": "128"}: spatial-tile's `scalars=`
-    syntax (its `parse_scalars`, which a pass may not import from another pass)."""
-    out: dict[str, str] = {}
-    for item in filter(None, (s.strip() for s in re.split(r"[,\s]+", text))):
-        name, eq, value = item.partition("=")
-        if not eq or not name or not value:
-            raise ValueError(f"expected NAME=VALUE, got '{item}'")
-        out[name] = value
-    return out
 
 
 def _dispatches(items: list):

@@ -94,7 +94,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -150,6 +149,7 @@ from spyre_mlir.dialects.ktdp import (
     normalized_memory_space,
 )
 from spyre_mlir.dialects.spyre import ADMIT_ATTR, SPECIALIZE_ATTR
+from spyre_mlir.passes.options import parse_scalars
 
 UNUSED_ARGS_ATTR = "spatial.unused_args"
 """Program attribute: the kernel's arguments the program does not use (it takes and ignores them)."""
@@ -1432,17 +1432,6 @@ def _warn_no_grid(kernel: func.FuncOp) -> None:
     if tile_id is not None:
         warning(tile_id, f"spatial-tile: @{kernel.sym_name.data} reads the tile id but has no 'grid' attribute "
                 "(and no grid=... was given): its spatial program is built for one block, tile id 0")
-
-
-def parse_scalars(text: str) -> dict[str, str]:
-    """`"K=2048,BLOCK_SIZE=128"` -> {"K": "2048", "BLOCK_SIZE": "128"}."""
-    out: dict[str, str] = {}
-    for item in filter(None, (s.strip() for s in re.split(r"[,\s]+", text))):
-        name, eq, value = item.partition("=")
-        if not eq or not name or not value:
-            raise ValueError(f"expected NAME=VALUE, got '{item}'")
-        out[name] = value
-    return out
 
 
 @dataclass(frozen=True)
