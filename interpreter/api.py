@@ -520,6 +520,8 @@ class Interpreter:
                 out[p.name] = logical[tuple(slice(0, n) for n in p.shape)] if p.padded else logical
         for i, value in enumerate(returned):
             out[f"return_{i}"] = value
+        extensions = plugins.report_fields(runtime)
+        plugins.finish(runtime)
 
         location = self._locations.get(name)
         if name not in self._locations:
@@ -546,7 +548,7 @@ class Interpreter:
             communication={k: v.tolist() for k, v in (runtime.stats.comm or {}).items()},
             estimate=runtime.cost.estimate(grid) if runtime.cost is not None else None,
             lx_declared_peak=declared,
-            extensions=plugins.report_fields(runtime),
+            extensions=extensions,
         )
         return InterpretResult(out, report, runtime)
 

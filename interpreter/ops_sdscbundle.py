@@ -43,6 +43,7 @@ from spyre_mlir.interpreter.superdsc_exec import (
     ExecStats,
     MemoryRangeError,
     SuperDscRunError,
+    prepare_superdsc,
     run_superdsc,
 )
 from spyre_mlir.superdsc import SuperDsc, SuperDscError, parse_superdsc
@@ -349,6 +350,8 @@ def _input_arg_extract(fc: FunctionCompiler, op: Operation) -> Step:
 
 def _uniform(value, op: Operation, i: int) -> int:
     """An operand's value, the same on every core (a bundle of SuperDSC files runs once for all cores)."""
+    if type(value) is int:  # the common case: np.unique would cost more than the rest of the op
+        return value
     values = np.unique(np.asarray(value).reshape(-1))
     if len(values) != 1:
         raise InterpreterError(f"operand #{i} differs across cores; a SuperDSC execution binds one address per symbol")
@@ -357,6 +360,10 @@ def _uniform(value, op: Operation, i: int) -> int:
 
 def _superdsc_step(fc: FunctionCompiler, op: SdscExecuteOp, sdsc: SuperDscFile) -> Step:
     program = fc.program
+    try:  # planned now, once: its runs reuse the plan, and what cannot run is an error before any runs
+        prepare_superdsc(sdsc.model, source=sdsc.path)
+    except SuperDscRunError as exc:
+        raise error(op, str(exc)) from None
     slots = tuple(fc.slot(a) for a in op.args)
     ids = op.symbol_ids or []
     cores = target_of(program.module).cores
@@ -445,6 +452,13 @@ def _lx(runtime: Runtime) -> list[LxUse]:
     return [LxUse(f.lx, f.peak_lx_bytes_per_core or 0, "an executed SDSC file") for f in ran.files.values()]
 
 
+def _finish(runtime: Runtime) -> None:
+    """The run is over: its cores' LX goes back for the next run to reuse."""
+    ran = runtime.find_state(PLUGIN)
+    if isinstance(ran, BundleRun) and ran.lx is not None:
+        ran.lx.release()
+
+
 def _report_fields(runtime: Runtime) -> dict[str, object]:
     ran = runtime.find_state(PLUGIN)
     if not isinstance(ran, BundleRun):
@@ -472,6 +486,7 @@ register(
         session_functions=lambda files: files.functions,
         lx=_lx,
         address_parameters=(InputArgType,),
+        finish=_finish,
         report=ReportSection(_report_fields, _report_lines, place="memory"),
     )
 )

@@ -92,6 +92,8 @@ class Plugin:
       HBM and receive its *byte* address (a bundle's `!sdscbundle.input_arg`),
       or a byte address as an int; with `InterpreterOptions.host_layout` the
       array is a host (logical) one, placed in the default device layout.
+    - `finish(runtime)`: the run is over (its results read): release what
+      the run's state holds.
     - `verify(module)`: the checks of its IR that no op verifier makes (a
       located error), run on every module the interpreter verifies.
     - `lx(runtime)`: the LX of each function the run executed beyond the
@@ -107,6 +109,7 @@ class Plugin:
     collective: tuple[type[Operation], ...] = ()
     hbm_transfers: tuple[type[Operation], ...] = ()
     address_parameters: tuple[type[Attribute], ...] = ()
+    finish: Callable[[Runtime], None] | None = None
     verify: Callable[[ModuleOp], None] | None = None
     lx: Callable[[Runtime], Iterable[LxUse]] | None = None
     report: ReportSection | None = None
@@ -140,6 +143,12 @@ def verify(module: ModuleOp) -> None:
 def collective_ops() -> tuple[type[Operation], ...]:
     """The ops of every plug-in that need the grid's cores together."""
     return tuple(op for p in PLUGINS.values() for op in p.collective)
+
+
+def finish(runtime: Runtime) -> None:
+    for plugin in PLUGINS.values():
+        if plugin.finish is not None:
+            plugin.finish(runtime)
 
 
 def address_parameter_types() -> tuple[type[Attribute], ...]:
