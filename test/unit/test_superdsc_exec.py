@@ -1,6 +1,8 @@
 """The SuperDSC executor (interpreter/superdsc_exec.py) runs every torch-spyre corpus example on
 random inputs placed in torch-spyre's default device layout, and matches a NumPy oracle of the op;
-bad arguments, addresses and ops are refused with clear messages."""
+bad arguments, addresses and ops are refused with clear messages. Its fast paths (float16 relu and
+rounding on the bits, the decode table, kept decodes, reused LX) compute what the plain NumPy path
+computes, bit for bit."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ import numpy as np
 import pytest
 
 from spyre_mlir.interpreter.superdsc_exec import (
+    _FLOAT16_TO_FLOAT32,
     CoreLocalMemory,
     FlatMemory,
+    MemoryRangeError,
     SuperDscRunError,
+    _decode,
+    _relu,
+    _round_to_float16,
     default_symbols,
     run_superdsc,
 )
@@ -425,3 +432,195 @@ def test_bf16_tensors():
     with pytest.raises(SuperDscRunError, match=r"holds SEN_BF16 \(2-byte\) elements but argument 0 is a"):
         wrong = [(name, base, shape, np.float16) for name, base, shape, _ in tensors]
         run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source=sdsc.source, tensors=wrong)
+
+
+# -- fast paths: the same bits as the plain NumPy path ---------------------------
+
+ALL_FLOAT16_BITS = np.arange(1 << 16, dtype=np.uint16)
+
+
+def float16_from_fields(bits: np.ndarray) -> np.ndarray:
+    """The float64 value of float16 bit patterns from their sign, exponent and mantissa fields."""
+    sign = np.where(bits >> 15, -1.0, 1.0)
+    exponent = ((bits >> 10) & 0x1F).astype(np.int64)
+    mantissa = (bits & 0x3FF).astype(np.float64)
+    with np.errstate(over="ignore"):
+        magnitude = np.where(exponent == 0, mantissa * 2.0**-24, (1 + mantissa / 1024) * 2.0 ** (exponent - 15))
+    magnitude[exponent == 31] = np.where(mantissa[exponent == 31] == 0, np.inf, np.nan)
+    return sign * magnitude
+
+
+def test_float16_relu_on_bits_is_numpy_maximum():
+    x = ALL_FLOAT16_BITS.view(np.float16)
+    expected = np.maximum(x, np.float16(0)).view(np.uint16)
+    np.testing.assert_array_equal(_relu(x).view(np.uint16), expected)
+    out = np.empty((256, 256), np.float16)
+    assert _relu(x.reshape(256, 256), out) is out
+    np.testing.assert_array_equal(out.view(np.uint16).reshape(-1), expected)
+    # np.maximum's float16 rules, spelled out: -0 and NaNs (payload and sign) stay, negatives become +0
+    relu_bits = {0x8000: 0x8000, 0x8001: 0, 0xFC00: 0, 0x7C00: 0x7C00, 0x0001: 0x0001, 0xFE01: 0xFE01, 0x7D01: 0x7D01}
+    for bits, relu in relu_bits.items():
+        assert expected[bits] == relu, f"{bits:#06x}"
+
+
+def assert_rounds_like_numpy(values: np.ndarray) -> None:
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    rounded = _round_to_float16(values).copy()  # a scratch array: copied before the next rounding
+    with np.errstate(over="ignore"):
+        expected = values.astype(np.float16)
+    nan = np.isnan(values)
+    np.testing.assert_array_equal(np.isnan(rounded), nan)
+    wrong = np.flatnonzero((rounded.view(np.uint16) != expected.view(np.uint16)) & ~nan)
+    assert not wrong.size, (
+        f"{wrong.size} float32 values round differently, e.g. bits "
+        f"{[hex(b) for b in values.reshape(-1).view(np.uint32)[wrong[:5]]]} to "
+        f"{[hex(b) for b in rounded.reshape(-1).view(np.uint16)[wrong[:5]]]}, not "
+        f"{[hex(b) for b in expected.reshape(-1).view(np.uint16)[wrong[:5]]]}"
+    )
+
+
+def test_rounding_keeps_every_float16_value():
+    assert_rounds_like_numpy(ALL_FLOAT16_BITS.view(np.float16).astype(np.float32).reshape(256, 256))
+
+
+def test_rounding_at_every_float16_rounding_boundary():
+    # the float32 halfway points between consecutive positive float16 values (the last one's
+    # successor is 65536, where rounding overflows to inf), and float32 neighbors up to 2 ulp away
+    low = float16_from_fields(np.arange(0x7C00, dtype=np.uint16))
+    high = np.append(low[1:], 65536.0)
+    halfway = ((low + high) / 2).astype(np.float32)
+    assert np.array_equal(halfway.astype(np.float64), (low + high) / 2)  # exact in float32
+    near = (halfway.view(np.uint32).astype(np.int64)[:, None] + np.arange(-2, 3)[None, :]).reshape(-1)
+    near = near.astype(np.uint32).view(np.float32)
+    assert_rounds_like_numpy(np.concatenate([near, -near]))
+
+
+def test_rounding_overflow_subnormals_and_nan():
+    overflow = np.arange(0x477FE000, 0x7F800001, 4099, dtype=np.uint32).view(np.float32)  # 65504 .. inf
+    # every 37th float32 from below half the least float16 subnormal (2**-25) to past the least normal
+    subnormal = np.arange(0x32F00000, 0x38810000, 37, dtype=np.uint32).view(np.float32)
+    float32_subnormal = np.arange(0, 0x00800001, 97, dtype=np.uint32).view(np.float32)
+    nan_bits = [0x7F800001, 0x7F801FFF, 0x7F802000, 0x7FC00000, 0x7FFFE000, 0x7FFFFFFF]
+    nan = np.array(nan_bits, dtype=np.uint32).view(np.float32)
+    special = np.array([np.inf, 65519.996, 65520.0, 65536.0, np.finfo(np.float32).max, 2.0**-24, 2.0**-25], np.float32)
+    for values in (overflow, subnormal, float32_subnormal, nan, special):
+        assert_rounds_like_numpy(np.concatenate([values, -values]))
+
+
+def test_rounding_of_random_float32_bit_patterns():
+    bits = np.random.default_rng(7).integers(0, 1 << 32, size=1 << 20, dtype=np.uint32)
+    assert_rounds_like_numpy(bits.view(np.float32).reshape(1024, 1024))
+
+
+def test_float16_decode_table_is_numpy_cast():
+    x = ALL_FLOAT16_BITS.view(np.float16)
+    expected = x.astype(np.float32)
+    nan = np.isnan(expected)
+    from_fields = float16_from_fields(ALL_FLOAT16_BITS)
+    np.testing.assert_array_equal(np.isnan(from_fields), nan)
+    np.testing.assert_array_equal(expected[~nan].astype(np.float64), from_fields[~nan])
+    fmt = data_format(FP16)
+    for decoded in (_FLOAT16_TO_FLOAT32, _decode(x, fmt, 0, keep=False), _decode(x, fmt, 0, keep=True)):
+        assert decoded.shape == (1 << 16,) and decoded.dtype == np.float32
+        np.testing.assert_array_equal(np.isnan(decoded), nan)
+        np.testing.assert_array_equal(decoded.view(np.uint32)[~nan], expected.view(np.uint32)[~nan])
+
+
+@needs_corpus
+def test_relu_of_every_float16_bit_pattern_through_a_superdsc():
+    # the corpus relu runs straight from the input view into the output view (float16 in, float16 out)
+    x = np.tile(ALL_FLOAT16_BITS, 8).reshape(512, 1024).view(np.float16)
+    fmt = data_format(FP16)
+    hbm, bases, regions = place([(512, 1024)] * 2, FP16)
+    regions[0][:] = to_default_layout(x, fmt)
+    sdsc = read_superdsc(BUNDLES / "relu" / "sdsc_0.json")
+    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    run_superdsc(sdsc, default_symbols(sdsc, bases), hbm, lx, source="relu/sdsc_0.json")
+    lx.release()
+    # the default layout keeps the bits: out in it is relu's bits in it
+    expected = to_default_layout(np.maximum(x, np.float16(0)), fmt)
+    np.testing.assert_array_equal(regions[1].view(np.uint16), expected.view(np.uint16))
+
+
+def run_softmax_files(hbm, bases, lx, files=range(6)):
+    folder = BUNDLES / "softmax"
+    calls = bundle_calls((folder / "bundle.mlir").read_text(), bases)
+    for k in files:
+        filename, symbols = calls[k]
+        run_superdsc(read_superdsc(folder / filename), symbols, hbm, lx, source=f"softmax/{filename}")
+
+
+@needs_corpus
+def test_kept_decodes_follow_changed_lx_content():
+    # softmax's files 1..5 read LX tensors of 512 x 1024 float16, decoded once and kept for the
+    # next file; a second run on the same LX, after its content changed, must not use the old values
+    fmt = data_format(FP16)
+    (a,) = inputs_for("softmax", seed=8)
+    changed = a.copy()
+    changed[511, 1023] += 4.0  # far from the first row a comparison might start with
+    expected_a = run_example("softmax", [a])[0]
+    expected_changed = run_example("softmax", [changed])[0]
+    assert not np.array_equal(expected_a[511], expected_changed[511])
+
+    hbm, bases, regions = place([(512, 1024)] * 2, FP16)
+    lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    regions[0][:] = to_default_layout(a, fmt)
+    run_softmax_files(hbm, bases, lx)
+    np.testing.assert_array_equal(from_default_layout(regions[1], (512, 1024), fmt), expected_a)
+    # changed through another SuperDSC: sdsc_0 copies the new input into LX
+    regions[0][:] = to_default_layout(changed, fmt)
+    run_softmax_files(hbm, bases, lx)
+    np.testing.assert_array_equal(from_default_layout(regions[1], (512, 1024), fmt), expected_changed)
+
+    # changed directly: LX bytes that sdsc_0 left for `a` in another LX, written over this one's
+    other_hbm, _, other_regions = place([(512, 1024)] * 2, FP16)
+    other_regions[0][:] = to_default_layout(a, fmt)
+    other_lx = CoreLocalMemory(SPYRE.cores, SPYRE.lx_bytes)
+    run_softmax_files(other_hbm, bases, other_lx, files=[0])
+    lx.all_cores_bytes()[...] = other_lx.all_cores_bytes()
+    run_softmax_files(hbm, bases, lx, files=range(1, 6))
+    np.testing.assert_array_equal(from_default_layout(regions[1], (512, 1024), fmt), expected_a)
+
+
+def test_a_released_lx_refuses_access_and_its_successor_reads_zeros():
+    cores, lx_bytes = 3, 3 * 4096  # a size no other test uses: the released mapping is the only spare
+    lx = CoreLocalMemory(cores, lx_bytes)
+    rows = lx.rows([0, 2], 100, 5000, write=True)
+    rows[[0, 2], 100:5000] = 0xA5
+    lx.buffer(1, 0, 64, write=True)[0][:64] = 0x5A
+    lx.release()
+    for access in (
+        lambda: lx.rows([0], 0, 64, write=False),
+        lambda: lx.buffer(1, 0, 64, write=False),
+        lambda: lx.core_bytes(0),
+        lambda: lx.all_cores_bytes(),
+    ):
+        with pytest.raises(MemoryRangeError, match="this LX was released"):
+            access()
+    successor = CoreLocalMemory(cores, lx_bytes)
+    reused = successor.rows([0, 1, 2], 0, lx_bytes, write=False)
+    assert np.shares_memory(reused, rows)  # the released mapping, not a fresh one
+    assert reused.shape == (cores, lx_bytes) and not reused.any()
+
+
+@needs_corpus
+def test_an_lx_after_a_released_run_reads_zeros():
+    # softmax leaves its input, max, exp and sum in LX; a run on a successor LX sees none of them
+    fmt = data_format(FP16)
+    (a,) = inputs_for("softmax", seed=9)
+    hbm, bases, regions = place([(512, 1024)] * 2, FP16)
+    regions[0][:] = to_default_layout(a, fmt)
+    lx_bytes = SPYRE.lx_bytes + 4096  # not the size other tests release, so the spare is this run's
+    lx = CoreLocalMemory(SPYRE.cores, lx_bytes)
+    run_softmax_files(hbm, bases, lx)
+    written = lx.rows([0], 0, 0, write=False)
+    assert written.any()
+    lx.release()
+    with pytest.raises(SuperDscRunError, match=r"softmax/sdsc_1.json .* LX .*: this LX was released"):
+        run_softmax_files(hbm, bases, lx, files=[1])
+    successor = CoreLocalMemory(SPYRE.cores, lx_bytes)
+    reused = successor.rows([0], 0, 0, write=False)
+    assert np.shares_memory(reused, written)
+    assert not reused.any()
+    run_softmax_files(hbm, bases, successor)
+    np.testing.assert_array_equal(from_default_layout(regions[1], (512, 1024), fmt), run_example("softmax", [a])[0])
