@@ -75,6 +75,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -482,7 +484,16 @@ class ProgramOp(IRDLOperation):
 
 @irdl_op_definition
 class TensorOp(IRDLOperation):
-    """`spatial.tensor @x : memref<1024x4096xf16>`: a global tensor (a kernel argument, in HBM)."""
+    """`spatial.tensor @x : memref<1024x4096xf16>`: a global tensor (a kernel argument, in HBM).
+
+    Its elements lie row-major from the argument's first element, unless its type
+    has a strided layout (a kernel's strided or transposed view): element
+    (i, j) of `memref<32x256xf32, strided<[1, 32]>>` is at element i + 32 * j of
+    the argument, and a tile's load or store reads or writes exactly the elements
+    its window covers at those addresses (a transposed store is a strided store).
+    The strides are static, non-negative, offset 0, and never place two elements
+    at one address (`overlap`): a store would otherwise depend on the order of
+    its writes."""
 
     name = "spatial.tensor"
 
@@ -493,6 +504,77 @@ class TensorOp(IRDLOperation):
 
     def __init__(self, name: str, tensor_type: MemRefType):
         super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
+
+    @property
+    def element_strides(self) -> tuple[int, ...]:
+        """The element strides of its dims: its layout's, else row-major.
+
+        `memref<4x8xf16>` -> (8, 1); `memref<4x8xf16, strided<[1, 4]>>` -> (1, 4)."""
+        ty = self.tensor_type
+        assert isinstance(ty, MemRefType)
+        shape = tuple(ty.get_shape())
+        if isinstance(ty.layout, StridedLayoutAttr):  # -1: a dynamic stride (verify_ refuses it)
+            return tuple(s if s is not None else -1 for s in ty.layout.get_strides())
+        return row_major(shape)
+
+    @property
+    def span(self) -> int:
+        """How many elements of HBM it spans from its first: 1 + the highest element offset
+        (0 for an empty tensor). `memref<4x8xf16, strided<[1, 16]>>` spans 3 + 7 * 16 + 1 = 116."""
+        shape = tuple(self.tensor_type.get_shape())  # pyright: ignore[reportAttributeAccessIssue]
+        if any(d == 0 for d in shape):
+            return 0
+        return 1 + sum((d - 1) * s for d, s in zip(shape, self.element_strides))
+
+    def verify_(self) -> None:
+        ty = self.tensor_type
+        assert isinstance(ty, MemRefType)
+        layout = ty.layout
+        if isinstance(layout, NoneAttr):
+            return
+        me = f"tensor @{self.sym_name.data}"
+        if not isinstance(layout, StridedLayoutAttr):
+            raise VerifyException(f"{me}: its layout must be row-major or strided<[...]>, got {layout}")
+        shape = tuple(ty.get_shape())
+        strides = layout.get_strides()
+        if layout.get_offset() != 0:
+            raise VerifyException(
+                f"{me}: a strided tensor starts at its argument's first element (offset 0), got {layout}"
+            )
+        if any(s is None for s in strides) or any(d < 0 for d in shape):
+            raise VerifyException(f"{me}: a strided tensor has static sizes and strides, got {ty}")
+        why = overlap(shape, tuple(s for s in strides if s is not None))
+        if why is not None:
+            raise VerifyException(f"{me}: {why}")
+
+
+def row_major(shape: Sequence[int]) -> tuple[int, ...]:
+    """The element strides of a row-major `shape`: (4, 8) -> (8, 1)."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def overlap(shape: Sequence[int], strides: Sequence[int]) -> str | None:
+    """Why a view of `shape` with element `strides` is not one distinct, forward
+    address per element (a negative stride, or two elements at one address), else None.
+    Dims of one element take any stride. `overlap((32, 256), (1, 32))` is None;
+    `overlap((4, 8), (4, 1))` says elements (0, 4) and (1, 0) share an address."""
+    if any(d == 0 for d in shape):
+        return None
+    if any(s < 0 for d, s in zip(shape, strides) if d > 1):
+        return f"its strides {list(strides)} include a negative one (a tensor is addressed forward)"
+    reach = 0  # the highest offset of the dims already placed, each placed beyond the last
+    for d, s in sorted(((d, s) for d, s in zip(shape, strides) if d > 1), key=lambda ds: ds[1]):
+        if s <= reach:
+            return (
+                f"its strides {list(strides)} place two of its elements (sizes {list(shape)}) at one address: "
+                f"a dim of stride {s} steps inside the {reach + 1} elements the smaller strides reach"
+            )
+        reach += (d - 1) * s
+    return None
 
 
 @irdl_op_definition

@@ -14,7 +14,10 @@ parameter per `spatial.tensor` (a pointer, `index`) and per `spatial.scalar`
 one `RunProgramOp` (an interpreter-internal op, in no dialect). So a
 program's arguments are marshalled as a kernel's: each `spatial.tensor @x :
 memref<SHAPE x T>` is the keyword argument `x`, an array of that shape and
-element type placed in HBM (row-major) and read back into the result; each
+element type placed in HBM (row-major) and read back into the result (a
+strided tensor, `memref<32x256xf32, strided<[1, 32]>>`, is the argument's
+elements at those strides, as the kernel's view reads them: its argument is an
+array of at least `span` elements, element (i, j) at flat i + 32 * j); each
 `spatial.scalar @K : T = V` is the keyword argument `K`, a number. The
 program runs once (not per core): its sites are simulated together.
 
@@ -199,6 +202,7 @@ from spyre_mlir.dialects.spatial import (
     WaitOp,
     YieldOp,
     default_origin,
+    row_major,
 )
 from spyre_mlir.interpreter.core import FunctionCompiler, Step, handles, not_executable
 from spyre_mlir.interpreter.cost_model import HardwareConfig, tile_move_cycles
@@ -776,10 +780,10 @@ class _Run:
             itemsize = t.fmt.itemsize
             byte = t.fixed_address * itemsize
             try:
-                seg = self.runtime.hbm.locate(byte, byte + math.prod(t.shape) * itemsize, write, itemsize)
+                seg = self.runtime.hbm.locate(byte, byte + t.op.span * itemsize, write, itemsize)
             except InterpreterError as exc:
                 raise error(op, f"tensor @{name} at HBM element {t.fixed_address}: {exc}") from None
-            view = seg.view(t.fmt.storage, byte // itemsize, t.shape, _row_major(t.shape))
+            view = seg.view(t.fmt.storage, byte // itemsize, t.shape, t.op.element_strides)
             self.tensor_views[name] = view
             return view
         value = self.frame[t.address_slot]
@@ -787,14 +791,22 @@ class _Run:
         if name not in args or not isinstance(value, int | np.integer):
             raise error(t.op, f"tensor @{name} needs an array argument '{name}' (a {_describe(t)} array)")
         itemsize = t.fmt.itemsize
-        nbytes = math.prod(t.shape) * itemsize
+        nbytes = t.op.span * itemsize
         byte = int(value) * np.dtype(args[name][1]).itemsize
         seg = self.runtime.hbm.find(byte, byte + 1)
-        if seg is None or seg.start != byte or seg.data.size != nbytes or np.dtype(args[name][1]).itemsize != itemsize:
+        # A row-major tensor is its whole argument; a strided one reads the elements its
+        # strides reach, as the kernel's view does, from an argument at least that long.
+        strided = t.op.element_strides != row_major(t.shape)
+        if (
+            seg is None
+            or seg.start != byte
+            or np.dtype(args[name][1]).itemsize != itemsize
+            or (seg.data.size < nbytes if strided else seg.data.size != nbytes)
+        ):
             got = f"{seg.data.size} bytes of {np.dtype(args[name][1])}" if seg is not None else "nothing"
             raise error(t.op, f"argument '{name}' must be a {_describe(t)} array (spatial.tensor @{name}), got {got}")
         seg = self.runtime.hbm.locate(byte, byte + nbytes, write)
-        view = seg.view(t.fmt.storage, byte // itemsize, t.shape, _row_major(t.shape))
+        view = seg.view(t.fmt.storage, byte // itemsize, t.shape, t.op.element_strides)
         self.tensor_views[name] = view
         return view
 
@@ -1075,15 +1087,10 @@ class _Run:
 
 
 def _describe(t: _Tensor) -> str:
-    return f"{_shape(t.shape)} {t.fmt.name}"
-
-
-def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return tuple(reversed(strides))
+    strides = t.op.element_strides
+    if strides == row_major(t.shape):
+        return f"{_shape(t.shape)} {t.fmt.name}"
+    return f"{t.fmt.name} (at least {t.op.span} elements: {_shape(t.shape)} with strides {list(strides)})"
 
 
 def _no_results(fc: FunctionCompiler, op: Operation) -> bool:

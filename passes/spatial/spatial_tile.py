@@ -56,8 +56,11 @@ Refused with a located error, before anything changes: a scalar argument an
 address, origin, condition, loop step or lower bound is computed from whose
 value is not given, a loop to a runtime scalar with no admitted range, a loop
 whose bounds are otherwise not constant per site, a
-non-affine index, a memory view that is not row-major from its pointer or
-that disagrees with another view of the same pointer, a tile that is not a
+non-affine index, a memory view that is not one address per element
+(overlapping or negative strides; a strided or transposed view is a strided
+`spatial.tensor`, `memref<32x256xf32, strided<[1, 32]>>`, whose tiles move
+the elements at its strides) or that disagrees with another view of the same
+pointer, a tile that is not a
 box in order, a dynamic or rank-0 tensor crossing runs, control flow other
 than `scf.for` and `scf.if` on conditions fixed per site, calls, and loads
 of tiles nothing uses.
@@ -115,6 +118,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -504,14 +509,6 @@ def _tile(shape: Sequence[int], element: Attribute, where: Operation, what: str)
     return spatial.TileType(shape, element)
 
 
-def _row_major(sizes: Sequence[int]) -> list[int]:
-    out, acc = [], 1
-    for s in reversed(sizes):
-        out.append(acc)
-        acc *= s
-    return out[::-1]
-
-
 class KernelLowering:
     """Builds the `spatial.program` of one kernel (phase "tiled")."""
 
@@ -665,15 +662,17 @@ class KernelLowering:
                 raise error(op, "spatial-tile: this memory view has dynamic sizes or strides")
             sizes = list(op.static_sizes.get_values())
             strides = list(op.static_strides.get_values())
-            if strides != _row_major(sizes):
-                raise error(op, f"spatial-tile: this memory view has strides {strides}, not the row-major "
-                            f"{_row_major(sizes)} of its sizes {sizes}")
+            # A strided or transposed view is a strided tensor: its tiles move the elements at its strides.
+            why = spatial.overlap(sizes, strides)
+            if why is not None:
+                raise error(op, f"spatial-tile: this memory view is not one address per element: {why}")
             box = box_bounds(op.coordinate_set.data)
             if box != [(0, s - 1) for s in sizes]:
                 raise error(op, "spatial-tile: this memory view's coordinate set is not its whole box")
             t = op.result.type
             assert isinstance(t, MemRefType)
-            mtype = MemRefType(t.get_element_type(), sizes)
+            layout = NoneAttr() if tuple(strides) == spatial.row_major(sizes) else StridedLayoutAttr(strides, 0)
+            mtype = MemRefType(t.get_element_type(), sizes, layout)
             if base in shapes and shapes[base][0] != mtype:
                 raise error(op, f"spatial-tile: this view of %{base.name_hint} is {mtype}, another is "
                             f"{shapes[base][0]}; a spatial.tensor has one shape",
@@ -690,7 +689,8 @@ class KernelLowering:
             else:
                 # data the kernel finds at a fixed HBM element address (run with interpret's hbm= preloads)
                 name = f"hbm{address}"
-                size = math.prod(mtype.get_shape())
+                tensor = spatial.TensorOp(name, mtype)
+                size = tensor.span
                 if not 0 <= address < ADDRESS_LIMIT - size:
                     raise error(view, f"spatial-tile: this memory view's constant HBM address {address} is outside "
                                 f"[0, 2^62)")
@@ -699,7 +699,6 @@ class KernelLowering:
                         raise error(view, f"spatial-tile: this memory view at HBM element {address} overlaps another "
                                     f"at {lo}; spatial.tensors do not alias", (other, "the other view"))
                 spans.append((address, address + size, view))
-                tensor = spatial.TensorOp(name, mtype)
                 tensor.attributes["address"] = IntegerAttr(address, 64)
             self.tensors[base] = name
             self.decls.append(tensor)

@@ -14,8 +14,8 @@ kernel; `scalars=` and `spyre.specialize` give the same program; the `grid=`
 option and the located warning of a kernel without a grid; translation
 validation (the program, taken through the later phases so it runs, against
 the source kernel on seeded inputs and a NumPy oracle, for two
-specializations); located refusals (a missing scalar, a view that is not
-row-major) and out-of-stage inputs (extracted groups, a program already
+specializations); located refusals (a missing scalar, a view that
+places two elements at one address) and out-of-stage inputs (extracted groups, a program already
 tiled), each naming what went wrong.
 """
 
@@ -158,10 +158,11 @@ def test_bad_kernels_are_refused_with_located_errors():
     exc = _refused(stepped, "spatial-tile")
     assert "1 of them has no value: %K (index); pass scalars=\"K=...\"" in exc.diagnostic.message
     assert "func.func @rowsum" in _line(stepped, exc)
-    column_major = rowsum().replace("sizes: [2, 64], strides: [64, 1]", "sizes: [2, 64], strides: [1, 2]")
-    exc = _refused(column_major, 'spatial-tile{scalars="K=64"}')
-    assert "strides [1, 2], not the row-major" in exc.diagnostic.message
-    assert "%xv = ktdp.construct_memory_view" in _line(column_major, exc)
+    # a column-major view is a strided tensor (test_spatial_strided.py); one that overlaps itself is refused
+    overlapping = rowsum().replace("sizes: [2, 64], strides: [64, 1]", "sizes: [2, 64], strides: [32, 1]")
+    exc = _refused(overlapping, 'spatial-tile{scalars="K=64"}')
+    assert "not one address per element: its strides [32, 1] place two of its elements" in exc.diagnostic.message
+    assert "%xv = ktdp.construct_memory_view" in _line(overlapping, exc)
 
 
 @pytest.mark.parametrize(
