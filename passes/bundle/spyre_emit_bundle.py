@@ -712,7 +712,9 @@ class SuperDscEmitter(Emitter):
 
     def pointer_parameters(self, kernel: func.FuncOp, groups: dict[str, func.FuncOp]) -> list[int]:
         """The kernel's parameters (indices) some global memory view is based on, directly or
-        through a group's parameter: the bundle's arguments, in order."""
+        through a group's parameter, and its unused index parameters but the specialized scalars
+        (a tensor the kernel does not touch is still an argument: argument k stays the caller's
+        k-th tensor): the bundle's arguments, in order."""
         bases: set[SSAValue] = set()
         for group in groups.values():
             for op in group.walk():
@@ -736,7 +738,8 @@ class SuperDscEmitter(Emitter):
                         bases.add(v)
                     else:
                         stack.extend(user.results)
-            if isinstance(arg.type, IndexType) and seen & bases:
+            unused = not arg.uses and arg.name_hint not in self.specialized  # not a scalar made a constant
+            if isinstance(arg.type, IndexType) and (seen & bases or unused):
                 found.append(i)
         return found
 
