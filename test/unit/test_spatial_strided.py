@@ -176,3 +176,39 @@ def test_strided_tensor_verifier():
         spatial.TensorOp("z", MemRefType(F32, [4, 8], StridedLayoutAttr([4, 1], 0))).verify_()
     with pytest.raises(VerifyException, match="offset 0"):
         spatial.TensorOp("z", MemRefType(F32, [4, 8], StridedLayoutAttr([1, 4], 3))).verify_()
+
+
+# A loop over 8-row blocks of a 13-row view on one site, stored transposed
+# (strides [1, 13]) into a 64x13 array: the second block is a tail tile (rows
+# [8, 16) of 13), masked in the view's coordinates, so no element past the
+# view's 13 rows is written through the strides.
+TAIL = """
+func.func @tail(%x: index, %out: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %xv = ktdp.construct_memory_view %x, sizes: [13, 64], strides: [64, 1] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 12 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<13x64xf32>
+  %ov = ktdp.construct_memory_view %out, sizes: [13, 64], strides: [1, 13] {coordinate_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 12 >= 0, d1 >= 0, -d1 + 63 >= 0)>, memory_space = #ktdp.memory_space<global>} : memref<13x64xf32>
+  scf.for %i = %c0 to %c2 step %c1 {
+    %r = arith.muli %i, %c8 : index
+    %xt = ktdp.construct_access_tile %xv[%r, %c0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<13x64xf32> -> !ktdp.access_tile<8x64xindex>
+    %xd = ktdp.load %xt : !ktdp.access_tile<8x64xindex> -> tensor<8x64xf32>
+    %e = math.exp %xd : tensor<8x64xf32>
+    %ot = ktdp.construct_access_tile %ov[%r, %c0] {access_tile_set = affine_set<(d0, d1) : (d0 >= 0, -d0 + 7 >= 0, d1 >= 0, -d1 + 63 >= 0)>, access_tile_order = affine_map<(d0, d1) -> (d0, d1)>} : memref<13x64xf32> -> !ktdp.access_tile<8x64xindex>
+    ktdp.store %e, %ot : tensor<8x64xf32>, !ktdp.access_tile<8x64xindex>
+  }
+  return
+}
+"""
+
+
+def test_a_masked_tail_tile_of_a_transposed_store_writes_only_the_view():
+    rng = np.random.default_rng(3)
+    args = dict(x=rng.standard_normal((13, 64)).astype(f32), out=rng.standard_normal((64, 13)).astype(f32))
+    source = spyre_mlir.interpret(spyre_mlir.parse(TAIL), "tail", **_copy(args))
+    module = _lower(TAIL)
+    assert any(isinstance(op, spatial.StageOp) and "masked" in op.attributes for op in module.walk())
+    got = spyre_mlir.interpret(module, "tail", **_copy(args))
+    np.testing.assert_array_equal(got["out"], source["out"])
+    np.testing.assert_allclose(got["out"], np.exp(args["x"]).T, rtol=1e-6)
