@@ -88,8 +88,8 @@ def run_source(k: Kernel) -> tuple[dict | None, str | None]:
 
 def config_spec(config: str, k: Kernel, outdir: str) -> str:
     spec = config.replace("out-dir=D", f"out-dir={outdir}")
-    if config.startswith("ktir-to-spatial"):
-        sc = k.scalars()
+    if config.startswith("ktir-to-spatial") or (config.startswith("ktir-to-bundle") and "format=ktir" not in config):
+        sc = k.scalars()  # torch-spyre's bundle fixes index scalars when written (docs/bundle.md)
         if sc:
             opt = 'scalars="' + ",".join(f"{a}={b}" for a, b in sc.items()) + '"'
             spec = spec + "{" + opt + "}" if "{" not in spec else spec[:-1] + " " + opt + "}"
