@@ -36,7 +36,8 @@ from spyre_mlir import ir
 from spyre_mlir.interpreter.api import InterpretResult
 from spyre_mlir.interpreter.dtypes import bf16_bits_to_float32, float32_to_bf16_bits, round_to_bf16
 from spyre_mlir.interpreter.runtime import InterpreterOptions
-from spyre_mlir.superdsc import SuperDsc, SuperDscError, allocation_layout, core_origin, read_superdsc
+from spyre_mlir.interpreter.superdsc_exec import SuperDscRunError, symbol_offsets
+from spyre_mlir.superdsc import SuperDscError, read_superdsc
 
 DTYPES = {
     "float16": "float16",
@@ -144,24 +145,6 @@ def bundle_source(directory: str | os.PathLike[str]) -> Path:
     raise LaunchError(f"'{directory}' holds neither bundle.mlir nor sdsc_0.json")
 
 
-def symbol_offsets(sdsc: SuperDsc) -> list[dict[int, int]]:
-    """For each HBM allocation with a symbolic start (scheduleTree_ order: the k-th is argument k,
-    as torch-spyre's runtime binds a lone SuperDSC), its symbols and their byte offsets from the
-    tensor's base: each core's symbol is where its slice starts in the whole-tensor layout."""
-    tensors = []
-    for dsc in sdsc.dscs:
-        for alloc in dsc.schedule:
-            if alloc.component == "hbm" and alloc.start_addr_symbolic:
-                layout = allocation_layout(dsc, alloc)
-                tensors.append(
-                    {
-                        alloc.start_address[core]: layout.offset(core_origin(alloc, sdsc.core_to_wk_slice[core]))
-                        for core in dsc.core_ids_used
-                    }
-                )
-    return tensors
-
-
 def single_file_bundle(path: Path) -> str:
     """The `bundle.mlir` text that runs a lone `sdsc_0.json` as their runtime does: one parameter per
     symbolic HBM tensor, each symbol bound to its base plus the slice offset (`symbol_offsets`)."""
@@ -215,7 +198,7 @@ def launch_run(
     else:
         try:
             text = single_file_bundle(source)
-        except SuperDscError as exc:
+        except (SuperDscError, SuperDscRunError) as exc:
             raise LaunchError(str(exc)) from None
         name = f"{source} (run alone)"
         interpreter = Interpreter(ir.parse_module(text, name), options)

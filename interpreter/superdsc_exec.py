@@ -1177,30 +1177,44 @@ def _run_op(
             _write(a, view, result, 0)
 
 
-def default_symbols(sdsc: SuperDsc, bases: Sequence[int]) -> dict[int, int]:
-    """Symbol values for a SuperDSC run alone (a directory without bundle.mlir, as torch-spyre's runtime
-    runs it): the k-th HBM allocation with a symbolic start (scheduleTree_ order) is tensor argument k
-    at `bases[k]`, and each core's symbol is that base plus the offset of the core's first element."""
-    symbols: dict[int, int] = {}
-    k = 0
+def symbol_offsets(sdsc: SuperDsc) -> list[dict[int, int]]:
+    """For each HBM allocation with a symbolic start (scheduleTree_ order: the k-th is tensor
+    argument k, as torch-spyre's runtime binds a lone SuperDSC), its symbols and their byte offsets
+    from the tensor's base: each core's symbol is where its slice starts in the whole-tensor layout.
+    A symbol two cores of one tensor would place apart is an error."""
+    tensors: list[dict[int, int]] = []
     for dsc in sdsc.dscs:
         for alloc in dsc.schedule:
             if alloc.component != "hbm" or not alloc.start_addr_symbolic:
                 continue
-            if k >= len(bases):
-                raise SuperDscRunError(
-                    f"{sdsc.source}: {alloc.name} is symbolic HBM allocation {k}, but only {len(bases)} tensors are given"
-                )
             layout = allocation_layout(dsc, alloc)
+            offsets: dict[int, int] = {}
             for core in dsc.core_ids_used:
-                value = bases[k] + layout.offset(core_origin(alloc, sdsc.core_to_wk_slice[core]))
+                offset = layout.offset(core_origin(alloc, sdsc.core_to_wk_slice[core]))
                 symbol = alloc.start_address[core]
-                if symbols.setdefault(symbol, value) != value:
+                if offsets.setdefault(symbol, offset) != offset:
                     raise SuperDscRunError(
                         f"{sdsc.source}: symbol {symbol} ({alloc.name}, core {core}) would be both "
-                        f"{symbols[symbol]:#x} and {value:#x}"
+                        f"base + {offsets[symbol]:#x} and base + {offset:#x}"
                     )
-            k += 1
-    if k != len(bases):
-        raise SuperDscRunError(f"{sdsc.source}: {k} tensors have symbolic HBM starts, but {len(bases)} bases are given")
+            tensors.append(offsets)
+    return tensors
+
+
+def default_symbols(sdsc: SuperDsc, bases: Sequence[int]) -> dict[int, int]:
+    """Symbol values for a SuperDSC run alone (a directory without bundle.mlir, as torch-spyre's runtime
+    runs it): tensor argument k (`symbol_offsets`) at `bases[k]`, each core's symbol that base plus
+    the offset of the core's first element."""
+    tensors = symbol_offsets(sdsc)
+    if len(tensors) != len(bases):
+        raise SuperDscRunError(
+            f"{sdsc.source}: {len(tensors)} tensors have symbolic HBM starts, but {len(bases)} bases are given"
+        )
+    symbols: dict[int, int] = {}
+    for base, offsets in zip(bases, tensors):
+        for symbol, offset in offsets.items():
+            if symbols.setdefault(symbol, base + offset) != base + offset:
+                raise SuperDscRunError(
+                    f"{sdsc.source}: symbol {symbol} would be both {symbols[symbol]:#x} and {base + offset:#x}"
+                )
     return symbols

@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "fuzz"))
 
-from spyre_fuzz.upstream import find_iree_opt  # noqa: F401 - the tests compare with upstream MLIR through it
+from spyre_fuzz.upstream import find_iree_opt  # the tests compare with upstream MLIR through it
 
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "ktir"
@@ -95,3 +95,21 @@ def kernel_arguments(path: Path, seed: int = 0, func_name: str | None = None,
     if path.stem in CORPUS_GRID:
         args["grid"] = CORPUS_GRID[path.stem]
     return func_op.sym_name.data, args, hbm
+
+
+def upstream_parse(text: str) -> str:
+    """Real MLIR (iree-opt, `find_iree_opt`) parses and verifies `text`, unregistered dialects
+    allowed; its generic print. The caller skips when there is no iree-opt."""
+    import subprocess
+
+    exe = find_iree_opt()
+    assert exe is not None, "no iree-opt: skip the test before calling upstream_parse"
+    proc = subprocess.run(
+        [exe, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, f"upstream MLIR rejected our output:\n{proc.stderr}\n--- input ---\n{text}"
+    return proc.stdout

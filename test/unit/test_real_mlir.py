@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, corpus_params
+from conftest import REPO, corpus_params, upstream_parse
 from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, ArrayAttr
 from xdsl.ir.affine import AffineMap
 
@@ -25,19 +25,6 @@ IREE_OPT = shutil.which("iree-opt", path=str(Path(sys.executable).parent)) or sh
 pytestmark = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
 
 OURS = tuple(ir.SPYRE_DIALECTS)  # every dialect of ours, dataflow-scheduler's included
-
-
-def upstream_parse(text: str) -> str:
-    """Run real MLIR (iree-opt: parse + verify) and return its generic print."""
-    proc = subprocess.run(
-        [IREE_OPT, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, f"upstream MLIR rejected our output:\n{proc.stderr}\n--- input ---\n{text}"
-    return proc.stdout
 
 
 def _canonical(attr):

@@ -11,11 +11,10 @@ not with our own reading of it. The generic form reads in upstream MLIR
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, find_iree_opt
+from conftest import SHARED, find_iree_opt, upstream_parse
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, f32, i64
 from xdsl.utils.exceptions import VerifyException
@@ -97,20 +96,6 @@ def test_bundle_keeps_what_the_file_says(path: Path):
     assert extracts_in_module(back) == _EXTRACT.findall(text)
 
 
-def _upstream(text: str) -> str:
-    """Real MLIR's generic print of `text` (parsed and verified with unregistered dialects allowed)."""
-    assert IREE_OPT is not None
-    proc = subprocess.run(
-        [IREE_OPT, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, f"upstream MLIR rejected our output:\n{proc.stderr}"
-    return proc.stdout
-
-
 def _shape(module) -> list[tuple]:
     """Each op's name, attributes and operand and result types (not SSA names: real MLIR renumbers them)."""
     return [
@@ -124,7 +109,7 @@ def _shape(module) -> list[tuple]:
 def test_generic_form_reads_in_upstream_mlir(path: Path):
     module = read(path.read_text(), str(path))
     for text in (ir.print_ir(module, generic_dialects=tuple(ir.SPYRE_DIALECTS)), ir.print_ir(module, generic=True)):
-        back = read(_upstream(text), "<iree-opt>")
+        back = read(upstream_parse(text), "<iree-opt>")
         assert _shape(back) == _shape(module)
         assert [ids for _, _, ids in executes_in_module(back)] == [
             ids for _, _, ids in executes_in_text(path.read_text())
